@@ -1,0 +1,51 @@
+# The Botie workshop. Two commands matter: `make lab` and `make test`.
+# Both create .venv on first use (and refresh it when pyproject.toml changes).
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.botie-installed
+EXTRAS ?= notebooks,test
+LAB_ARGS ?=
+PYTEST_ARGS ?=
+LESSON ?= 01
+
+NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/instructor/*.ipynb)
+NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+
+.PHONY: help env lab test test-fast learner bench check present lint clean
+
+help:
+	@echo "make lab      open the workshop in JupyterLab (LAB_ARGS=--no-browser to pass flags)"
+	@echo "make test     every test: unit, property, widget, notebooks (nbval), browser"
+	@echo "make learner  regenerate the learner notebooks from notebooks/instructor/"
+	@echo "make bench    the benchmark report"
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(BIN)/python -m botie._lab notebooks $(LAB_ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest tests $(NBVAL) $(NOTEBOOKS) $(PYTEST_ARGS)
+
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests -m "not slow" $(PYTEST_ARGS)
+
+learner: $(STAMP)
+	$(BIN)/python -m botie._editions notebooks/instructor notebooks
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+lint: $(STAMP)
+	$(BIN)/python -m ruff check botie tests bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,58 @@
+"""One exception tree for bad input.
+
+A denial, a conflict or an over-budget record is a *result*; only input that
+cannot be interpreted at all raises. Every error names the field at fault and,
+where there is one, the record, so a learner (or a log line) can repair it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BotieError",
+    "RecordError",
+    "FixtureError",
+    "BudgetError",
+    "PolicyError",
+]
+
+
+class BotieError(Exception):
+    """Base of every error botie raises on bad input."""
+
+    def __init__(self, message: str, *, field: str | None = None, record: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.record = record
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class RecordError(BotieError, ValueError):
+    """A record (or a list of records) is malformed."""
+
+
+class FixtureError(RecordError):
+    """An entry in a fixture file is malformed; names the file and the index too."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str,
+        index: int | None = None,
+        field: str | None = None,
+        record: str | None = None,
+    ) -> None:
+        super().__init__(message, field=field, record=record)
+        self.path = path
+        self.index = index
+
+
+class BudgetError(BotieError, ValueError):
+    """A token budget cannot be honoured as configured."""
+
+
+class PolicyError(BotieError, ValueError):
+    """An option names a policy or strategy that does not exist."""
