@@ -1,0 +1,36 @@
+"""Test-wide isolation: nothing is written into the home directory, nothing leaves the machine.
+
+Jupyter, IPython, matplotlib and tiktoken all keep config or caches under ~ by
+default. Point them at one temporary folder before any kernel (nbval) or
+import (tiktoken) can touch them; kernels inherit the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+from hypothesis import HealthCheck, settings
+
+_SCRATCH = tempfile.mkdtemp(prefix="botie-test-home-")
+_DIRS = {
+    "JUPYTER_CONFIG_DIR": "jupyter-config",
+    "JUPYTER_DATA_DIR": "jupyter-data",
+    "JUPYTER_RUNTIME_DIR": "jupyter-runtime",
+    "IPYTHONDIR": "ipython",
+    "MPLCONFIGDIR": "matplotlib",
+    "TIKTOKEN_CACHE_DIR": "tiktoken",
+    "XDG_CACHE_HOME": "cache",
+}
+for _var, _sub in _DIRS.items():
+    os.environ[_var] = os.path.join(_SCRATCH, _sub)
+    os.makedirs(os.environ[_var], exist_ok=True)
+os.environ.setdefault("MPLBACKEND", "Agg")
+os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
+os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+
+# Examples are generated, not stored: no .hypothesis database under the repo.
+settings.register_profile(
+    "botie", database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("botie")
