@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import repeat
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -47,7 +48,7 @@ class Outcome(NamedTuple):
     cost: int
     used_before: int
     allowance: int
-    stopped_at: str | None = None
+    stopped_at: str | None = None  # where the prefix rule stopped, if it did
     policy: str = "prefix"
 
     @property
@@ -138,16 +139,20 @@ def _allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
     return frozenset(allowed_assets)
 
 
-def _checked(records: Iterable[Record]) -> list[Record]:
-    records = list(records)
+def _first_duplicate(records: list[Record]) -> Record:
     seen: set[str] = set()
-    for index, r in enumerate(records):
-        if type(r) is not Record and not isinstance(r, Record):
-            raise RecordError(f"candidate {index} is not a Record: {r!r}", field="record", record=str(index))
+    for r in records:
+        if r.id in seen:
+            return r
         seen.add(r.id)
-        if len(seen) <= index:
-            raise RecordError(f"record {r.id}: duplicate id (ids must be unique)", field="id", record=r.id)
-    return records
+    raise AssertionError("no duplicate")  # pragma: no cover - only called when one exists
+
+
+def _bad_candidate(records: list) -> RecordError:
+    for index, r in enumerate(records):
+        if not isinstance(r, Record):
+            return RecordError(f"candidate {index} is not a Record: {r!r}", field="record", record=str(index))
+    raise AssertionError("no bad candidate")  # pragma: no cover
 
 
 _new = tuple.__new__
@@ -185,27 +190,49 @@ def select(
         raise PolicyError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}", field="policy")
     allowed = _allowed_set(allowed_assets)
     allowance = _allowance(budget)
-    checked = _checked(records)
+    records = list(records)
+    try:
+        ids = [r.id for r in records]
+        assets = [r.asset for r in records]
+        costs = [r.cost for r in records]
+    except AttributeError:
+        raise _bad_candidate(records) from None
+    if len(set(ids)) != len(ids):
+        dup = _first_duplicate(records)
+        raise RecordError(f"record {dup.id}: duplicate id (ids must be unique)", field="id", record=dup.id)
+    statuses, used_before, kept, stop = _pack(assets, costs, allowed, allowance, policy == "skip")
+    stopped_at = None if stop is None else ids[stop]
+    # Columns zipped in C: a million outcomes cost little more than a million bare tuples.
+    outcomes = tuple(
+        map(_new, repeat(Outcome),
+            zip(ids, statuses, assets, costs, used_before, repeat(allowance), repeat(stopped_at), repeat(policy)))
+    )
+    selected = tuple(ids[i] for i in kept)
+    used = sum(costs[i] for i in kept)
+    return Selection(selected, used, allowance, outcomes, policy)
 
+
+def _pack(assets: list[str], costs: list[int], allowed: frozenset[str], allowance: int, skip: bool):
+    """The decisions alone: a status and the tokens used before each candidate, by position."""
     SEL, DENY, OVER, LATER = Status.SELECTED, Status.NOT_PERMITTED, Status.OVER_BUDGET, Status.NOT_CONSIDERED
-    skip = policy == "skip"
     used = 0
-    stopped_at = None
-    kept: list[str] = []
-    outcomes: list[Outcome] = []
-    add = outcomes.append
-    for r in checked:
-        rid, asset, cost = r.id, r.asset, r.cost
+    stop = None
+    kept: list[int] = []
+    statuses: list[Status] = []
+    used_before: list[int] = []
+    status, before = statuses.append, used_before.append
+    for i, (asset, cost) in enumerate(zip(assets, costs)):
+        before(used)
         if asset not in allowed:
-            add(_new(Outcome, (rid, DENY, asset, cost, used, allowance, None, policy)))
-        elif stopped_at is not None:
-            add(_new(Outcome, (rid, LATER, asset, cost, used, allowance, stopped_at, policy)))
+            status(DENY)
+        elif stop is not None:
+            status(LATER)
         elif used + cost > allowance:
-            add(_new(Outcome, (rid, OVER, asset, cost, used, allowance, None, policy)))
+            status(OVER)
             if not skip:
-                stopped_at = rid
+                stop = i
         else:
-            add(_new(Outcome, (rid, SEL, asset, cost, used, allowance, None, policy)))
-            kept.append(rid)
+            status(SEL)
+            kept.append(i)
             used += cost
-    return Selection(tuple(kept), used, allowance, tuple(outcomes), policy)
+    return statuses, used_before, kept, stop
