@@ -1,0 +1,27 @@
+"""Widgets and figures for the lessons. They render what the core computed and decide nothing.
+
+Not imported by ``botie`` itself (``import botie`` stays light); notebooks do
+``from botie.ui import selection_panel, decision_panel``.
+
+Contract with the browser tests: each panel's root widget has the DOM classes
+``botie-panel`` and ``botie-<kind>-panel``; the outcome widget has
+``botie-result``; every control has ``botie-control-<name>`` and a readable
+description.
+"""
+
+from __future__ import annotations
+
+from ._common import html_to_text
+from .decision import DecisionPanel, decision_panel
+from .figures import window_figure, window_text
+from .selection import SelectionPanel, selection_panel
+
+__all__ = [
+    "DecisionPanel",
+    "SelectionPanel",
+    "decision_panel",
+    "html_to_text",
+    "selection_panel",
+    "window_figure",
+    "window_text",
+]

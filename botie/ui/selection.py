@@ -1,0 +1,134 @@
+"""The selection panel: move the allowed assets, the window and the policy; see every candidate's fate.
+
+Everything shown comes from :class:`botie.Budget` and :func:`botie.select`.
+A window whose reserves exceed the total shows the :class:`botie.BudgetError`
+message in the panel instead of a selection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..budget import Budget
+from ..errors import BudgetError
+from ..fixtures import Scene
+from ..selection import POLICIES, Selection
+from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png
+from .figures import window_figure, window_text
+
+__all__ = ["SelectionPanel", "selection_panel"]
+
+_PREVIEW = 72
+
+
+def _preview(text: str) -> str:
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
+
+
+class SelectionPanel(Panel):
+    """Controls: ``assets`` (one checkbox per asset), ``total``, ``input_reserve``,
+    ``output_reserve``, ``policy``. Shows: ``result`` (HTML) and ``figure`` (the window bar)."""
+
+    kind = "selection"
+
+    def __init__(self, scene: Scene, *, max_tokens: int | None = None) -> None:
+        super().__init__()
+        self.scene = scene
+        self.selection: Selection | None = None
+        budget = scene.budget
+        top = max_tokens or max(40, 2 * budget.total)
+
+        assets = sorted({r.asset for r in scene.records} | set(scene.allowed_assets))
+        self.assets: dict[str, widgets.Checkbox] = {
+            asset: control(widgets.Checkbox(value=asset in scene.allowed_assets, description=asset, indent=False,
+                                            layout=widgets.Layout(width="auto")), f"asset-{asset}")
+            for asset in assets
+        }
+        self.total = control(widgets.IntSlider(budget.total, min=0, max=top, description="total (tokens)"), "total")
+        self.input_reserve = control(
+            widgets.IntSlider(budget.input_reserve, min=0, max=top, description="input reserve"), "input-reserve")
+        self.output_reserve = control(
+            widgets.IntSlider(budget.output_reserve, min=0, max=top, description="output reserve"),
+            "output-reserve")
+        self.policy = control(
+            widgets.ToggleButtons(options=list(POLICIES), value="prefix", description="policy",
+                                  tooltips=["stop at the first record that does not fit",
+                                            "skip a record that does not fit and keep looking"]),
+            "policy")
+        self.figure = widgets.Image(format="png", layout=widgets.Layout(width="640px", max_width="100%"))
+        self.figure.add_class(FIGURE_CLASS)
+
+        who = widgets.HTML(
+            f"<b>{esc(scene.caller)}</b> asks: {esc(scene.question)}<br>"
+            f"Allowed assets (trusted, from the sign-in), one box per asset in the candidates:")
+        self.widget = self._root([
+            who,
+            widgets.HBox(list(self.assets.values())),
+            self.total, self.input_reserve, self.output_reserve,
+            self.policy,
+            self.figure,
+            self.result,
+        ])
+        self._watch(self.total, self.input_reserve, self.output_reserve, self.policy, *self.assets.values())
+        self.refresh()
+
+    @property
+    def allowed(self) -> list[str]:
+        return [asset for asset, box in self.assets.items() if box.value]
+
+    def _render(self) -> None:
+        total, ins, outs = self.total.value, self.input_reserve.value, self.output_reserve.value
+        try:
+            budget = Budget(total, ins, outs)
+        except BudgetError as exc:
+            self.selection = None
+            self.figure.value = figure_png(window_figure(total, ins, outs))
+            self.show_problem("This window cannot hold the request (BudgetError).",
+                              f"{exc} Lower a reserve or raise the total.")
+            return
+        selection = self._select(budget)
+        self.selection = selection
+        self.figure.value = figure_png(window_figure(total, ins, outs, selection.used))
+        self.result.value = self._result_html(budget, selection)
+
+    def _select(self, budget: Budget) -> Selection:
+        from ..selection import select
+
+        return select(self.scene.records, self.allowed, budget, policy=self.policy.value)
+
+    def _result_html(self, budget: Budget, selection: Selection) -> str:
+        chosen = ", ".join(selection.selected_ids) or "nothing"
+        rows = []
+        records = {r.id: r for r in self.scene.records}
+        for rank, outcome in enumerate(selection.outcomes, start=1):
+            record = records[outcome.record_id]
+            rows.append(
+                "<tr>"
+                f"<td>{rank}</td>"
+                f"<td><code>{esc(outcome.record_id)}</code></td>"
+                f"<td>{esc(outcome.asset)}</td>"
+                f'<td style="text-align:right">{outcome.cost}</td>'
+                f"<td>{badge(str(outcome.status))}</td>"
+                f"<td>{esc(outcome.reason)}</td>"
+                f'<td style="color:#555;font-size:90%">{esc(_preview(record.text))}</td>'
+                "</tr>"
+            )
+        head = "".join(f"<th style='text-align:left'>{h}</th>"
+                       for h in ("#", "id", "asset", "cost", "status", "why", "text"))
+        allowed = ", ".join(self.allowed) or "none"
+        return (
+            f"<p><b>selected:</b> {esc(chosen)}<br>"
+            f"<b>tokens used:</b> {selection.used} of {selection.allowance} "
+            f"(evidence allowance {esc(budget.explain())}; policy {esc(selection.policy)}; "
+            f"allowed assets: {esc(allowed)})<br>"
+            f"{esc(window_text(budget.total, budget.input_reserve, budget.output_reserve, selection.used))}</p>"
+            f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<p>{esc(selection.coverage.summary())}</p>"
+        )
+
+
+def selection_panel(scene: Scene, **options: Any) -> SelectionPanel:
+    """Build the selection panel for a scene (see :class:`SelectionPanel`); display ``.widget``."""
+    return SelectionPanel(scene, **options)

@@ -1,0 +1,150 @@
+"""The selection panel, driven without a browser: set controls, read what the panel shows."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from botie import BudgetError, fixture_path, load_scene
+from botie.ui import selection_panel, window_text
+
+STATUSES = ("selected", "not_permitted", "over_budget", "not_considered")
+
+
+@pytest.fixture
+def scene():
+    return load_scene(fixture_path("p2_seal.json"))
+
+
+@pytest.fixture
+def panel(scene):
+    return selection_panel(scene)
+
+
+def shown_statuses(panel) -> dict[str, str]:
+    """Each candidate's status as the panel displays it: the id and the status word on one row."""
+    found = {}
+    for line in panel.result_text().splitlines():
+        match = re.match(rf"^\d+ (\S+) \S+ \d+ \S ({'|'.join(STATUSES)}) ", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def test_the_scene_shows_all_four_statuses_with_every_candidate(panel, scene):
+    statuses = shown_statuses(panel)
+    assert list(statuses) == [r.id for r in scene.records]
+    assert statuses["man-p2-r4-s3.2"] == "selected"
+    assert statuses["tkt-5521"] == "selected"  # fills the room exactly
+    assert statuses["man-p1-r2-s3.2"] == "not_permitted"
+    assert statuses["man-k7-r1-s4"] == "not_permitted"
+    assert statuses["tkt-5630"] == "over_budget"
+    assert statuses["man-p3-r1-s2"] == "not_considered"
+    assert set(statuses.values()) == set(STATUSES)
+
+
+def test_selected_ids_tokens_used_and_window_are_shown(panel):
+    text = panel.result_text()
+    assert "selected: man-p2-r4-s3.2, tkt-5521" in text
+    assert "tokens used: 8 of 8" in text
+    assert "20 − 8 − 4 = 8" in text
+    assert "window 20 = input reserve 8 + output reserve 4 + evidence used 8 + room left 0" in text
+    assert "2 selected + 3 not_permitted + 1 over_budget + 5 not_considered = 11 candidates" in text
+
+
+def test_reasons_are_words_not_only_colours(panel):
+    text = panel.result_text()
+    assert "5 + 3 = 8 fills the 8-token allowance exactly" in text
+    assert "K-7 is not in your allowed assets" in text
+    assert "not considered: the prefix rule stopped at tkt-5630" in text
+
+
+def test_allowing_p1_lets_the_wrong_pump_crowd_out_the_ticket(panel):
+    panel.assets["P-1"].value = True
+    statuses = shown_statuses(panel)
+    assert statuses["man-p1-r2-s3.2"] == "selected"
+    assert statuses["tkt-5521"] == "over_budget"
+    assert "selected: man-p2-r4-s3.2, man-p1-r2-s3.2" in panel.result_text()
+
+
+def test_unchecking_every_asset_selects_nothing(panel):
+    for box in panel.assets.values():
+        box.value = False
+    statuses = shown_statuses(panel)
+    assert set(statuses.values()) == {"not_permitted"}
+    assert "selected: nothing" in panel.result_text()
+
+
+def test_skip_policy_keeps_looking(panel):
+    panel.total.value = 23  # allowance 11
+    panel.policy.value = "skip"
+    statuses = shown_statuses(panel)
+    assert "not_considered" not in statuses.values()
+    assert statuses["tkt-5630"] == "selected"
+    assert statuses["man-p3-r1-s2"] == "over_budget"
+    assert statuses["tkt-4410"] == "selected"
+    assert "tokens used: 11 of 11" in panel.result_text()
+
+
+def test_reserves_above_the_total_show_the_budget_error(panel):
+    panel.input_reserve.value = 17
+    with pytest.raises(BudgetError) as expected:
+        from botie import Budget
+
+        Budget(20, 17, 4)
+    text = panel.result_text()
+    assert "BudgetError" in text
+    assert str(expected.value) in text
+    assert panel.error is not None
+    assert panel.selection is None
+    assert shown_statuses(panel) == {}
+    panel.input_reserve.value = 8  # repaired: the table comes back
+    assert panel.error is None
+    assert shown_statuses(panel)["tkt-5521"] == "selected"
+
+
+def test_zero_allowance_is_a_result_not_an_error(panel):
+    panel.total.value = 12
+    assert panel.error is None
+    statuses = shown_statuses(panel)
+    assert statuses["man-p2-r4-s3.2"] == "over_budget"
+    assert "tokens used: 0 of 0" in panel.result_text()
+
+
+def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
+    def broken(budget):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(panel, "_select", broken)
+    panel.total.value = 21  # must not raise
+    assert "RuntimeError: boom" in panel.result_text()
+    assert "not your fault" in panel.result_text()
+    assert "Traceback" in panel.last_traceback
+
+
+def test_dom_contract(panel):
+    assert {"botie-panel", "botie-selection-panel"} <= set(panel.widget._dom_classes)
+    assert "botie-result" in panel.result._dom_classes
+    controls = {"total": panel.total, "input-reserve": panel.input_reserve,
+                "output-reserve": panel.output_reserve, "policy": panel.policy}
+    controls.update({f"asset-{a}": box for a, box in panel.assets.items()})
+    assert set(panel.assets) == {"K-7", "P-1", "P-2", "P-3"}
+    for name, widget in controls.items():
+        assert f"botie-control-{name}" in widget._dom_classes
+        assert widget.description.strip()
+
+
+def test_the_window_bar_is_drawn_and_stable(scene):
+    a, b = selection_panel(scene), selection_panel(scene)
+    first = bytes(a.figure.value)
+    assert first.startswith(b"\x89PNG")
+    assert first == bytes(b.figure.value)
+    a.input_reserve.value = 17  # an overflowing window is drawn too
+    assert bytes(a.figure.value).startswith(b"\x89PNG") and bytes(a.figure.value) != first
+
+
+def test_window_text_names_every_segment():
+    assert window_text(20, 8, 4, 6) == (
+        "window 20 = input reserve 8 + output reserve 4 + evidence used 6 + room left 2")
+    assert "overflow the total by 1" in window_text(20, 17, 4, 0)
