@@ -56,3 +56,32 @@ class BudgetError(BotieError, ValueError):
 
 class PolicyError(BotieError, ValueError):
     """An option names a policy or strategy that does not exist."""
+
+
+# --- tokens, provenance, routing, evidence and citations (issue 4) ------------
+
+__all__ += ["CitationError", "EvidenceError", "RequestTooLargeError", "SettingError", "TokenizerError"]
+
+
+class TokenizerError(BotieError, ValueError):
+    """Text cannot be counted: it is not a ``str``, or the encoding is not available offline."""
+
+
+class EvidenceError(BotieError, ValueError):
+    """An evidence region cannot be read back: it is not exactly what ``render_evidence`` writes."""
+
+
+class RequestTooLargeError(BudgetError):
+    """An assembled request does not fit under the hard ceiling.
+
+    Raised instead of cutting the request short: a truncated request looks
+    complete to the model, an error is something a person can see and act on.
+    """
+
+
+class CitationError(BotieError, ValueError):
+    """The context a citation is checked against cannot be interpreted (the model's output never raises)."""
+
+
+class SettingError(BotieError, ValueError):
+    """A numeric or date setting (a relevance floor, a fraction, an observation date) is unusable."""
