@@ -58,6 +58,31 @@ class PolicyError(BotieError, ValueError):
     """An option names a policy or strategy that does not exist."""
 
 
+# --- tool calls, decisions and stores (issue 3) -------------------------------
+
+__all__ += ["ClockError", "DecisionError", "StoreBusyError", "StoreError"]
+
+
+class DecisionError(BotieError, ValueError):
+    """A trusted input to a decision (caller, approval, stored request) cannot be interpreted.
+
+    The model's proposal never raises: a malformed proposal is an ``invalid``
+    decision with repairable field errors. This is for the application's side.
+    """
+
+
+class ClockError(BotieError, ValueError):
+    """The injected clock, or a time setting such as the key retention, cannot be used."""
+
+
+class StoreError(BotieError):
+    """The idempotency store cannot do what was asked (misuse, or a broken invariant)."""
+
+
+class StoreBusyError(StoreError):
+    """The store stayed locked by another writer; the operation changed nothing and may be retried."""
+
+
 # --- tokens, provenance, routing, evidence and citations (issue 4) ------------
 
 __all__ += ["CitationError", "EvidenceError", "RequestTooLargeError", "SettingError", "TokenizerError"]

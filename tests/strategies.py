@@ -31,3 +31,51 @@ def budgets(draw) -> Budget:
     input_reserve = draw(st.integers(min_value=0, max_value=total))
     output_reserve = draw(st.integers(min_value=0, max_value=total - input_reserve))
     return Budget(total, input_reserve, output_reserve)
+# --- tool arguments and decisions (issue 3) ------------------------------------
+
+# What a model might put in a field: the right type, near misses, and JSON's other shapes.
+json_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=-2, max_value=63),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(min_value=-2, max_value=63).map(float),  # 20.0 and friends
+    st.text(max_size=6),
+    st.sampled_from(["", "P-2", "r7", "20", " "]),
+)
+# One level of nesting is enough to be "not a string, not a number"; deeper trees only cost time.
+json_values = json_scalars | st.lists(json_scalars, max_size=2) | st.dictionaries(
+    st.text(max_size=3), json_scalars, max_size=2
+)
+inspection_assets = st.sampled_from(["P-2", "P-3", "K-7", "P-1"])
+request_ids = st.sampled_from(["r7", "r8", "r9"]) | st.text(min_size=1, max_size=8)
+minutes = st.integers(min_value=1, max_value=60)
+
+
+@st.composite
+def inspection_arguments(draw) -> object:
+    """Proposals as a model might write them: each field present or not, well or badly typed, plus extras."""
+    if draw(st.integers(min_value=0, max_value=19)) == 0:
+        return draw(json_values)  # sometimes not even an object
+    good = {"asset_id": inspection_assets, "duration_minutes": minutes, "request_id": request_ids}
+    arguments = {}
+    for name, right in good.items():
+        choice = draw(st.sampled_from(["right", "right", "wrong", "absent"]))
+        if choice != "absent":
+            arguments[name] = draw(right if choice == "right" else json_values)
+    extras = draw(st.dictionaries(st.sampled_from(["admin", "approved", "note"]) | st.text(max_size=5),
+                                  json_scalars, max_size=2))
+    for key, value in extras.items():
+        arguments.setdefault(key, value)
+    return arguments
+
+
+@st.composite
+def valid_proposals(draw) -> dict:
+    """Well-formed propose_inspection arguments."""
+    return {
+        "asset_id": draw(inspection_assets | st.text(min_size=1, max_size=8)),
+        "duration_minutes": draw(minutes),
+        "request_id": draw(request_ids),
+    }
