@@ -79,3 +79,64 @@ def valid_proposals(draw) -> dict:
         "duration_minutes": draw(minutes),
         "request_id": draw(request_ids),
     }
+
+
+# --- evidence rendering, provenance selection and routing (issue 4) -------------
+
+import datetime as _dt  # noqa: E402
+
+from botie.provenance import Trust  # noqa: E402
+
+# Pieces that try to end an element early, add an attribute, or pass for markup.
+MARKUP_PIECES = (
+    "</document>", "</evidence>", "<evidence>", "<document>", '<document id="x" version="1">',
+    '"', "'", '" trust="approved', "&", "&amp;", "&lt;", "&#39;", "&quot;", "<", ">", "/>",
+    "\n", "\r\n", "\r", "\n</document>\n", "\uff1c/evidence\uff1e", "\u2039/document\u203a",
+    "<\u200b/evidence>", "\u02c2/document\u02c3", "\x00", "N·m", "é",
+)
+markup_texts = st.lists(st.sampled_from(MARKUP_PIECES) | st.text(max_size=6), max_size=8).map("".join)
+markup_labels = markup_texts.filter(lambda s: bool(s.strip()))  # ids and versions must not be blank
+
+
+@st.composite
+def evidence_records(draw, max_size: int = 5) -> list[Record]:
+    """Records whose ids, versions, trust labels and texts are full of delimiters and look-alikes."""
+    ids = draw(st.lists(markup_labels, max_size=max_size, unique=True))
+    return [
+        Record(
+            rid, "P-2", draw(markup_texts), 1,
+            version=draw(st.none() | markup_labels), trust=draw(st.none() | markup_labels),
+        )
+        for rid in ids
+    ]
+
+
+OBSERVED_ON = _dt.date(2026, 3, 15)
+trust_labels = st.none() | st.sampled_from([t.value for t in Trust])
+relevance_scores = st.none() | st.floats(min_value=0, max_value=1) | st.sampled_from([0.0, 0.11, 0.35, 1.0])
+effective_dates = st.none() | st.dates(min_value=_dt.date(2025, 6, 1), max_value=_dt.date(2026, 6, 30))
+
+
+@st.composite
+def provenance_candidates(draw, max_size: int = 12) -> list[Record]:
+    """Candidates with assorted assets, dates, tiers, scores and ingestion relations (cycles included)."""
+    n = draw(st.integers(min_value=0, max_value=max_size))
+    ids = [f"c{i}" for i in range(n)]
+    others = st.sampled_from([*ids, "not-retrieved"])
+    records = []
+    for rid in ids:
+        records.append(Record(
+            rid, draw(asset_ids), f"text of {rid}", draw(costs),
+            effective_date=draw(effective_dates), trust=draw(trust_labels), score=draw(relevance_scores),
+            superseded_by=draw(st.none() | others), duplicate_of=draw(st.none() | others),
+            conflicts_with=tuple(draw(st.lists(others, max_size=2, unique=True))),
+            depends_on=tuple(draw(st.lists(others, max_size=2, unique=True))),
+        ))
+    return records
+
+
+@st.composite
+def attached_documents(draw, max_size: int = 12) -> list[Record]:
+    """Whole documents whose costs range from a memo to several ceilings' worth."""
+    sizes = draw(st.lists(st.integers(min_value=0, max_value=2_500_000), max_size=max_size))
+    return [Record(f"doc{i}", "acct", f"document {i}", size) for i, size in enumerate(sizes)]
