@@ -211,7 +211,8 @@ def run(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None) 
         return Report(exercise, Verdict.NOT_YET, (), note)
     results = tuple(_run_case(fn, case, exercise.compare) for case in exercise.cases())
     if results and all(r.not_implemented for r in results):
-        note = "Your function still raises NotImplementedError: replace that line with your code."
+        note = ("Your function (or one it calls) still raises NotImplementedError: "
+                "replace the stub with your code.")
         return Report(exercise, Verdict.NOT_YET, results, note)
     verdict = Verdict.PASSED if all(r.passed for r in results) else Verdict.FAILED
     return Report(exercise, verdict, results)
@@ -220,7 +221,12 @@ def run(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None) 
 def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None) -> None:
     """Print which cases of the exercise pass (see :func:`run`). Never raises."""
     try:
-        print(run(target, fn))
+        report = run(target, fn)
+        if isinstance(report, Report) and report.verdict is Verdict.NOT_YET:
+            # "not yet" already showed hint 1, so the next hint() call moves on to hint 2.
+            name = report.exercise.name
+            _HINTS_GIVEN[name] = max(_HINTS_GIVEN.get(name, 0), 1)
+        print(report)
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(f"The checker itself failed ({_describe_exception(exc)}). This is not your fault; "
               "please tell the instructor.")

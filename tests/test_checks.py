@@ -294,3 +294,12 @@ def test_a_broken_checker_says_so_instead_of_raising(capsys, monkeypatch):
     monkeypatch.setitem(EXERCISES, "broken", broken)
     check("broken", lambda: None)
     assert "The checker itself failed (RuntimeError: case builder broke)" in capsys.readouterr().out
+
+
+def test_not_yet_counts_as_the_first_hint(capsys, monkeypatch):
+    monkeypatch.setattr(checks, "_HINTS_GIVEN", {})
+    check("permitted", _stub)
+    hint("permitted")
+    out = capsys.readouterr().out
+    assert "Hint 1 of 3: " in out
+    assert "Hint 2 of 3;" in out
