@@ -98,17 +98,12 @@ markup_texts = st.lists(st.sampled_from(MARKUP_PIECES) | st.text(max_size=6), ma
 markup_labels = markup_texts.filter(lambda s: bool(s.strip()))  # ids and versions must not be blank
 
 
-@st.composite
-def evidence_records(draw, max_size: int = 5) -> list[Record]:
+def evidence_records(min_size: int = 0, max_size: int = 4) -> st.SearchStrategy[list[Record]]:
     """Records whose ids, versions, trust labels and texts are full of delimiters and look-alikes."""
-    ids = draw(st.lists(markup_labels, max_size=max_size, unique=True))
-    return [
-        Record(
-            rid, "P-2", draw(markup_texts), 1,
-            version=draw(st.none() | markup_labels), trust=draw(st.none() | markup_labels),
-        )
-        for rid in ids
-    ]
+    fields = st.tuples(markup_labels, markup_texts, st.none() | markup_labels, st.none() | markup_labels)
+    return st.lists(fields, min_size=min_size, max_size=max_size, unique_by=lambda f: f[0]).map(
+        lambda rows: [Record(rid, "P-2", text, 1, version=version, trust=trust) for rid, text, version, trust in rows]
+    )
 
 
 OBSERVED_ON = _dt.date(2026, 3, 15)
