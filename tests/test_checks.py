@@ -30,8 +30,8 @@ def choose_evidence(records, allowed_assets, allowance):
     return chosen
 
 
-def valid_minutes(value):
-    return type(value) is int and 1 <= value <= 60
+def valid_minutes(minutes):
+    return type(minutes) is int and 1 <= minutes <= 60
 
 
 def _approved_exactly(approval, proposal, caller):

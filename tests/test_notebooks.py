@@ -1,0 +1,117 @@
+"""The committed notebooks: executed, lesson checks stored, the seeds' worked examples printed exactly.
+
+nbval (``make test``) re-runs every notebook and compares outputs; it passes a
+cell that has no stored output, so these tests make sure the outputs that
+matter are there to compare.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LEARNER = sorted((ROOT / "notebooks").glob("*.ipynb"))
+INSTRUCTOR = sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
+ALL = LEARNER + INSTRUCTOR
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def _id(path: Path) -> str:
+    return str(path.relative_to(ROOT / "notebooks"))
+
+
+def read(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def stream_text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def lesson_check_text(path: Path) -> str:
+    nb = read(path)
+    return "\n".join(stream_text(c) for c in code_cells(nb) if "lesson-check" in c.metadata.get("tags", []))
+
+
+def test_there_are_notebooks_in_both_editions():
+    names = {p.name for p in LEARNER}
+    assert {"00_welcome.ipynb", "01_which_records.ipynb", "04_suggestion_to_action.ipynb"} <= names
+    assert names == {p.name for p in INSTRUCTOR}
+
+
+@pytest.mark.parametrize("path", ALL, ids=_id)
+def test_every_lesson_check_cell_has_stored_text_output(path):
+    checks = [c for c in code_cells(read(path)) if "lesson-check" in c.metadata.get("tags", [])]
+    assert checks, f"{_id(path)} has no lesson-check cells"
+    for cell in checks:
+        assert cell.outputs, f"lesson-check cell without stored output:\n{cell.source}"
+        assert stream_text(cell).strip(), f"lesson-check cell prints no text:\n{cell.source}"
+        assert not cell.source.startswith("# NBVAL_IGNORE_OUTPUT"), "a lesson check must be compared"
+
+
+@pytest.mark.parametrize("path", ALL, ids=_id)
+def test_committed_executed_with_no_errors(path):
+    for cell in code_cells(read(path)):
+        assert cell.execution_count is not None, f"never executed:\n{cell.source}"
+        kinds = {o.output_type for o in cell.outputs}
+        assert "error" not in kinds, f"stored error in:\n{cell.source}"
+        assert "Traceback" not in stream_text(cell)
+        for out in cell.outputs:
+            assert out.get("name") != "stderr", f"stderr in:\n{cell.source}\n{out.get('text')}"
+
+
+@pytest.mark.parametrize("path", ALL, ids=_id)
+def test_only_widget_cells_are_ignored_and_all_widget_cells_are(path):
+    for cell in code_cells(read(path)):
+        shows_widget = any(WIDGET_MIME in o.get("data", {}) for o in cell.outputs)
+        ignored = cell.source.startswith("# NBVAL_IGNORE_OUTPUT")
+        if shows_widget:
+            assert ignored, f"widget output not marked # NBVAL_IGNORE_OUTPUT:\n{cell.source}"
+        if ignored and not shows_widget:
+            assert "differ from machine to machine" in cell.source, f"ignored without a reason:\n{cell.source}"
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in INSTRUCTOR))
+def test_worked_examples_print_the_same_in_both_editions(name):
+    """Lesson checks never depend on an exercise solution."""
+    assert lesson_check_text(ROOT / "notebooks" / name) == lesson_check_text(ROOT / "notebooks/instructor" / name)
+
+
+# The seeds' worked examples, with their exact numbers.
+SEED_EXAMPLES = {
+    "01_which_records.ipynb": [
+        "evidence allowance: 20 − 8 − 4 = 8 tokens",
+        "refused: the reserves (8 input + 4 output = 12) exceed the total of 10 by 2 tokens",
+        "selected: ['first'] - 1 source, used 6",
+        "second: 6 + 5 = 11 exceeds the 8-token allowance; stopped here",
+        "[0]\n3\n",
+        "prefix [0] used 3\nskip   [0, 2] used 5",
+        "tkt-5521        selected        5 + 3 = 8 fills the 8-token allowance exactly",
+    ],
+    "04_suggestion_to_action.ipynb": [
+        "True\nFalse\nFalse\nFalse\n",
+        "r7, first time:     branch: create -> job-1",
+        "r7, same payload:   branch: reuse -> job-1",
+        "r7, 30 minutes now: branch: conflict -> None",
+        "jobs booked for r7: 4",  # the naive check-then-create, four workers
+        "jobs booked for r7: 1",  # the SQLite store
+        "branch: denied | receipt: None",
+    ],
+}
+
+
+@pytest.mark.parametrize(("name", "expected"), [(n, e) for n, exp in SEED_EXAMPLES.items() for e in exp])
+@pytest.mark.parametrize("edition", ["notebooks", "notebooks/instructor"])
+def test_seed_worked_examples_are_lesson_checks(edition, name, expected):
+    path = ROOT / edition / name
+    if not path.exists():
+        pytest.fail(f"{edition}/{name} is missing")
+    assert expected in lesson_check_text(path)
+
