@@ -230,8 +230,8 @@ class DocumentCoverage:
     The two buckets add up to ``documents_attached`` exactly: every document
     lands in one of them and only one. That identity is what lets a reader
     check the accounting against a number they know independently (how many
-    files they attached). It says every document was accounted for, not that
-    the right ones were read: that is what ``excluded_ids`` is for.
+    files they attached). It proves nothing went missing; it cannot prove the
+    best documents were chosen, which is why ``excluded_ids`` is listed too.
     """
 
     strategy: Strategy
