@@ -240,6 +240,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except EditionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        from nbclient.exceptions import CellExecutionError
+
+        if not isinstance(exc, CellExecutionError):
+            raise
+        # A shipped notebook must run clean; show the failing cell and stop without writing it.
+        print(f"error: a cell failed while executing, so that notebook was not written:\n{exc}", file=sys.stderr)
+        return 3
     print(f"wrote {len(written)} learner notebook(s) into {args.target}")
     return 0
 

@@ -134,3 +134,16 @@ def test_generation_without_execution_writes_the_learner_file(tmp_path):
     assert written == [tmp_path / "07_demo.ipynb"]
     assert STUB in read(written[0]).cells[0].source
     assert _editions.main([str(src), str(tmp_path), "--check"]) == 0
+
+
+@pytest.mark.slow
+def test_a_failing_cell_stops_generation_without_writing(tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")],
+                                  metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nbformat.write(nb, src / "08_broken.ipynb")
+    assert _editions.main([str(src), str(tmp_path)]) == 3
+    assert "ZeroDivisionError" in capsys.readouterr().err
+    assert not (tmp_path / "08_broken.ipynb").exists()
