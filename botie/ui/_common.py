@@ -10,7 +10,6 @@ import html
 import io
 import re
 import traceback
-from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -149,15 +148,3 @@ class Panel:
 
     widget: widgets.Widget
 
-
-def guarded(fn: Callable[..., Any], panel: Panel) -> Callable[..., Any]:
-    """Wrap an extra callback (a button, say) the same way :meth:`Panel.refresh` is wrapped."""
-
-    def callback(*args: Any, **kwargs: Any) -> None:
-        try:
-            fn(*args, **kwargs)
-        except Exception as exc:
-            panel.show_problem("Something went wrong in this panel (not your fault).", f"{type(exc).__name__}: {exc}")
-            panel._log_unexpected(exc)
-
-    return callback

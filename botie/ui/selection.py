@@ -14,7 +14,7 @@ import ipywidgets as widgets
 from ..budget import Budget
 from ..errors import BudgetError
 from ..fixtures import Scene
-from ..selection import POLICIES, Selection
+from ..selection import POLICIES, Selection, select
 from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png
 from .figures import window_figure, window_text
 
@@ -94,8 +94,6 @@ class SelectionPanel(Panel):
         self.result.value = self._result_html(budget, selection)
 
     def _select(self, budget: Budget) -> Selection:
-        from ..selection import select
-
         return select(self.scene.records, self.allowed, budget, policy=self.policy.value)
 
     def _result_html(self, budget: Budget, selection: Selection) -> str:
