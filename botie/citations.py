@@ -23,10 +23,10 @@ from typing import Any, NamedTuple
 from .errors import CitationError
 from .evidence import parse_evidence
 
-__all__ = ["CitationCheck", "CitationFailure", "Problem", "verify_citations"]
+__all__ = ["CitationCheck", "CitationFailure", "CitationProblem", "verify_citations"]
 
 
-class Problem(str, Enum):
+class CitationProblem(str, Enum):
     """Why a citation failed."""
 
     MALFORMED = "malformed"  # not an {"id": str, "quote": str} object
@@ -43,7 +43,7 @@ class CitationFailure(NamedTuple):
 
     index: int | None
     citation_id: str | None
-    problem: Problem
+    problem: CitationProblem
     reason: str
 
 
@@ -99,23 +99,23 @@ def _context_texts(context: Any) -> dict[str, str]:
 
 
 def _check_one(index: int, citation: Any, texts: Mapping[str, str]) -> CitationFailure | tuple[str, str]:
-    def fail(problem: Problem, reason: str, cid: str | None = None) -> CitationFailure:
+    def fail(problem: CitationProblem, reason: str, cid: str | None = None) -> CitationFailure:
         return CitationFailure(index, cid, problem, reason)
 
     if not isinstance(citation, Mapping):
-        return fail(Problem.MALFORMED, f"expected an object with id and quote, got {type(citation).__name__}")
+        return fail(CitationProblem.MALFORMED, f"expected an object with id and quote, got {type(citation).__name__}")
     missing = [key for key in ("id", "quote") if key not in citation]
     if missing:
-        return fail(Problem.MALFORMED, f"missing {' and '.join(missing)}")
+        return fail(CitationProblem.MALFORMED, f"missing {' and '.join(missing)}")
     cid, quote = citation["id"], citation["quote"]
     if not isinstance(cid, str) or not cid:
-        return fail(Problem.MALFORMED, f"id must be a non-empty string, got {cid!r:.40}")
+        return fail(CitationProblem.MALFORMED, f"id must be a non-empty string, got {cid!r:.40}")
     if not isinstance(quote, str) or not quote.strip():
-        return fail(Problem.MALFORMED, f"quote must be a non-empty string, got {quote!r:.40}", cid)
+        return fail(CitationProblem.MALFORMED, f"quote must be a non-empty string, got {quote!r:.40}", cid)
     if cid not in texts:
-        return fail(Problem.UNKNOWN_ID, f"{cid} did not enter the context", cid)
+        return fail(CitationProblem.UNKNOWN_ID, f"{cid} did not enter the context", cid)
     if quote not in texts[cid]:
-        return fail(Problem.NOT_VERBATIM, f"the quote {quote[:50]!r} does not appear verbatim in {cid}", cid)
+        return fail(CitationProblem.NOT_VERBATIM, f"the quote {quote[:50]!r} does not appear verbatim in {cid}", cid)
     return cid, quote
 
 
@@ -132,7 +132,7 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
     ids = tuple(texts)
     if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
         failure = CitationFailure(
-            None, None, Problem.MALFORMED,
+            None, None, CitationProblem.MALFORMED,
             f"citations must be a list of {{id, quote}} objects, got {type(citations).__name__}",
         )
         return CitationCheck(False, (failure,), (), ids)
@@ -145,5 +145,5 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
         else:
             verified.append(result)
     if not failures and not verified and not allow_empty:
-        failures.append(CitationFailure(None, None, Problem.NO_CITATIONS, "the answer cites nothing to check"))
+        failures.append(CitationFailure(None, None, CitationProblem.NO_CITATIONS, "the answer cites nothing to check"))
     return CitationCheck(not failures, tuple(failures), tuple(verified), ids)

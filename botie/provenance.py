@@ -40,7 +40,7 @@ __all__ = [
     "CHECKS",
     "DEFAULT_FLOOR",
     "HIGH_AUTHORITY",
-    "Branch",
+    "EvidenceBranch",
     "Conflict",
     "EvidenceOutcome",
     "EvidenceScenario",
@@ -145,7 +145,7 @@ class EvidenceStatus(str, Enum):
         return self.value
 
 
-class Branch(str, Enum):
+class EvidenceBranch(str, Enum):
     """Which way the selection went."""
 
     ANSWER = "answer"  # some evidence cleared every check: a model may be called
@@ -197,7 +197,7 @@ class EvidenceSelection:
     per candidate in input order, and ``coverage`` adds up to the candidates.
     """
 
-    branch: Branch
+    branch: EvidenceBranch
     checks: tuple[str, ...]
     selected_ids: tuple[str, ...]
     used: int
@@ -213,7 +213,7 @@ class EvidenceSelection:
 
     @property
     def refused(self) -> bool:
-        return self.branch is Branch.REFUSE
+        return self.branch is EvidenceBranch.REFUSE
 
     def outcome(self, record_id: str) -> EvidenceOutcome:
         for o in self.outcomes:
@@ -477,7 +477,7 @@ def select_evidence(
     )
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
-        Branch.ANSWER, CHECKS, tuple(selected), selection.used, selection.allowance, outcomes,
+        EvidenceBranch.ANSWER, CHECKS, tuple(selected), selection.used, selection.allowance, outcomes,
         tuple(r.id for r in ranked), conflicts, today, floor, best, None,
         Coverage.of(outcomes, EvidenceStatus),
     )
@@ -503,7 +503,7 @@ def _refusal(
                "the documents do not appear to contain an answer")
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
-        Branch.REFUSE, CHECKS[: CHECKS.index("relevance_floor") + 1], (), 0, allowance, outcomes, (), (),
+        EvidenceBranch.REFUSE, CHECKS[: CHECKS.index("relevance_floor") + 1], (), 0, allowance, outcomes, (), (),
         today, floor, best, why, Coverage.of(outcomes, EvidenceStatus),
     )
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from botie.citations import CitationCheck, Problem, verify_citations
+from botie.citations import CitationCheck, CitationProblem, verify_citations
 from botie.errors import CitationError, EvidenceError
 from botie.evidence import EvidenceDocument, render_evidence
 from botie.records import Record
@@ -27,7 +27,7 @@ def test_an_id_that_did_not_enter_the_context_fails_even_if_it_exists_elsewhere(
     check = verify_citations([{"id": "man-p2-r3-s3.2", "quote": "15 N·m"}], CONTEXT)
     assert not check.ok
     (failure,) = check.failures
-    assert (failure.index, failure.citation_id, failure.problem) == (0, "man-p2-r3-s3.2", Problem.UNKNOWN_ID)
+    assert (failure.index, failure.citation_id, failure.problem) == (0, "man-p2-r3-s3.2", CitationProblem.UNKNOWN_ID)
     assert failure.reason == "man-p2-r3-s3.2 did not enter the context"
 
 
@@ -35,12 +35,12 @@ def test_a_quote_that_is_not_verbatim_fails():
     """A paraphrase, a changed number or different case is not the document's text."""
     for quote in ("to 18 Nm", "to 25 N·m", "TIGHTEN the gland nuts", "cross  pattern"):
         check = verify_citations([{"id": "man-p2-r4-s3.2", "quote": quote}], CONTEXT)
-        assert [f.problem for f in check.failures] == [Problem.NOT_VERBATIM], quote
+        assert [f.problem for f in check.failures] == [CitationProblem.NOT_VERBATIM], quote
 
 
 def test_a_quote_from_another_document_does_not_count():
     check = verify_citations([{"id": "man-p2-r4-s3.2", "quote": "30 N·m"}], CONTEXT)
-    assert check.failures[0].problem is Problem.NOT_VERBATIM
+    assert check.failures[0].problem is CitationProblem.NOT_VERBATIM
     assert "does not appear verbatim in man-p2-r4-s3.2" in check.failures[0].reason
 
 
@@ -76,7 +76,7 @@ def test_an_injected_claim_cannot_be_supported_by_a_real_span():
 def test_malformed_citations_are_reported_not_raised(citation, reason):
     check = verify_citations([citation], CONTEXT)
     (failure,) = check.failures
-    assert failure.problem is Problem.MALFORMED
+    assert failure.problem is CitationProblem.MALFORMED
     assert failure.reason == reason
 
 
@@ -84,11 +84,11 @@ def test_malformed_citations_are_reported_not_raised(citation, reason):
 def test_citations_that_are_not_a_list_are_one_malformed_failure(citations):
     check = verify_citations(citations, CONTEXT)
     assert not check.ok
-    assert check.failures[0].index is None and check.failures[0].problem is Problem.MALFORMED
+    assert check.failures[0].index is None and check.failures[0].problem is CitationProblem.MALFORMED
 
 
 def test_an_answer_with_no_citations_is_withheld_unless_allowed():
-    assert verify_citations([], CONTEXT).failures[0].problem is Problem.NO_CITATIONS
+    assert verify_citations([], CONTEXT).failures[0].problem is CitationProblem.NO_CITATIONS
     assert verify_citations([], CONTEXT, allow_empty=True).ok
 
 

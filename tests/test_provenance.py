@@ -16,7 +16,7 @@ from botie.fixtures import fixture_path
 from botie.provenance import (
     AUTHORITY,
     CHECKS,
-    Branch,
+    EvidenceBranch,
     EvidenceStatus,
     Trust,
     authority,
@@ -99,7 +99,7 @@ def test_fixture_settings_match_the_lesson(scenario):
 
 def test_torque_question_selects_current_complete_distinct_evidence(scenario):
     result = scenario.select(0)
-    assert result.branch is Branch.ANSWER
+    assert result.branch is EvidenceBranch.ANSWER
     assert result.checks == CHECKS == (
         "permission", "freshness", "duplicates", "relevance_floor", "ranking", "completeness", "packing",
     )
@@ -207,7 +207,7 @@ def test_disagreeing_sources_that_cannot_both_fit_are_left_out_together(scenario
 
 def test_the_alignment_question_is_refused_before_any_model_call(scenario):
     result = scenario.select(2)
-    assert result.branch is Branch.REFUSE and result.refused
+    assert result.branch is EvidenceBranch.REFUSE and result.refused
     assert result.refusal == (
         "best score 0.11 is below the 0.35 floor: the documents do not appear to contain an answer"
     )
@@ -468,7 +468,7 @@ def test_coverage_always_adds_up_and_every_candidate_has_one_outcome(records, al
     assert result.used <= result.allowance
     assert result.used == sum(r.cost for r in records if r.id in set(result.selected_ids))
     assert len(set(result.selected_ids)) == len(result.selected_ids)
-    assert result.refused == (result.branch is Branch.REFUSE) == (not result.ranking)
+    assert result.refused == (result.branch is EvidenceBranch.REFUSE) == (not result.ranking)
 
 
 @settings(max_examples=300)
