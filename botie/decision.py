@@ -310,6 +310,10 @@ def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
 
 _V, _P, _A, _I = CheckName.VALIDATION, CheckName.PERMISSION, CheckName.APPROVAL, CheckName.IDEMPOTENCY
 PASSED, FAILED, NOT_REACHED = Verdict.PASSED, Verdict.FAILED, Verdict.NOT_REACHED
+# Enum members bound to module names once: looking one up on its class costs more than the check it serves.
+_INVALID, _DENIED, _NEEDS_APPROVAL = Branch.INVALID, Branch.DENIED, Branch.NEEDS_APPROVAL
+_CREATE, _REUSE, _CONFLICT, _IN_PROGRESS = Branch.CREATE, Branch.REUSE, Branch.CONFLICT, Branch.IN_PROGRESS
+_DONE, _PENDING = KeyState.DONE, KeyState.PENDING
 
 _WELL_FORMED = Check(_V, PASSED, "asset_id, duration_minutes and request_id are present and well formed")
 _AFTER_INVALID = (
@@ -343,14 +347,19 @@ def _value_text(value: Any) -> str:
     return "(absent)" if value is _ABSENT else repr(value)
 
 
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two values have the same canonical JSON (so 20 vs 20.0 and 1 vs True differ)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) in (str, int, bool) or a is None:
+        return a == b  # same type and equal: same text, without paying for an encoder
+    return canonical_json(a) == canonical_json(b)
+
+
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
-    """Keys whose values differ in canonical form (so 20 vs 20.0 and 1 vs True count as different)."""
-    changed = []
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key, _ABSENT), new.get(key, _ABSENT)
-        if a is _ABSENT or b is _ABSENT or canonical_json(a) != canonical_json(b):
-            changed.append(key)
-    return changed
+    """Keys whose values differ in canonical form."""
+    return [key for key in sorted(old.keys() | new.keys())
+            if not _same_json(old.get(key, _ABSENT), new.get(key, _ABSENT))]
 
 
 def _compare_text(before: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
@@ -383,7 +392,7 @@ def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: st
                  ) -> tuple[Branch, Check, Receipt | None]:
     if previous is None:
         fresh = Check(_I, PASSED, f"nothing is stored under {rid} for {caller}: create a new job")
-        return Branch.CREATE, fresh, None
+        return _CREATE, fresh, None
     if not isinstance(previous, StoredRequest):
         raise DecisionError(f"previous must be None or a StoredRequest, got {previous!r}", field="previous")
     if previous._canonical != text:
@@ -391,17 +400,17 @@ def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: st
             stored_under = previous.payload.get("request_id")
             raise DecisionError(f"previous was stored under {stored_under!r}, not {rid!r}", field="previous")
         why = _compare_text(f"{rid} was first used for", previous.payload, payload)
-        return Branch.CONFLICT, Check(_I, FAILED, f"{why}; the first request stands, and a different "
+        return _CONFLICT, Check(_I, FAILED, f"{why}; the first request stands, and a different "
                                                  "inspection needs a new request id"), None
     state = previous.state
-    if state is KeyState.DONE:
+    if state is _DONE:
         job = previous.receipt.job_id
-        return Branch.REUSE, Check(_I, PASSED, f"{rid} already created {job} with this exact payload: "
+        return _REUSE, Check(_I, PASSED, f"{rid} already created {job} with this exact payload: "
                                               f"returning {job} instead of booking again"), previous.receipt
-    if state is KeyState.PENDING:
-        return Branch.IN_PROGRESS, Check(_I, FAILED, f"an earlier attempt of {rid} is still being booked: "
+    if state is _PENDING:
+        return _IN_PROGRESS, Check(_I, FAILED, f"an earlier attempt of {rid} is still being booked: "
                                                     "ask again with the same request id shortly"), None
-    return Branch.CREATE, Check(_I, PASSED, f"the earlier attempt of {rid} ended without a confirmed job: "
+    return _CREATE, Check(_I, PASSED, f"the earlier attempt of {rid} ended without a confirmed job: "
                                            "try again under the same key"), None
 
 
@@ -439,18 +448,18 @@ def decide(
     if errors:
         problems = "; ".join(e.message for e in errors)
         count = f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to repair"
-        return Decision(Branch.INVALID, (Check(_V, FAILED, f"{count}: {problems}"), *_AFTER_INVALID), errors)
+        return Decision(_INVALID, (Check(_V, FAILED, f"{count}: {problems}"), *_AFTER_INVALID), errors)
 
     asset, minutes, rid = proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"]
     if asset not in allowed:
         denied = _new(Check, (_P, FAILED, f"{asset} is not in the assets {caller} may schedule"))
-        return Decision(Branch.DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED))
+        return Decision(_DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED))
     permitted = _new(Check, (_P, PASSED, f"{asset} is in the assets {caller} may schedule"))
 
     text = _inspection_json(asset, minutes, rid)
     approved = _approval_check(approval, caller, proposal, text)
     if approved.verdict is FAILED:
-        return Decision(Branch.NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
+        return Decision(_NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
 
     branch, stored, receipt = _idempotency(previous, caller, proposal, rid, text)
     return Decision(branch, (_WELL_FORMED, permitted, approved, stored), (), receipt)

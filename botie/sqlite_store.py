@@ -162,7 +162,9 @@ class _SQLiteTransaction:
         row_id = self._insert_job(caller, payload, now, None)
         self._insert_receipt(row_id, caller, payload["request_id"], fingerprint)
         self._insert_key(caller, payload, fingerprint, KeyState.DONE, row_id, None, now)
-        return self._receipt(row_id, payload["request_id"])
+        # Built from what was just written rather than read back: one statement fewer per booking.
+        return Receipt(_job_id(row_id), payload["request_id"], payload["asset_id"], payload["duration_minutes"],
+                       _moment(_when(now)))
 
     def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime,
                 token: str) -> None:

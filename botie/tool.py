@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 from typing import Any
 
 __all__ = [
@@ -145,19 +146,11 @@ def _minutes_problem(value: Any) -> FieldError | None:
     return None
 
 
-def _asset_problem(value: Any) -> FieldError | None:
-    return _text_problem("asset_id", value, "P-2")
-
-
-def _request_problem(value: Any) -> FieldError | None:
-    return _text_problem("request_id", value, "r7")
-
-
 #: Each required field and the function that finds its problem (None when it is fine), in FIELDS order.
 _RULES = (
-    ("asset_id", _asset_problem),
+    ("asset_id", partial(_text_problem, "asset_id", example="P-2")),
     ("duration_minutes", _minutes_problem),
-    ("request_id", _request_problem),
+    ("request_id", partial(_text_problem, "request_id", example="r7")),
 )
 
 
