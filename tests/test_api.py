@@ -1,0 +1,82 @@
+"""The public API: every name in the design card's contract exists, with the stated shape."""
+
+from __future__ import annotations
+
+import inspect
+
+import botie
+
+CONTRACT = {
+    "Record", "RecordError", "Budget", "BudgetError", "BotieError", "select", "Selection",
+    "count_tokens", "plan_context", "render_evidence", "verify_citations",
+    "INSPECTION_TOOL", "validate_inspection", "Approval", "decide", "Decision",
+    "MemoryStore", "SQLiteStore", "InspectionService",
+}
+
+
+def test_every_contract_name_is_exported():
+    assert CONTRACT <= set(botie.__all__)
+
+
+def test_all_lists_only_names_that_exist():
+    missing = [name for name in botie.__all__ if not hasattr(botie, name)]
+    assert missing == []
+
+
+def test_errors_form_one_tree_of_value_errors():
+    assert issubclass(botie.RecordError, botie.BotieError)
+    assert issubclass(botie.RecordError, ValueError)
+    assert issubclass(botie.BudgetError, botie.BotieError)
+    assert issubclass(botie.BudgetError, ValueError)
+
+
+def _params(fn):
+    return inspect.signature(fn).parameters
+
+
+def test_record_signature_matches_the_contract():
+    params = _params(botie.Record)
+    assert list(params)[:4] == ["id", "asset", "text", "cost"]
+    keyword_only = {"version", "location", "source_uri", "effective_date", "retrieved_at", "trust", "score"}
+    assert all(params[name].kind is inspect.Parameter.KEYWORD_ONLY for name in keyword_only)
+    assert all(params[name].default is None for name in keyword_only)
+
+
+def test_select_signature_matches_the_contract():
+    params = _params(botie.select)
+    assert list(params)[:3] == ["records", "allowed_assets", "budget"]
+    assert params["policy"].default == "prefix"
+    assert params["policy"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_count_tokens_defaults_to_cl100k_base():
+    assert _params(botie.count_tokens)["encoding"].default == "cl100k_base"
+
+
+def test_plan_context_defaults_match_the_lesson():
+    params = _params(botie.plan_context)
+    assert params["ceiling"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["soft_fraction"].default == 0.6
+    assert params["select_factor"].default == 4
+
+
+def test_decide_takes_the_trusted_inputs_by_keyword():
+    params = _params(botie.decide)
+    for name in ("caller", "allowed_assets", "approval", "previous"):
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_inspection_service_injects_clock_and_retention():
+    params = _params(botie.InspectionService)
+    assert params["clock"].default is None and params["retention"].default is None
+    submit = _params(botie.InspectionService.submit)
+    for name in ("caller", "allowed_assets", "approval"):
+        assert submit[name].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_inspection_tool_is_named_and_closed():
+    tool = botie.INSPECTION_TOOL
+    assert tool["name"] == "propose_inspection"
+    schema = tool.get("input_schema") or tool.get("parameters")
+    assert schema["additionalProperties"] is False
+    assert set(schema["required"]) == {"asset_id", "duration_minutes", "request_id"}
