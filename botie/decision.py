@@ -287,6 +287,28 @@ class Decision:
             raise DecisionError(f"only a create decision gains a receipt, not {self.branch}", field="receipt")
         return replace(self, receipt=receipt)
 
+    def tool_result(self) -> dict[str, Any]:
+        """The observation to hand back to the model: JSON-ready, and no more than the caller may know.
+
+        Every result names its ``status`` (the branch) and whether a retry is
+        appropriate. Success carries the job id; ``invalid`` carries the fields
+        to repair; the rest carry the reason. A ``create`` without a job (from
+        :func:`decide` alone, before the service acted) raises rather than
+        reporting a booking that has not happened.
+        """
+        if self.branch is Branch.CREATE and self.receipt is None:
+            raise DecisionError("this create decision has no job yet: the service creates it and fills the receipt",
+                                field="receipt")
+        result: dict[str, Any] = {"status": self.branch.value, "retryable": self.retryable}
+        if self.receipt is not None:
+            result["job_id"] = self.receipt.job_id
+            result["request_id"] = self.receipt.request_id
+        if self.errors:
+            result["errors"] = [{"field": e.field, "problem": e.problem.value, "message": e.message}
+                                for e in self.errors]
+        result["message"] = self.reason
+        return result
+
     def explain(self) -> str:
         """The path as text, one check a line, ending with the branch."""
         lines = [f"{c.name:<12} {c.verdict:<12} {c.reason}" for c in self.checks]

@@ -270,7 +270,9 @@ class MemoryStore:
     check, i.e. the naive check-then-create. Two threads can both find no key
     and both create a job;
     ``pause`` (called after the check, before the write) lets a lesson line
-    them up so that they always do.
+    them up so that they always do, e.g. ``pause=threading.Barrier(2).wait``.
+    In the guarded store a pause runs with the lock held: it only delays the
+    other workers (so never pass it a barrier there; it would wait forever).
     """
 
     def __init__(self, *, guarded: bool = True, pause: Callable[[], None] | None = None) -> None:

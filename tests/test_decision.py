@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import json
 
 import pytest
 from hypothesis import given, settings
@@ -399,3 +400,32 @@ def test_enums_print_as_their_values():
     assert f"{Branch.NEEDS_APPROVAL}|{CheckName.IDEMPOTENCY}|{Verdict.NOT_REACHED}|{KeyState.DONE}" == (
         "needs_approval|idempotency|not_reached|done"
     )
+
+
+# --- what goes back to the model --------------------------------------------------------
+
+
+def test_tool_result_for_reuse_names_the_job_and_is_json():
+    result = _decide(previous=StoredRequest.settled(P2, "job-1")).tool_result()
+    assert result["status"] == "reuse" and result["job_id"] == "job-1" and result["retryable"] is False
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_tool_result_for_invalid_lists_the_fields_to_repair():
+    result = _decide(_with(duration_minutes=20.0), approval=None).tool_result()
+    assert result["status"] == "invalid" and "job_id" not in result
+    assert result["errors"] == [{"field": "duration_minutes", "problem": "wrong_type",
+                                 "message": result["errors"][0]["message"]}]
+
+
+def test_tool_result_for_denied_carries_no_job_even_when_one_is_stored():
+    result = _decide(_with(asset_id="K-7"), previous=_tripwire()).tool_result()
+    assert result == {"status": "denied", "retryable": False,
+                      "message": "K-7 is not in the assets tech-ana may schedule"}
+
+
+def test_tool_result_never_reports_a_booking_that_has_not_happened():
+    with pytest.raises(DecisionError, match="no job yet"):
+        _decide().tool_result()
+    done = _decide().with_receipt(Receipt("job-3", "r7", "P-2", 20)).tool_result()
+    assert (done["status"], done["job_id"]) == ("create", "job-3")
