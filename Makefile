@@ -7,19 +7,22 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.botie-installed
 EXTRAS ?= notebooks,test
 LAB_ARGS ?=
+PRESENT_ARGS ?=
 PYTEST_ARGS ?=
 LESSON ?= 01
 
 NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/instructor/*.ipynb)
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 
-.PHONY: help env lab test test-fast learner bench check present lint clean
+.PHONY: help env lab test test-fast learner bench bench-extras check present lint clean
 
 help:
 	@echo "make lab      open the workshop in JupyterLab (LAB_ARGS=--no-browser to pass flags)"
 	@echo "make test     every test: unit, property, widget, notebooks (nbval), browser"
 	@echo "make learner  regenerate the learner notebooks from notebooks/instructor/"
-	@echo "make bench    the benchmark report"
+	@echo "make bench    the benchmark report (make bench-extras first adds the LangChain peer row)"
+	@echo "make check    pre-flight: is this machine ready for the workshop? one table, a fix per failure"
+	@echo "make present  LESSON=01: a lesson's panels without code, in Voila, for the projector"
 
 env: $(STAMP)
 
@@ -43,6 +46,16 @@ learner: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+bench-extras: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS),bench]"
+
+check: $(STAMP)
+	$(BIN)/python -m botie.preflight
+
+present: $(STAMP)
+	@$(BIN)/python -c "import voila" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[$(EXTRAS),present]"
+	$(BIN)/python -m botie._lab --present $(LESSON) $(PRESENT_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check botie tests bench
