@@ -31,6 +31,8 @@ def budgets(draw) -> Budget:
     input_reserve = draw(st.integers(min_value=0, max_value=total))
     output_reserve = draw(st.integers(min_value=0, max_value=total - input_reserve))
     return Budget(total, input_reserve, output_reserve)
+
+
 # --- tool arguments and decisions (issue 3) ------------------------------------
 
 # What a model might put in a field: the right type, near misses, and JSON's other shapes.
