@@ -265,27 +265,33 @@ class InspectionService:
         rid = payload["request_id"]
         with self.store.transaction() as tx:
             previous = tx.lookup(caller, rid)
-            expired = self._expired(previous, now)
-            if expired:
+            if self._expired(previous, now):
                 tx.forget(caller, rid)
-            decision = decide(payload, caller=caller, allowed_assets=allowed, approval=approval,
-                              previous=None if expired else previous)
-            if expired:
-                decision = self._note_expiry(decision, previous)
+                fresh = decide(payload, caller=caller, allowed_assets=allowed, approval=approval, previous=None)
+                decision, previous = self._note_expiry(fresh, previous), None
+            else:
+                decision = decide(payload, caller=caller, allowed_assets=allowed, approval=approval,
+                                  previous=previous)
             token = None
             if decision.branch is Branch.CREATE:
-                if self.downstream is None:
-                    if previous is not None and not expired:
-                        tx.forget(caller, rid)  # a failed reservation from an earlier downstream setup
-                    decision = decision.with_receipt(tx.create(caller, payload, fingerprint(payload), now))
-                elif previous is not None and not expired:  # an earlier attempt failed: same key, same token
-                    token = tx.retake(caller, rid)
-                else:
-                    token = uuid.uuid4().hex
-                    tx.reserve(caller, payload, fingerprint(payload), now, token)
-            if token is None:
+                decision, token = self._create(tx, decision, previous, payload, caller, now)
+            if token is None:  # a reservation is audited once its downstream call has settled
                 self._audit(tx, now, caller, rid, decision)
             return decision, token
+
+    def _create(self, tx: Transaction, decision: Decision, previous: StoredRequest | None,
+                payload: dict[str, Any], caller: str, now: _dt.datetime) -> tuple[Decision, str | None]:
+        """Create the job now; or, with a downstream, reserve the key and return the token to call with."""
+        rid = payload["request_id"]
+        if self.downstream is None:
+            if previous is not None:  # a failed reservation left behind by a setup that had a downstream
+                tx.forget(caller, rid)
+            return decision.with_receipt(tx.create(caller, payload, fingerprint(payload), now)), None
+        if previous is not None:  # the earlier attempt failed: try again under the same key and token
+            return decision, tx.retake(caller, rid)
+        token = uuid.uuid4().hex
+        tx.reserve(caller, payload, fingerprint(payload), now, token)
+        return decision, token
 
     def _expired(self, previous: StoredRequest | None, now: _dt.datetime) -> bool:
         return (

@@ -496,3 +496,12 @@ def test_recovery_racing_a_slow_original_attempt_settles_the_key_once(booking, s
 def test_recover_needs_a_non_negative_timedelta(booking, older_than):
     with pytest.raises(ClockError):
         booking.recover(older_than=older_than)
+
+
+def test_a_failed_reservation_is_replaced_when_the_service_books_locally(store, clock, scheduler):
+    scheduler.fail_next = 1
+    submit(InspectionService(store, clock=clock, downstream=scheduler))
+    local = InspectionService(store, clock=clock)
+    d = submit(local)
+    assert d.branch is Branch.CREATE and d.receipt.external_ref is None
+    assert submit(local).branch is Branch.REUSE and store.integrity_problems() == []
