@@ -2,14 +2,15 @@
 
 ``python -m botie._lab [NOTEBOOKS_DIR] [JUPYTER LAB ARGS...]``
 ``python -m botie._lab --present LESSON [VOILA ARGS...]``
-``python -m botie._lab --write-settings``
+``python -m botie._lab --write-settings``   (Binder's postBuild: quiet settings for the environment)
 
 ``make lab`` calls this. It serves ``NOTEBOOKS_DIR`` (default ``notebooks``),
 opens the welcome lesson, and keeps JupyterLab from reaching for the network
 or covering a lesson with a toast: no news feed, no update check, a read-only
 extension manager. The same settings are written into the environment's
 JupyterLab settings overrides, so they hold however JupyterLab is started
-afterwards (``python -m botie._lab --write-settings`` does only that; Binder's
+afterwards; ``--write-settings`` does only that, plus a server config file
+with the same switches, for servers this module does not start (Binder's
 postBuild calls it). Any further arguments are passed to ``jupyter lab`` and
 win over ours, e.g. ``make lab LAB_ARGS=--no-browser``; a
 ``--LabApp.app_settings_dir=...`` among them gets the overrides instead.
@@ -53,6 +54,13 @@ QUIET_ARGS = [
 ]
 
 
+#: The same switches as :data:`QUIET_ARGS`, as a Jupyter server config file for the environment,
+#: for servers this module does not start (Binder's).
+SERVER_CONFIG = {"LabApp": {"news_url": None,
+                            "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+                            "extension_manager": "readonly"}}
+
+
 def app_settings_dir() -> Path:
     """JupyterLab's application settings folder for this environment (where overrides.json lives)."""
     from jupyterlab.commands import get_app_dir
@@ -69,17 +77,19 @@ def merge_overrides(existing: dict, ours: dict) -> dict:
     return merged
 
 
+def _read_json(path: Path) -> dict:
+    """A JSON object from ``path``; an absent, unreadable or non-object file counts as empty."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def write_overrides(settings_dir: str | os.PathLike[str], overrides: dict | None = None) -> Path:
     """Merge ``overrides`` (default :data:`OVERRIDES`) into ``settings_dir/overrides.json``."""
     path = Path(settings_dir) / "overrides.json"
-    existing: dict = {}
-    if path.exists():
-        try:
-            existing = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            existing = {}
-        if not isinstance(existing, dict):
-            existing = {}
+    existing = _read_json(path)
     merged = merge_overrides(existing, OVERRIDES if overrides is None else overrides)
     if merged != existing or not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -104,6 +114,22 @@ def _settings_args(extra: list[str]) -> list[str]:
         private = Path(tempfile.mkdtemp(prefix="botie-lab-settings-"))
         write_overrides(private)
         return [f"--LabApp.app_settings_dir={private}"]
+
+
+def write_server_config(config_dir: str | os.PathLike[str]) -> Path:
+    """Merge :data:`SERVER_CONFIG` into ``config_dir/jupyter_lab_config.json``, keeping whatever else is there."""
+    path = Path(config_dir) / "jupyter_lab_config.json"
+    existing = _read_json(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(merge_overrides(existing, SERVER_CONFIG), indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def write_environment_settings() -> list[Path]:
+    """Make every JupyterLab of this environment quiet: settings overrides plus a server config file."""
+    from jupyter_core.paths import ENV_CONFIG_PATH
+
+    return [write_overrides(app_settings_dir()), write_server_config(ENV_CONFIG_PATH[0])]
 
 
 def _option(arg: str) -> str | None:
@@ -209,7 +235,8 @@ def _present(args: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--write-settings"]:
-        print(f"wrote {write_overrides(app_settings_dir())}")
+        for path in write_environment_settings():
+            print(f"wrote {path}")
         return 0
     if args[:1] == ["--present"]:
         return _present(args[1:])

@@ -99,3 +99,21 @@ def test_bad_arguments_explain_themselves_with_exit_status_2(argv, capsys, monke
     monkeypatch.chdir(tmp_path)
     assert _lab.main(argv) == 2
     assert capsys.readouterr().err.strip()
+
+
+def test_write_settings_quiets_every_jupyterlab_of_the_environment(monkeypatch, tmp_path, capsys):
+    """What Binder's postBuild runs: overrides.json plus a server config, both merged, never clobbered."""
+    import jupyter_core.paths
+
+    settings, config = tmp_path / "lab" / "settings", tmp_path / "etc" / "jupyter"
+    config.mkdir(parents=True)
+    (config / "jupyter_lab_config.json").write_text(json.dumps({"ServerApp": {"port": 9000}}))
+    monkeypatch.setattr(_lab, "app_settings_dir", lambda: settings)
+    monkeypatch.setattr(jupyter_core.paths, "ENV_CONFIG_PATH", [str(config)])
+    assert _lab.main(["--write-settings"]) == 0
+    assert json.loads((settings / "overrides.json").read_text()) == _lab.OVERRIDES
+    server = json.loads((config / "jupyter_lab_config.json").read_text())
+    assert server["ServerApp"] == {"port": 9000}
+    assert server["LabApp"] == {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+                                "extension_manager": "readonly"}
+    assert capsys.readouterr().out.count("wrote ") == 2
