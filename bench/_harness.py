@@ -24,6 +24,10 @@ class Row:
     baseline: float
     goal: str
     kind: str = "time"
+    #: For a latency row (see :func:`latency_row`): the medians behind ``ours`` and
+    #: ``baseline``, which then hold the 95th percentiles.
+    ours_p50: float | None = None
+    baseline_p50: float | None = None
 
     @property
     def ratio(self) -> float:
@@ -52,6 +56,41 @@ def best_of(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> fl
 def rate(fn: Callable[[], object], *, ops: int, repeat: int = 5) -> float:
     """Operations per second, where one call of ``fn`` performs ``ops`` operations."""
     return ops / best_of(fn, repeat=repeat)
+
+
+def samples(fn: Callable[[int], object], n: int) -> list[float]:
+    """Wall time of each of ``n`` calls ``fn(i)``, GC left on (a learner's kernel has it on too)."""
+    times = []
+    for i in range(n):
+        start = time.perf_counter()
+        fn(i)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0-100) by linear interpolation between closest ranks."""
+    ordered = sorted(values)
+    if not ordered:
+        raise ValueError("no samples")
+    pos = (len(ordered) - 1) * q / 100
+    low = int(pos)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def latency_row(name: str, ours: list[float], baseline_name: str, baseline: list[float], goal: str) -> Row:
+    """A row for per-call latencies: p95 against p95 (the ratio), with both p50s in the labels."""
+    ours_p50, base_p50 = percentile(ours, 50), percentile(baseline, 50)
+    return Row(
+        f"{name}: p50 {fmt(ours_p50, 'time')}, p95",
+        percentile(ours, 95),
+        f"{baseline_name}: p50 {fmt(base_p50, 'time')}, p95",
+        percentile(baseline, 95),
+        goal,
+        ours_p50=ours_p50,
+        baseline_p50=base_p50,
+    )
 
 
 def fmt(value: float, kind: str) -> str:
