@@ -12,9 +12,10 @@ botie stays cheap: no tokenizer, no widgets, no plotting happen here.
 from __future__ import annotations
 
 from .budget import Budget
+from .canonical import canonical_json, fingerprint
 from .citations import CitationCheck, CitationFailure, verify_citations
 from .conversation import Conversation
-from .decision import Approval, Branch, Decision, Receipt, StoredRequest, decide
+from .decision import Approval, Branch, Check, CheckName, Decision, KeyState, Receipt, StoredRequest, decide
 from .errors import (
     BotieError,
     BudgetError,
@@ -37,11 +38,11 @@ from .provenance import EvidenceSelection, EvidenceStatus, Trust, select_evidenc
 from .records import Record
 from .routing import ContextPlan, DocumentCoverage, Strategy, execute_plan, plan_context
 from .selection import Coverage, Outcome, Selection, Status, select
-from .service import InspectionService
+from .service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
 from .sqlite_store import SQLiteStore
-from .stores import MemoryStore
+from .stores import AuditRecord, Job, MemoryStore
 from .tokens import TokenCache, count_tokens
-from .tool import INSPECTION_TOOL, FieldError, validate_inspection
+from .tool import INSPECTION_TOOL, FieldError, Problem, validate_inspection
 
 __version__ = "0.1.0"
 
@@ -94,16 +95,28 @@ __all__ = [
     "select_evidence",
     "verify_citations",
     # actions: tool, decision, stores, service
+    "DEFAULT_RETENTION",
     "INSPECTION_TOOL",
     "Approval",
+    "AuditRecord",
     "Branch",
+    "Check",
+    "CheckName",
     "Decision",
     "FieldError",
     "InspectionService",
+    "Job",
+    "JobOrder",
+    "KeyState",
     "MemoryStore",
+    "Problem",
     "Receipt",
+    "Recovery",
+    "RecoveryOutcome",
     "SQLiteStore",
     "StoredRequest",
+    "canonical_json",
     "decide",
+    "fingerprint",
     "validate_inspection",
 ]

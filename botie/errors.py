@@ -13,6 +13,15 @@ __all__ = [
     "FixtureError",
     "BudgetError",
     "PolicyError",
+    "DecisionError",
+    "ClockError",
+    "StoreError",
+    "StoreBusyError",
+    "TokenizerError",
+    "EvidenceError",
+    "RequestTooLargeError",
+    "CitationError",
+    "SettingError",
 ]
 
 
@@ -60,9 +69,6 @@ class PolicyError(BotieError, ValueError):
 
 # --- tool calls, decisions and stores (issue 3) -------------------------------
 
-__all__ += ["ClockError", "DecisionError", "StoreBusyError", "StoreError"]
-
-
 class DecisionError(BotieError, ValueError):
     """A trusted input to a decision (caller, approval, stored request) cannot be interpreted.
 
@@ -84,9 +90,6 @@ class StoreBusyError(StoreError):
 
 
 # --- tokens, provenance, routing, evidence and citations (issue 4) ------------
-
-__all__ += ["CitationError", "EvidenceError", "RequestTooLargeError", "SettingError", "TokenizerError"]
-
 
 class TokenizerError(BotieError, ValueError):
     """Text cannot be counted: it is not a ``str``, or the encoding is not available offline."""
