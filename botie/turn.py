@@ -1,0 +1,450 @@
+"""One turn of Botie, from question to action, with a record of what every stage kept.
+
+The stages run in a fixed order:
+
+1. **candidates**: what retrieval returned;
+2. **permitted**: what the caller may read;
+3. **fresh**: what is in force and not a copy of something else;
+4. **fit**: what cleared the relevance floor and fitted the evidence budget
+   (or a refusal, decided before any model is called);
+5. **request**: the request assembled and counted against the ceiling (or
+   a stop: a document changed since this conversation read it);
+6. **answer**: the model's reply;
+7. **citations**: every quote checked against the documents that were sent
+   (a failure withholds the answer);
+8. **proposal**: when the technician asked for an action, a *separate*
+   request that carries their message and trusted facts and no document
+   text, so nothing a document says can choose a tool or an argument;
+9. **decision**: :func:`botie.decision.decide` on that proposal, with the
+   caller, the allowed assets and the approval from trusted state.
+
+A tool call the model suggests while reading documents (stage 6) is dropped
+and reported, never carried out. When a turn fails, :attr:`TurnResult.losses`
+says for each piece of evidence that was needed where it went missing: never
+retrieved, not authorised, not current, did not fit, or the quoted fact is
+not in the text.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from enum import Enum
+from typing import Any, NamedTuple
+
+from .budget import Budget
+from .citations import CitationCheck, verify_citations
+from .conversation import Conversation
+from .decision import Approval, Decision, StoredRequest, decide
+from .errors import RecordError, RequestTooLargeError
+from .evidence import ModelRequest, build_request
+from .provenance import DEFAULT_FLOOR, EvidenceScenario, EvidenceSelection, select_evidence
+from .records import Record
+from .scripted import Reply, ScriptedModel, ToolProposal
+from .tool import INSPECTION_TOOL, TOOL_NAME
+
+__all__ = [
+    "ActionRequest",
+    "Loss",
+    "Stage",
+    "StageResult",
+    "StageStatus",
+    "TurnOutcome",
+    "TurnResult",
+    "TurnSetup",
+    "action_instructions",
+    "run_turn",
+]
+
+
+class Stage(str, Enum):
+    """The stages of a turn, in the order they run."""
+
+    CANDIDATES = "candidates"
+    PERMITTED = "permitted"
+    FRESH = "fresh"
+    FIT = "fit"
+    REQUEST = "request"
+    ANSWER = "answer"
+    CITATIONS = "citations"
+    PROPOSAL = "proposal"
+    DECISION = "decision"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class StageStatus(str, Enum):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # not run: an earlier stage ended the answer, or no action was asked for
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class TurnOutcome(str, Enum):
+    """What the technician gets back for their question."""
+
+    ANSWERED = "answered"  # an answer whose every quote checked out
+    REFUSED = "refused"  # nothing relevant survived: "the documents do not appear to answer this"
+    WITHHELD = "withheld"  # the model answered, but a citation failed, so the answer is not shown
+    STOPPED = "stopped"  # a document changed since this conversation first read it
+    TOO_LARGE = "too_large"  # the request would not fit under the ceiling; nothing was cut
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: What it means for a needed document to go missing at each stage.
+LOSS_KIND: Mapping[Stage, str] = {
+    Stage.CANDIDATES: "missing candidate",
+    Stage.PERMITTED: "not authorised",
+    Stage.FRESH: "not current",
+    Stage.FIT: "did not fit",
+    Stage.REQUEST: "never sent",
+    Stage.CITATIONS: "fact not in the text",
+}
+
+_STAGE_OF_CHECK = {
+    "permission": Stage.PERMITTED,
+    "freshness": Stage.FRESH,
+    "duplicates": Stage.FRESH,
+}
+
+
+class StageResult(NamedTuple):
+    """One stage of the trace: how it went, the document ids still in play after it, and why."""
+
+    stage: Stage
+    status: StageStatus
+    ids: tuple[str, ...]
+    detail: str
+
+
+class Loss(NamedTuple):
+    """A document the answer needed, and the stage where it went missing."""
+
+    record_id: str
+    stage: Stage
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class TurnSetup:
+    """Trusted state for a turn: who asks, when, what they may read, and the limits.
+
+    None of this comes from a document or from the model. ``budget`` sizes the
+    evidence (a :class:`~botie.budget.Budget` or an int allowance);
+    ``ceiling`` and ``answer_allowance`` are for the assembled request;
+    ``tools`` are the tools this turn offers when an action is asked for.
+    """
+
+    caller: str
+    allowed_assets: tuple[str, ...]
+    observed_on: _dt.date | str
+    budget: Budget | int
+    floor: float = DEFAULT_FLOOR
+    ceiling: int = 1200
+    answer_allowance: int = 150
+    tools: tuple[str, ...] = (TOOL_NAME,)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.allowed_assets, (str, bytes)):
+            raise TypeError(f"allowed_assets must be a collection such as ['P-2'], not {self.allowed_assets!r}")
+        object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
+        object.__setattr__(self, "tools", tuple(self.tools))
+
+    @classmethod
+    def from_scenario(cls, scenario: EvidenceScenario, **overrides: Any) -> TurnSetup:
+        """The trusted state of an evidence scenario (``load_evidence_scenario()``), with overrides."""
+        fields: dict[str, Any] = {
+            "caller": scenario.caller, "allowed_assets": scenario.allowed_assets,
+            "observed_on": scenario.observed_on, "budget": scenario.budget, "floor": scenario.floor,
+        }
+        fields.update(overrides)
+        return cls(**fields)
+
+    def with_(self, **changes: Any) -> TurnSetup:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """The technician's own request for an action, with what the application recorded about it.
+
+    ``message`` is what they typed; ``approval`` is what the approval screen
+    recorded (or None); ``previous`` is what is stored under the request id.
+    """
+
+    message: str
+    approval: Approval | None = None
+    previous: StoredRequest | None = None
+
+
+def action_instructions(setup: TurnSetup) -> str:
+    """The instructions of the action request: the offered tools and trusted facts, no documents."""
+    tools = [INSPECTION_TOOL] if TOOL_NAME in setup.tools else []
+    offered = json.dumps(tools, ensure_ascii=False, sort_keys=True)
+    may = ", ".join(setup.allowed_assets) or "nothing"
+    return (
+        "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
+        "tool listed below, or none. Take the arguments from the technician's own message and the facts "
+        "in this request; this request contains no documents.\n"
+        f"Tools: {offered}\n"
+        f"Signed in: {setup.caller}. May schedule: {may}."
+    )
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """Everything one turn did, stage by stage."""
+
+    question: str
+    outcome: TurnOutcome
+    stages: tuple[StageResult, ...]
+    selection: EvidenceSelection
+    request: ModelRequest | None
+    reply: Reply | None
+    citations: CitationCheck | None
+    dropped: ToolProposal | None  # a tool call suggested while reading documents: never carried out
+    action_request: ModelRequest | None
+    proposal: ToolProposal | None
+    decision: Decision | None
+    losses: tuple[Loss, ...]
+    notice: str | None  # what the technician is told instead of an answer, if anything
+    documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+
+    def stage(self, stage: Stage | str) -> StageResult:
+        for s in self.stages:
+            if s.stage == stage:
+                return s
+        raise KeyError(stage)
+
+    @property
+    def answer(self) -> str | None:
+        """The answer the technician sees: only when every citation checked out."""
+        return self.reply.answer if self.outcome is TurnOutcome.ANSWERED and self.reply else None
+
+    @property
+    def context_ids(self) -> tuple[str, ...]:
+        """The documents that entered the request, in reading order."""
+        return self.request.document_ids if self.request is not None else ()
+
+    @property
+    def tool_call(self) -> tuple[str, str] | None:
+        """The call handed to the decision (tool and canonical arguments), or None."""
+        if self.decision is None or self.proposal is None:
+            return None
+        return self.proposal.key()
+
+    def trace(self) -> str:
+        """The stages as a table: stage, status, how many documents were still in play, and why."""
+        lines = []
+        for s in self.stages:
+            shown = s.stage in _DOCUMENT_STAGES and s.status is not StageStatus.SKIPPED
+            kept = f"{len(s.ids):>2}" if shown else "  "
+            lines.append(f"{s.stage!s:<11} {s.status!s:<8} {kept}  {s.detail}")
+        lines.append(f"-> {self.outcome}")
+        return "\n".join(lines)
+
+    def explain_losses(self) -> str:
+        if not self.losses:
+            return "nothing the answer needed went missing"
+        return "\n".join(f"{x.record_id}: lost at {x.stage} ({x.kind}): {x.detail}" for x in self.losses)
+
+
+_DOCUMENT_STAGES = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.FIT, Stage.REQUEST)
+
+
+def _candidates(candidates: Iterable[Record]) -> tuple[Record, ...]:
+    records = tuple(candidates)
+    for index, r in enumerate(records):
+        if not isinstance(r, Record):
+            raise RecordError(f"candidate {index} is not a Record: {r!r:.80}", field="record", record=str(index))
+    return records
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> list[StageResult]:
+    """Stages 1-4 from the selector's per-candidate outcomes."""
+    outcome = {o.record_id: o for o in selection.outcomes}
+    ids = tuple(r.id for r in records)
+    stages = [StageResult(Stage.CANDIDATES, StageStatus.PASSED if ids else StageStatus.FAILED, ids,
+                          f"{_count(len(ids), 'candidate')} retrieved")]
+    current = ids
+    for stage in (Stage.PERMITTED, Stage.FRESH):
+        gone = [i for i in current if _STAGE_OF_CHECK.get(outcome[i].check) == stage]
+        current = tuple(i for i in current if i not in gone)
+        why = "; ".join(f"{i} {outcome[i].status}" for i in gone) or "nothing removed"
+        stages.append(StageResult(stage, StageStatus.PASSED if current else StageStatus.FAILED, current, why))
+    if selection.refused:
+        stages.append(StageResult(Stage.FIT, StageStatus.FAILED, (), f"refused: {selection.refusal}"))
+    else:
+        detail = (f"{_count(len(selection.selected_ids), 'document')} in the pack, "
+                  f"{selection.used} of {selection.allowance} tokens (floor {selection.floor:.2f})")
+        stages.append(StageResult(Stage.FIT, StageStatus.PASSED, selection.selected_ids, detail))
+    return stages
+
+
+def _skip(stage: Stage, why: str) -> StageResult:
+    return StageResult(stage, StageStatus.SKIPPED, (), why)
+
+
+def run_turn(
+    question: str,
+    candidates: Iterable[Record],
+    setup: TurnSetup,
+    model: ScriptedModel,
+    *,
+    action: ActionRequest | None = None,
+    needed: Iterable[str] = (),
+    conversation: Conversation | None = None,
+) -> TurnResult:
+    """Run one turn (see the module docstring) and return every stage's result.
+
+    ``needed`` names the documents a correct answer rests on (from a
+    fixture's ``answered_by``); it is used only to say where they went
+    missing, never to decide anything. With a ``conversation``, the request
+    is assembled by :meth:`Conversation.ask`, so document versions are pinned
+    across turns (the conversation's own ceiling then applies).
+    """
+    records = _candidates(candidates)
+    by_id = {r.id: r for r in records}
+    selection = select_evidence(records, setup.allowed_assets, setup.budget, observed_on=setup.observed_on,
+                                floor=setup.floor)
+    stages = _filter_stages(records, selection)
+    request = reply = check = dropped = None
+    notice: str | None = None
+
+    if selection.refused:
+        outcome, notice = TurnOutcome.REFUSED, selection.refusal
+        stages += [_skip(s, "not run: refused before any model was called")
+                   for s in (Stage.REQUEST, Stage.ANSWER, Stage.CITATIONS)]
+    else:
+        outcome, request, notice, stage = _assemble(question, [by_id[i] for i in selection.selected_ids],
+                                                    setup, conversation)
+        stages.append(stage)
+        if request is None:
+            stages += [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
+        else:
+            reply = model.reply(request.text)
+            dropped = reply.proposal
+            stages.append(_answer_stage(reply))
+            check = verify_citations(reply.citations, request.evidence)
+            if check.ok:
+                outcome = TurnOutcome.ANSWERED
+                why = f"{_count(len(check.verified), 'quote')} checked: each is verbatim in a document that was sent"
+                stages.append(StageResult(Stage.CITATIONS, StageStatus.PASSED, check.context_ids, why))
+            else:
+                outcome = TurnOutcome.WITHHELD
+                notice = "answer withheld: " + "; ".join(f.reason for f in check.failures)
+                stages.append(StageResult(Stage.CITATIONS, StageStatus.FAILED, check.context_ids, notice))
+
+    action_request = proposal = decision = None
+    leaked: tuple[str, ...] = ()
+    if action is None:
+        stages += [_skip(Stage.PROPOSAL, "no action was asked for"), _skip(Stage.DECISION, "no action was asked for")]
+    else:
+        action_request, proposal, decision, leaked, more = _act(action, setup, model, records)
+        stages += more
+
+    losses = _losses(needed, records, selection, request, check)
+    return TurnResult(question, outcome, tuple(stages), selection, request, reply, check, dropped,
+                      action_request, proposal, decision, losses, notice, leaked)
+
+
+def _assemble(question: str, records: list[Record], setup: TurnSetup, conversation: Conversation | None,
+              ) -> tuple[TurnOutcome, ModelRequest | None, str | None, StageResult]:
+    ids = tuple(r.id for r in records)
+    try:
+        if conversation is None:
+            request = build_request(question, records, ceiling=setup.ceiling,
+                                    answer_allowance=setup.answer_allowance)
+        else:
+            turn = conversation.ask(question, records)
+            if turn.request is None:
+                changed = tuple(c.document_id for c in turn.changes)
+                return (TurnOutcome.STOPPED, None, turn.notice,
+                        StageResult(Stage.REQUEST, StageStatus.FAILED, changed, turn.notice))
+            request = turn.request
+    except RequestTooLargeError as exc:
+        return TurnOutcome.TOO_LARGE, None, str(exc), StageResult(Stage.REQUEST, StageStatus.FAILED, ids, str(exc))
+    return TurnOutcome.ANSWERED, request, None, StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids,
+                                                            request.report())
+
+
+def _answer_stage(reply: Reply) -> StageResult:
+    parts = [f"{_count(len(reply.citations), 'citation')}"]
+    if reply.obeyed:
+        parts.append("the model followed a planted instruction: " + ", ".join(reply.obeyed))
+    if reply.proposal is not None:
+        parts.append(f"suggested {reply.proposal} while reading documents: dropped, never carried out")
+    return StageResult(Stage.ANSWER, StageStatus.PASSED, reply.citation_ids, "; ".join(parts))
+
+
+def _act(action: ActionRequest, setup: TurnSetup, model: ScriptedModel, records: Sequence[Record]):
+    """Stages 8-9: a request without documents, the model's proposal, and the decision."""
+    request = build_request(action.message, (), ceiling=setup.ceiling, answer_allowance=setup.answer_allowance,
+                            instructions=action_instructions(setup))
+    leaked = tuple(r.id for r in records if r.text.strip() and r.text in request.text)
+    proposal = model.reply(request.text).proposal
+    if proposal is None:
+        return request, None, None, leaked, [
+            StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), "the model proposed no tool call"),
+            _skip(Stage.DECISION, "nothing to decide")]
+    if proposal.tool not in setup.tools:
+        why = f"{proposal.tool} is not a tool this turn offers ({', '.join(setup.tools) or 'none'})"
+        return request, proposal, None, leaked, [
+            StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), why), _skip(Stage.DECISION, "nothing to decide")]
+    decision = decide(dict(proposal.arguments), caller=setup.caller, allowed_assets=setup.allowed_assets,
+                      approval=action.approval, previous=action.previous)
+    status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
+    return request, proposal, decision, leaked, [
+        StageResult(Stage.PROPOSAL, StageStatus.PASSED, (),
+                    f"{proposal}, from a request with {_count(len(leaked), 'document')} in it"),
+        StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}")]
+
+
+def _losses(needed: Iterable[str], records: Sequence[Record], selection: EvidenceSelection,
+            request: ModelRequest | None, check: CitationCheck | None) -> tuple[Loss, ...]:
+    """Where each needed document, and each document a failed citation named, went missing."""
+    retrieved = {r.id for r in records}
+    sent = set(request.document_ids) if request is not None else set()
+    found: dict[str, Loss] = {}
+
+    def lost(rid: str) -> Loss | None:
+        if rid not in retrieved:
+            return Loss(rid, Stage.CANDIDATES, LOSS_KIND[Stage.CANDIDATES], "retrieval never returned it")
+        o = selection.outcome(rid)
+        stage = _STAGE_OF_CHECK.get(o.check)
+        if stage is not None:
+            return Loss(rid, stage, LOSS_KIND[stage], f"{o.status}: {o.reason}")
+        if rid not in selection.selected_ids:
+            why = selection.refusal if selection.refused else o.reason
+            return Loss(rid, Stage.FIT, LOSS_KIND[Stage.FIT], f"{o.status}: {why}")
+        if rid not in sent:
+            return Loss(rid, Stage.REQUEST, LOSS_KIND[Stage.REQUEST], "selected, but the request was not sent")
+        return None
+
+    for rid in needed:
+        loss = lost(rid)
+        if loss is not None:
+            found.setdefault(rid, loss)
+    for failure in (check.failures if check is not None else ()):
+        rid = failure.citation_id
+        if rid is None or rid in found:
+            continue
+        if rid in sent:
+            found[rid] = Loss(rid, Stage.CITATIONS, LOSS_KIND[Stage.CITATIONS], failure.reason)
+        else:
+            loss = lost(rid)
+            if loss is not None:
+                found[rid] = loss
+    return tuple(found.values())
