@@ -1,0 +1,162 @@
+"""The provenance panel: move the observation date, the allowed assets, the relevance floor and the budget;
+see which candidates survive and why each of the others was excluded.
+
+Everything shown comes from :func:`botie.provenance.select_evidence`. The
+panel builds its inputs from the controls and draws the result: one row per
+candidate with its status word and reason, the verdict (a pack, or a refusal
+decided before any model is called), and every conflict between sources,
+with both sides shown together and flagged.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..provenance import EvidenceScenario, EvidenceSelection, trust_of
+from ._common import STYLES, Panel, control, esc
+
+__all__ = ["ProvenancePanel", "provenance_panel", "status_badge"]
+
+_PREVIEW = 64
+
+# Statuses the shared palette does not know yet. The word and the symbol carry the meaning; colour only helps.
+_MORE_STYLES: dict[str, tuple[str, str]] = {
+    "stale": ("#7a4a00", "⌛"),
+    "superseded": ("#6b3d8f", "↧"),
+    "duplicate": ("#5f6368", "="),
+    "below_floor": ("#8a3b12", "↓"),
+    "incomplete": ("#a35200", "½"),
+    "answer": ("#1b7a3a", "✓"),
+    "refuse": ("#a3172b", "✗"),
+    "conflict": ("#7a1ba3", "⚑"),
+    # routing strategies
+    "stuff_all": ("#1b7a3a", "▮"),
+    "select_documents": ("#1b5fa3", "▤"),
+    "retrieve_within_document": ("#a35200", "⌕"),
+    "retrieve_chunks": ("#7a1ba3", "⋯"),
+}
+
+
+def status_badge(word: str) -> str:
+    """A coloured label that says its word and a symbol, for any status the lessons use."""
+    colour, symbol = _MORE_STYLES.get(word) or STYLES.get(word, ("#333333", "•"))
+    return (
+        f'<span class="botie-badge botie-badge-{esc(word)}" style="background:{colour};color:#fff;'
+        f'padding:1px 6px;border-radius:3px;font-family:monospace;white-space:nowrap">{symbol} {esc(word)}</span>'
+    )
+
+
+def _preview(text: str) -> str:
+    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
+
+
+class ProvenancePanel(Panel):
+    """Controls: ``question``, ``observed_on``, ``assets`` (one checkbox per asset), ``floor``, ``budget``.
+    Shows: ``result`` (HTML): the verdict, one row per candidate, and the flagged conflicts."""
+
+    kind = "provenance"
+
+    def __init__(self, scenario: EvidenceScenario, *, max_budget: int | None = None) -> None:
+        super().__init__()
+        self.scenario = scenario
+        self.selection: EvidenceSelection | None = None
+        allowance = scenario.budget.evidence
+        top = max_budget or max(600, 2 * allowance)
+
+        self.question = control(widgets.Dropdown(
+            options=[(q.question, i) for i, q in enumerate(scenario.questions)], value=0, description="question",
+            layout=widgets.Layout(width="95%")), "question")
+        self.observed_on = control(widgets.DatePicker(value=scenario.observed_on, description="observed on"),
+                                   "observed-on")
+        assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
+        self.assets: dict[str, widgets.Checkbox] = {
+            asset: control(widgets.Checkbox(value=asset in scenario.allowed_assets, description=asset, indent=False,
+                                            layout=widgets.Layout(width="auto")), f"asset-{asset}")
+            for asset in assets
+        }
+        self.floor = control(widgets.FloatSlider(value=scenario.floor, min=0.0, max=1.0, step=0.01,
+                                                 readout_format=".2f", description="relevance floor"), "floor")
+        self.budget = control(widgets.IntSlider(value=allowance, min=0, max=top, step=1,
+                                                description="evidence budget (tokens)"), "budget")
+        self.widget = self._root([
+            widgets.HTML(f"<b>{esc(scenario.caller)}</b> asks (retrieval's scores change with the question):"),
+            self.question,
+            self.observed_on,
+            widgets.HTML("Allowed assets (trusted, from the sign-in):"),
+            widgets.HBox(list(self.assets.values())),
+            self.floor,
+            self.budget,
+            self.result,
+        ])
+        self._watch(self.question, self.observed_on, self.floor, self.budget, *self.assets.values())
+        self.refresh()
+
+    @property
+    def allowed(self) -> list[str]:
+        return [asset for asset, box in self.assets.items() if box.value]
+
+    def _render(self) -> None:
+        day = self.observed_on.value
+        if not isinstance(day, _dt.date):
+            self.selection = None
+            self.show_problem("Pick an observation date.", "Freshness is judged against a date; none is set.")
+            return
+        selection = self.scenario.select(self.question.value, observed_on=day, allowed_assets=self.allowed,
+                                         floor=self.floor.value, budget=self.budget.value)
+        self.selection = selection
+        self.result.value = self._result_html(selection)
+
+    def _result_html(self, selection: EvidenceSelection) -> str:
+        records = {r.id: r for r in self.scenario.candidates(self.question.value)}
+        if selection.refused:
+            verdict = f"{status_badge('refuse')} <b>refused:</b> {esc(selection.refusal)}"
+        else:
+            verdict = (f"{status_badge('answer')} <b>pack:</b> {esc(', '.join(selection.selected_ids))} "
+                       f"({selection.used} of {selection.allowance} tokens)")
+        rows = []
+        for n, outcome in enumerate(selection.outcomes, start=1):
+            r = records[outcome.record_id]
+            fate = "survived" if str(outcome.status) == "selected" else "excluded"
+            rows.append(
+                "<tr>"
+                f"<td>{n}</td><td><code>{esc(r.id)}</code></td><td>{esc(trust_of(r))}</td>"
+                f'<td style="text-align:right">{r.score:.2f}</td>'
+                f"<td>{fate}</td><td>{status_badge(str(outcome.status))}</td>"
+                f"<td>{esc(outcome.check)}</td><td>{esc(outcome.reason)}</td>"
+                f'<td style="color:#555;font-size:90%">{esc(_preview(r.text))}</td>'
+                "</tr>"
+            )
+        head = "".join(f"<th style='text-align:left'>{h}</th>"
+                       for h in ("#", "id", "trust", "score", "fate", "status", "check", "why", "text"))
+        conflicts = "".join(self._conflict_html(c, records) for c in selection.conflicts)
+        allowed = ", ".join(self.allowed) or "none"
+        return (
+            f"<p style='font-size:110%'>{verdict}</p>"
+            f"<p style='color:#444'>observed on {selection.observed_on} · allowed assets: {esc(allowed)} · "
+            f"relevance floor {selection.floor:.2f} · evidence budget {selection.allowance} tokens</p>"
+            f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"{conflicts}<p>{esc(selection.coverage.summary())}</p>"
+        )
+
+    @staticmethod
+    def _conflict_html(conflict: Any, records: dict) -> str:
+        a, b = conflict.ids
+        sides = "".join(
+            f"<td style='vertical-align:top;padding:4px 8px;border:1px solid #ccc'><code>{esc(i)}</code> "
+            f"({esc(tier)})<br>{esc(records[i].text)}</td>"
+            for i, tier in ((a, conflict.tiers[0]), (b, conflict.tiers[1])))
+        flag = "kept together, flagged" if conflict.kept_together else "ordered by authority"
+        return (f"<div class='botie-conflict'><p>{status_badge('conflict')} <b>conflict ({flag}):</b> "
+                f"{esc(conflict.explain())}</p><table><tr>{sides}</tr></table></div>")
+
+
+def provenance_panel(scenario: EvidenceScenario | None = None, **options: Any) -> ProvenancePanel:
+    """Build the provenance panel (default: the ``manual_revisions.json`` scenario); display ``.widget``."""
+    if scenario is None:
+        from ..provenance import load_evidence_scenario
+
+        scenario = load_evidence_scenario()
+    return ProvenancePanel(scenario, **options)
