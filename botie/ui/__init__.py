@@ -25,3 +25,5 @@ __all__ = [
     "window_figure",
     "window_text",
 ]
+from .provenance import ProvenancePanel, provenance_panel  # noqa: E402 (lessons 02, 03, 05)
+from .routing import RoutingPanel, routing_panel  # noqa: E402
