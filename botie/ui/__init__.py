@@ -27,3 +27,4 @@ __all__ = [
 ]
 from .provenance import ProvenancePanel, provenance_panel  # noqa: E402 (lessons 02, 03, 05)
 from .routing import RoutingPanel, routing_panel  # noqa: E402
+from .turn import TurnPanel, turn_panel  # noqa: E402

@@ -1,0 +1,131 @@
+"""The turn panel: run one whole turn and see every stage, which one lost the evidence, and what was decided.
+
+Everything shown comes from :func:`botie.turn.run_turn`. The controls change
+its inputs: the question, the evidence budget, the allowed assets, whether
+the scripted model is careful or gullible, a document carrying planted
+instructions, and whether the technician asked for (and approved) an
+inspection.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as widgets
+
+from ..decision import Approval
+from ..provenance import EvidenceScenario
+from ..records import Record
+from ..scripted import ScriptedModel
+from ..turn import ActionRequest, TurnResult, TurnSetup, run_turn
+from ._common import Panel, control, esc
+from .provenance import status_badge
+
+__all__ = ["TurnPanel", "turn_panel"]
+
+_OUTCOME_WORD = {"answered": "passed", "refused": "refuse", "withheld": "failed", "stopped": "failed",
+                 "too_large": "failed"}
+_STATUS_WORD = {"passed": "passed", "failed": "failed", "skipped": "not_reached"}
+
+
+class TurnPanel(Panel):
+    """Controls: ``question``, ``budget``, ``assets``, ``model``, ``planted``, ``ask``, ``approved``.
+    Shows: ``result`` (the outcome, the stage trace, the losses and the decision)."""
+
+    kind = "turn"
+
+    def __init__(self, scenario: EvidenceScenario, model: ScriptedModel, *, planted: tuple[Record, ...] = (),
+                 message: str, payload: dict[str, Any], setup: TurnSetup | None = None) -> None:
+        super().__init__()
+        self.scenario, self.model, self.message, self.payload = scenario, model, message, dict(payload)
+        self.setup = setup or TurnSetup.from_scenario(scenario)
+        self.planted_docs = {r.id: r for r in planted}
+        self.turn: TurnResult | None = None
+        self.question = control(widgets.Dropdown(
+            options=[(q.question, i) for i, q in enumerate(scenario.questions)], value=0, description="question",
+            layout=widgets.Layout(width="95%")), "question")
+        self.budget = control(widgets.IntSlider(scenario.budget.evidence, min=0, max=600,
+                                                description="evidence budget (tokens)"), "budget")
+        assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
+        self.assets: dict[str, widgets.Checkbox] = {
+            a: control(widgets.Checkbox(value=a in scenario.allowed_assets, description=a, indent=False,
+                                        layout=widgets.Layout(width="auto")), f"asset-{a}")
+            for a in assets
+        }
+        self.model_kind = control(widgets.ToggleButtons(options=["careful", "gullible"], value="careful",
+                                                        description="scripted model",
+                                                        tooltips=["obeys only text outside the evidence region",
+                                                                  "obeys any instruction it reads"]), "model")
+        self.planted = control(widgets.Dropdown(options=[("none", "")] + [(rid, rid) for rid in self.planted_docs],
+                                                value="", description="add a planted document"), "planted")
+        self.ask = control(widgets.Checkbox(True, description=f"also ask: {message}", indent=False,
+                                            layout=widgets.Layout(width="auto")), "ask")
+        self.approved = control(widgets.Checkbox(True, description=(
+            f"{self.setup.caller} approved asset {payload['asset_id']}, {payload['duration_minutes']} minutes, "
+            f"request {payload['request_id']}"), indent=False, layout=widgets.Layout(width="auto")), "approved")
+        self.widget = self._root([
+            self.question, self.budget,
+            widgets.HTML("Allowed assets (trusted, from the sign-in):"),
+            widgets.HBox(list(self.assets.values())),
+            self.model_kind, self.planted, self.ask, self.approved,
+            self.result,
+        ])
+        self._watch(self.question, self.budget, self.model_kind, self.planted, self.ask, self.approved,
+                    *self.assets.values())
+        self.refresh()
+
+    def _render(self) -> None:
+        index = self.question.value
+        q = self.scenario.questions[index]
+        candidates = list(self.scenario.candidates(index))
+        if self.planted.value:
+            candidates.append(self.planted_docs[self.planted.value])
+        allowed = tuple(a for a, box in self.assets.items() if box.value)
+        setup = self.setup.with_(budget=self.budget.value, allowed_assets=allowed)
+        model = self.model.with_(gullible=self.model_kind.value == "gullible")
+        action = None
+        if self.ask.value:
+            approval = Approval(self.setup.caller, self.payload) if self.approved.value else None
+            action = ActionRequest(self.message, approval)
+        self.turn = run_turn(q.question, candidates, setup, model, action=action, needed=q.answered_by)
+        self.result.value = self._result_html(self.turn)
+
+    @staticmethod
+    def _result_html(turn: TurnResult) -> str:
+        outcome = str(turn.outcome)
+        said = turn.answer if turn.answer is not None else turn.notice
+        rows = "".join(
+            f"<tr><td>{esc(s.stage)}</td><td>{status_badge(_STATUS_WORD[str(s.status)])}</td>"
+            f"<td>{esc(s.status)}</td><td style='text-align:right'>{len(s.ids) if s.ids else ''}</td>"
+            f"<td>{esc(s.detail)}</td></tr>"
+            for s in turn.stages
+        )
+        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("stage", "", "status", "ids", "detail"))
+        losses = "".join(f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): "
+                         f"{esc(x.detail)}</li>" for x in turn.losses)
+        lost = f"<p><b>where the evidence went missing:</b></p><ul>{losses}</ul>" if losses else ""
+        decision = (f"<p><b>decision:</b> {esc(turn.decision.branch)} on {esc(turn.proposal)}</p>"
+                    if turn.decision is not None else "")
+        return (
+            f"<p style='font-size:115%'>{status_badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
+            f"<p>{esc(said or '')}</p>"
+            f"<table class='botie-stages'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+            f"{lost}{decision}"
+        )
+
+
+def turn_panel(scenario: EvidenceScenario | None = None, model: ScriptedModel | None = None,
+               **options: Any) -> TurnPanel:
+    """Build the turn panel on ``manual_revisions.json`` with the workshop's scripted model and planted documents."""
+    import json
+
+    from ..fixtures import fixture_path, load_records
+    from ..provenance import load_evidence_scenario
+    from ..scripted import load_scripted_model
+
+    path = fixture_path("scripted_turns.json")
+    action = json.loads(path.read_text(encoding="utf-8"))["action"]
+    options.setdefault("planted", load_records(path))
+    options.setdefault("message", action["message"])
+    options.setdefault("payload", action["approved_payload"])
+    return TurnPanel(scenario or load_evidence_scenario(), model or load_scripted_model(str(path)), **options)
