@@ -1,7 +1,8 @@
 """Real-browser fixtures: the system Chromium (through Playwright) against servers started on 127.0.0.1.
 
-One JupyterLab per session, one browser profile per session (a fresh temp
-dir), a new page per test. Nothing leaves the machine: every request that is
+One JupyterLab and one browser (a fresh profile in a temp dir) for the whole
+of tests/browser, a new page per test. Both are package-scoped, so they are
+gone before the rest of the suite (nbval) runs. Nothing leaves the machine: every request that is
 not to 127.0.0.1 is aborted and recorded, and a test can assert there were none.
 
 Where Chromium or Playwright is missing these tests skip with the reason;
@@ -46,14 +47,14 @@ def _skip_or_fail(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_ready() -> None:
     reason = _unavailable()
     if reason:
         _skip_or_fail(reason)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def voila_ready(browser_ready: None) -> None:
     if importlib.util.find_spec("voila") is None:
         _skip_or_fail("Voila is not installed (pip install -e '.[present]')")
@@ -65,18 +66,18 @@ def shots_dir() -> Path:
     return _SHOTS[0]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("browser")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def workshop(scratch: Path) -> Path:
     """The scratch copy of notebooks/ that the servers serve."""
     return servers.copy_workshop(scratch / "workshop")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def lab(browser_ready: None, workshop: Path, scratch: Path) -> Iterator[servers.Server]:
     server = servers.jupyterlab(workshop, scratch)
     try:
@@ -95,7 +96,7 @@ class Browser:
         self.external: list[str] = []
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser(browser_ready: None, scratch: Path) -> Iterator[Browser]:
     from playwright.sync_api import sync_playwright
 
