@@ -243,8 +243,8 @@ WRONG = {
         "adds up the tokens of every attachment": lambda st, a, r: _coverage(st, a, r, all_tokens=True),
         "accepts a read id that was never attached": lambda st, a, r: _coverage(st, a, r, check_unknown=False),
         "hard-coded 12 + 29 = 41": lambda st, a, r: {
-            "strategy": "select_documents", "documents_attached": 41, "documents_in_context": 12,
-            "documents_searched_not_included": 29, "excluded_ids": [], "token_budget_used": 512_400},
+            "documents_in_context": 12, "documents_searched_not_included": 29, "documents_attached": 41,
+            "token_budget_used": 512_400, "excluded_ids": [], "strategy": "select_documents"},
     },
     "span_check": {
         "ignores capitals": lambda cs, ctx: _span(cs, ctx, same=lambda q, t: q.lower() in t.lower()),
