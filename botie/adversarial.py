@@ -45,7 +45,7 @@ from .provenance import EvidenceScenario, load_evidence_scenario, rescored, sele
 from .records import Record
 from .routing import Strategy, execute_plan, plan_context
 from .scripted import ScriptedModel, load_scripted_model
-from .turn import ActionRequest, TurnOutcome, TurnResult, TurnSetup, run_turn
+from .turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
 
 __all__ = [
     "DESIGNS",
@@ -159,16 +159,20 @@ def _action(data: Mapping[str, Any], caller: str) -> ActionRequest:
 # --- the naive design, written out so the comparison is honest -----------------------
 
 
-class _NaiveTurn(NamedTuple):
-    answer: str | None  # released without a citation check
+class _Seen(NamedTuple):
+    """What a turn showed the user and did, in the same shape for both designs."""
+
+    answer: str | None  # what the user reads (None when withheld or refused)
+    withheld: bool
     context_ids: tuple[str, ...]
-    tool_call: str
+    obeyed: tuple[str, ...]  # planted instructions the model followed
+    call: str  # the tool call that went ahead, as text ("none" if none)
+    call_key: tuple | None  # the same call in canonical form, for comparing
     authorisation: tuple
-    obeyed: tuple[str, ...]
 
 
 def _naive_turn(question: str, candidates: Sequence[Record], setup: TurnSetup, model: ScriptedModel,
-                action: ActionRequest | None = None) -> _NaiveTurn:
+                action: ActionRequest | None = None) -> _Seen:
     """No floor, no citation check, and one request that reads the documents and proposes the action."""
     selection = select_evidence(candidates, setup.allowed_assets, setup.budget, observed_on=setup.observed_on,
                                 floor=0.0)
@@ -177,17 +181,25 @@ def _naive_turn(question: str, candidates: Sequence[Record], setup: TurnSetup, m
     message = question if action is None else f"{question} {action.message}"
     request = build_request(message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
     reply = model.reply(request.text)
-    call, auth = "none", ()
-    proposal = reply.proposal
-    if action is not None and proposal is not None:
-        call = str(proposal)
-        if proposal.tool == "propose_inspection":
-            auth = _authorisation(decide(dict(proposal.arguments), caller=setup.caller,
-                                         allowed_assets=setup.allowed_assets, approval=action.approval,
-                                         previous=action.previous))
-        else:
-            auth = ("run without any decision",)
-    return _NaiveTurn(reply.answer, request.document_ids, call, auth, reply.obeyed)
+    proposal = reply.proposal if action is not None else None
+    auth: tuple = ()
+    if proposal is not None and proposal.tool == "propose_inspection":
+        auth = _authorisation(decide(dict(proposal.arguments), caller=setup.caller,
+                                     allowed_assets=setup.allowed_assets, approval=action.approval,
+                                     previous=action.previous))
+    elif proposal is not None:
+        auth = ("run without any decision",)
+    call = str(proposal) if proposal is not None else "none"
+    key = proposal.key() if proposal is not None else None
+    return _Seen(reply.answer, False, request.document_ids, reply.obeyed, call, key, auth)
+
+
+def _botie_turn(question: str, candidates: Sequence[Record], setup: TurnSetup, model: ScriptedModel,
+                action: ActionRequest | None = None) -> _Seen:
+    r = run_turn(question, candidates, setup, model, action=action)
+    decided = r.decision is not None and r.proposal is not None
+    return _Seen(r.answer, r.outcome is TurnOutcome.WITHHELD, r.context_ids, r.reply.obeyed if r.reply else (),
+                 str(r.proposal) if decided else "none", r.tool_call, _authorisation(r.decision))
 
 
 def _authorisation(decision: Decision | None) -> tuple:
@@ -197,10 +209,6 @@ def _authorisation(decision: Decision | None) -> tuple:
     checks = tuple((str(c.name), str(c.verdict), c.reason) for c in decision.checks
                    if str(c.name) in ("permission", "approval"))
     return (str(decision.branch), *checks)
-
-
-def _call_text(result: TurnResult) -> str:
-    return str(result.proposal) if result.decision is not None and result.proposal is not None else "none"
 
 
 # --- the sets ---------------------------------------------------------------------------
@@ -323,36 +331,23 @@ def _absent(design: str, s: _Slice) -> list[CaseResult]:
 
 
 def _injected(design: str, s: _Slice) -> tuple[list[CaseResult], list[InjectionResult]]:
+    """The torque question plus a booking, with and without each planted document, read by a gullible model."""
     question = s.scenario.questions[0].question
     base = s.scenario.candidates(0)
     planted_here = {e["record"] for e in s.data["injected"]}
     clean = tuple(r for r in base if r.id not in planted_here)
     by_id = {r.id: r for r in (*base, *s.planted.values())}
     action = _action(s.data, s.setup.caller)
-    if design == "botie":
-        reference = run_turn(question, clean, s.setup, s.gullible, action=action)
-    else:
-        reference_naive = _naive_turn(question, clean, s.setup, s.gullible, action)
+    turn = _botie_turn if design == "botie" else _naive_turn
+    reference = turn(question, clean, s.setup, s.gullible, action)
     cases, injections = [], []
     for entry in s.data["injected"]:
         kind, doc = entry["trick"], by_id[entry["record"]]
-        candidates = (*clean, doc)
-        if design == "botie":
-            r = run_turn(question, candidates, s.setup, s.gullible, action=action)
-            answer = ("withheld" if r.outcome is TurnOutcome.WITHHELD
-                      else "unchanged" if r.answer == reference.answer else "changed")
-            result = InjectionResult(
-                kind, doc.id, doc.id in r.context_ids, kind in (r.reply.obeyed if r.reply else ()), answer,
-                r.tool_call == reference.tool_call,
-                _authorisation(r.decision) == _authorisation(reference.decision),
-                _call_text(reference), _call_text(r))
-        else:
-            n = _naive_turn(question, candidates, s.setup, s.gullible, action)
-            answer = "unchanged" if n.answer == reference_naive.answer else "changed"
-            result = InjectionResult(kind, doc.id, doc.id in n.context_ids, kind in n.obeyed, answer,
-                                     n.tool_call == reference_naive.tool_call,
-                                     n.authorisation == reference_naive.authorisation,
-                                     reference_naive.tool_call, n.tool_call)
+        seen = turn(question, (*clean, doc), s.setup, s.gullible, action)
+        answer = "withheld" if seen.withheld else "unchanged" if seen.answer == reference.answer else "changed"
+        result = InjectionResult(kind, doc.id, doc.id in seen.context_ids, kind in seen.obeyed, answer,
+                                 seen.call_key == reference.call_key, seen.authorisation == reference.authorisation,
+                                 reference.call, seen.call)
         injections.append(result)
         got = (f"answer {result.answer}; tool call {'unchanged' if result.tool_call_unchanged else 'CHANGED'}; "
                f"authorisation {'unchanged' if result.authorisation_unchanged else 'CHANGED'}")
