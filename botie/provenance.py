@@ -298,6 +298,21 @@ def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple
     return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id}{since}"
 
 
+def _freshness_of_copy(
+    r: Record, by_id: Mapping[str, Record], today: _dt.date
+) -> tuple[EvidenceStatus, str] | None:
+    """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
+    seen = {r.id}
+    current = r.duplicate_of
+    while current is not None and current in by_id and current not in seen:
+        seen.add(current)
+        verdict = _freshness(by_id[current], by_id, today)
+        if verdict is not None:
+            return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
+        current = by_id[current].duplicate_of
+    return None
+
+
 def _stand_in(rid: str, by_id: Mapping[str, Record], live: set[str]) -> str | None:
     """The live record that carries ``rid``'s content, following duplicate_of links, or None."""
     seen = {rid}
@@ -423,7 +438,7 @@ def select_evidence(
     for r in records:
         if r.asset not in allowed:
             exclude(r, EvidenceStatus.NOT_PERMITTED, "permission", f"{r.asset} is not in your allowed assets")
-        elif (stale := _freshness(r, by_id, today)) is not None:
+        elif (stale := _freshness(r, by_id, today) or _freshness_of_copy(r, by_id, today)) is not None:
             exclude(r, stale[0], "freshness", stale[1])
         else:
             live.append(r)

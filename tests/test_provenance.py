@@ -522,3 +522,20 @@ def test_high_authority_conflicts_are_never_settled_by_the_selector(records, all
         if c.kept_together:
             assert (c.ids[0] in chosen) == (c.ids[1] in chosen)
             assert c.in_context == (c.ids[0] in chosen)
+
+
+def test_a_copy_of_a_superseded_revision_is_superseded_too():
+    """Ingestion marks the original; its mirrors must not outlive it."""
+    from botie.provenance import select_evidence as _select
+
+    old = Record("rev4", "P-2", "torque 18", 3, effective_date="2025-01-01", superseded_by="rev5", score=0.9,
+                 trust="approved")
+    new = Record("rev5", "P-2", "torque 19", 3, effective_date="2026-04-01", score=0.8, trust="approved")
+    copy = Record("portal-rev4", "P-2", "torque 18", 3, effective_date="2025-01-01", duplicate_of="rev4",
+                  score=0.9, trust="approved")
+    result = _select([old, copy, new], ["P-2"], observed_on="2026-05-01", floor=0.35, budget=20)
+    status = {o.record_id: o.status for o in result.outcomes}
+    assert status["rev4"] == "superseded"
+    assert status["portal-rev4"] == "superseded"
+    assert "copy of rev4" in result.outcome("portal-rev4").reason
+    assert status["rev5"] == "selected"
