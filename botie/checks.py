@@ -35,7 +35,10 @@ __all__ = [
     "EXERCISES",
     "check",
     "hint",
+    "register",
     "run",
+    "same_records",
+    "show",
 ]
 
 
@@ -141,7 +144,7 @@ _CASES: dict[str, tuple[Case, ...]] = {}
 _HINTS_GIVEN: dict[str, int] = {}
 
 
-def _register(exercise: Exercise) -> Exercise:
+def register(exercise: Exercise) -> Exercise:
     EXERCISES[exercise.name] = exercise
     return exercise
 
@@ -176,11 +179,11 @@ def _run_case(fn: Callable[..., Any], case: Case, compare: Callable[[Any, Any], 
         return CaseResult(case, False, f"raised {_describe_exception(exc)}")
     if isinstance(case.expected, Raises):
         why = f" ({case.expected.why})" if case.expected.why else ""
-        return CaseResult(case, False, f"expected a {case.expected.error.__name__}{why}, got {_show(got)}")
+        return CaseResult(case, False, f"expected a {case.expected.error.__name__}{why}, got {show(got)}")
     try:
         problem = compare(got, case.expected)
     except Exception as exc:  # an odd return value must not crash the checker either
-        problem = f"could not compare the result {_show(got)}: {_describe_exception(exc)}"
+        problem = f"could not compare the result {show(got)}: {_describe_exception(exc)}"
     return CaseResult(case, problem is None, problem or "")
 
 
@@ -207,7 +210,7 @@ def run(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None) 
     if exercise is None:
         return problem
     if not callable(fn):
-        note = f"expected a function, got {_show(fn)}. Run the cell that defines it first."
+        note = f"expected a function, got {show(fn)}. Run the cell that defines it first."
         return Report(exercise, Verdict.NOT_YET, (), note)
     results = tuple(_run_case(fn, case, exercise.compare) for case in exercise.cases())
     if results and all(r.not_implemented for r in results):
@@ -250,7 +253,7 @@ def hint(name: str, level: int | None = None) -> None:
 # --- comparing ----------------------------------------------------------------
 
 
-def _show(value: Any, limit: int = 160) -> str:
+def show(value: Any, limit: int = 160) -> str:
     text = repr(value)
     if len(text) > limit:
         text = text[: limit - 3] + "..."
@@ -262,7 +265,7 @@ def _ids(value: Any, what: str) -> tuple[list[str] | None, str | None]:
     from .records import Record
 
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-        return None, f"expected a list of records, got {_show(value)}"
+        return None, f"expected a list of records, got {show(value)}"
     items = list(value)
     ids = []
     for item in items:
@@ -271,11 +274,11 @@ def _ids(value: Any, what: str) -> tuple[list[str] | None, str | None]:
         elif isinstance(item, str):
             ids.append(item)
         else:
-            return None, f"expected {what} to hold records, found {_show(item)}"
+            return None, f"expected {what} to hold records, found {show(item)}"
     return ids, None
 
 
-def _same_records(got: Any, expected: list[str]) -> str | None:
+def same_records(got: Any, expected: list[str]) -> str | None:
     ids, problem = _ids(got, "the list")
     if problem:
         return problem
@@ -288,30 +291,30 @@ def _same_records(got: Any, expected: list[str]) -> str | None:
 
 def _same_bool(got: Any, expected: bool) -> str | None:
     if type(got) is not bool:
-        return f"expected True or False, got {_show(got)} (a {type(got).__name__})"
+        return f"expected True or False, got {show(got)} (a {type(got).__name__})"
     return None if got is expected else f"expected {expected}, got {got}"
 
 
 def _same_value(got: Any, expected: Any) -> str | None:
     if type(got) is bool and type(expected) is not bool:
         return f"expected {expected!r}, got {got!r} (a bool)"
-    return None if got == expected else f"expected {expected!r}, got {_show(got)}"
+    return None if got == expected else f"expected {expected!r}, got {show(got)}"
 
 
 def _same_branch(got: Any, expected: str) -> str | None:
     if not isinstance(got, str):
-        return f"expected a branch name such as {expected!r}, got {_show(got)}"
+        return f"expected a branch name such as {expected!r}, got {show(got)}"
     return None if str(got) == expected else f"expected {expected!r}, got {str(got)!r}"
 
 
 def _same_fields(got: Any, expected: frozenset[str]) -> str | None:
     if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Iterable):
-        return f"expected a list of field names, got {_show(got)}"
+        return f"expected a list of field names, got {show(got)}"
     names = set()
     for item in got:
         name = item if isinstance(item, str) else getattr(item, "field", None)
         if not isinstance(name, str):
-            return f"expected field names such as 'duration_minutes', found {_show(item)}"
+            return f"expected field names such as 'duration_minutes', found {show(item)}"
         names.add(name)
     if names == expected:
         return None
@@ -335,7 +338,7 @@ def _evidence_cases() -> tuple[Case, ...]:
     )
 
 
-_register(
+register(
     Exercise(
         "evidence_allowance",
         "Warm-up: how much room is left for evidence?",
@@ -397,12 +400,12 @@ def _permitted_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-_register(
+register(
     Exercise(
         "permitted",
         "Keep only the candidates the caller may read",
         _permitted_cases,
-        _same_records,
+        same_records,
         (
             "Go through the records in order and keep each one whose asset is in allowed_assets. "
             "Return them as a list, still in ranked order.",
@@ -449,12 +452,12 @@ def _prefix_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-_register(
+register(
     Exercise(
         "choose_evidence",
         "Permission first, then the ranked prefix that fits",
         _prefix_cases,
-        _same_records,
+        same_records,
         (
             "Two steps, in this order: first drop the records the caller may not read (your `permitted` "
             "does that), then walk what is left in ranked order, adding up costs.",
@@ -489,7 +492,7 @@ def _minutes_cases() -> tuple[Case, ...]:
     )
 
 
-_register(
+register(
     Exercise(
         "valid_minutes",
         "A strict check for whole minutes from 1 to 60",
@@ -553,7 +556,7 @@ def _branch_cases() -> tuple[Case, ...]:
     return tuple(cases)
 
 
-_register(
+register(
     Exercise(
         "choose_branch",
         "Permission, approval and the stored request, in that order",
@@ -602,7 +605,7 @@ def _fields_cases() -> tuple[Case, ...]:
     )
 
 
-_register(
+register(
     Exercise(
         "field_errors",
         "Challenge: name every field a malformed proposal gets wrong",

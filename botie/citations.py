@@ -62,7 +62,9 @@ class CitationCheck:
 
     def explain(self) -> str:
         if self.ok:
-            return f"release: all {len(self.verified)} citations are verbatim in documents that were in the context"
+            n = len(self.verified)
+            what = "the one citation is" if n == 1 else f"all {n} citations are"
+            return f"release: {what} verbatim in documents that were in the context"
         lines = [f"withhold: {len(self.failures)} citation problem(s)"]
         lines += [f"  {'-' if f.index is None else f.index}: {f.problem}: {f.reason}" for f in self.failures]
         return "\n".join(lines)

@@ -13,9 +13,9 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .checks import EXERCISES, Case, Exercise, Raises, _register, _same_records, _show
+from .checks import Case, Exercise, Raises, register, same_records, show
 
-__all__ = ["NAMES", "register", "unregister"]
+__all__ = ["NAMES"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -105,7 +105,7 @@ _SHORTLIST = Exercise(
     "shortlist",
     "Permission and freshness first, then rank by relevance",
     _shortlist_cases,
-    _same_records,
+    same_records,
     (
         "Two phases. First throw out what may not be used: an asset the caller may not read, a record "
         "not yet in force on observed_on, a record replaced by a successor that is in force. Only then "
@@ -156,13 +156,13 @@ def _conflict_cases() -> tuple[Case, ...]:
 
 def _same_settlement(got: Any, expected: tuple[list[str], bool]) -> str | None:
     if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Sequence) or len(got) != 2:
-        return f"expected a pair (ids to send, flagged), got {_show(got)}"
+        return f"expected a pair (ids to send, flagged), got {show(got)}"
     ids, flagged = got
-    problem = _same_records(ids, expected[0])
+    problem = same_records(ids, expected[0])
     if problem:
         return problem
     if type(flagged) is not bool:
-        return f"the flag must be True or False, got {_show(flagged)}"
+        return f"the flag must be True or False, got {show(flagged)}"
     if flagged is not expected[1]:
         return f"flagged should be {expected[1]}, got {flagged}"
     return None
@@ -225,9 +225,9 @@ def _untraceable_cases() -> tuple[Case, ...]:
 
 def _same_list(got: Any, expected: list) -> str | None:
     if isinstance(got, (str, bytes, Mapping, set, frozenset)) or not isinstance(got, Iterable):
-        return f"expected a list, got {_show(got)}"
+        return f"expected a list, got {show(got)}"
     got = list(got)
-    return None if got == expected else f"expected {expected!r}, got {_show(got)}"
+    return None if got == expected else f"expected {expected!r}, got {show(got)}"
 
 
 _UNTRACEABLE = Exercise(
@@ -290,7 +290,7 @@ def _route_cases() -> tuple[Case, ...]:
 
 def _same_strategy(got: Any, expected: str) -> str | None:
     if not isinstance(got, str):
-        return f"expected a strategy name such as {expected!r}, got {_show(got)}"
+        return f"expected a strategy name such as {expected!r}, got {show(got)}"
     return None if str(got) == expected else f"expected {expected!r}, got {str(got)!r}"
 
 
@@ -357,7 +357,7 @@ def _coverage_cases() -> tuple[Case, ...]:
 
 def _same_coverage(got: Any, expected: Mapping[str, Any]) -> str | None:
     if not isinstance(got, Mapping):
-        return f"expected a dict with {', '.join(_COVERAGE_KEYS)}, got {_show(got)}"
+        return f"expected a dict with {', '.join(_COVERAGE_KEYS)}, got {show(got)}"
     missing = [k for k in _COVERAGE_KEYS if k not in got]
     if missing:
         return f"the record has no {missing[0]!r}"
@@ -366,7 +366,7 @@ def _same_coverage(got: Any, expected: Mapping[str, Any]) -> str | None:
         if key == "excluded_ids" and isinstance(value, tuple):
             value = list(value)
         if type(value) is bool or value != expected[key]:
-            return f"{key}: expected {expected[key]!r}, got {_show(value)}"
+            return f"{key}: expected {expected[key]!r}, got {show(value)}"
     return None
 
 
@@ -422,7 +422,7 @@ def _span_cases() -> tuple[Case, ...]:
 
 def _same_verdict(got: Any, expected: bool) -> str | None:
     if type(got) is not bool:
-        return f"expected True or False, got {_show(got)} (a {type(got).__name__})"
+        return f"expected True or False, got {show(got)} (a {type(got).__name__})"
     return None if got is expected else f"expected {expected}, got {got}"
 
 
@@ -492,9 +492,9 @@ def _first_lost_cases() -> tuple[Case, ...]:
 
 def _same_stage(got: Any, expected: str | None) -> str | None:
     if expected is None:
-        return None if got is None else f"expected None (it survived every stage), got {_show(got)}"
+        return None if got is None else f"expected None (it survived every stage), got {show(got)}"
     if not isinstance(got, str):
-        return f"expected a stage name such as {expected!r}, got {_show(got)}"
+        return f"expected a stage name such as {expected!r}, got {show(got)}"
     return None if got == expected else f"expected {expected!r}, got {got!r}"
 
 
@@ -519,17 +519,6 @@ _ALL = (_SHORTLIST, _CONFLICT, _UNTRACEABLE, _ROUTE, _COVERAGE, _SPAN, _FIRST_LO
 NAMES = tuple(e.name for e in _ALL)
 
 
-def register() -> None:
-    """Make these exercises known to :func:`botie.checks.check` (done on import; safe to repeat)."""
-    for exercise in _ALL:
-        _register(exercise)
-
-
-def unregister() -> None:
-    """Forget these exercises again (for tests that count the registry)."""
-    for name in NAMES:
-        if EXERCISES.get(name) in _ALL:
-            del EXERCISES[name]
-
-
-register()
+# Importing this module is what makes these exercises known to botie.checks.check.
+for _exercise in _ALL:
+    register(_exercise)

@@ -169,7 +169,9 @@ WRONG = {
 
 
 def test_every_exercise_has_a_reference_and_at_least_three_wrong_solutions():
-    assert set(REFERENCE) == set(EXERCISES) == set(WRONG)
+    # Other lesson modules register exercises into the same registry; these are botie.checks' own.
+    own = {name for name, ex in EXERCISES.items() if ex.build_cases.__module__ == "botie.checks"}
+    assert set(REFERENCE) == own == set(WRONG)
     assert all(len(wrong) >= 3 for wrong in WRONG.values())
 
 
