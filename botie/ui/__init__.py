@@ -14,17 +14,23 @@ from __future__ import annotations
 from ._common import html_to_text
 from .decision import DecisionPanel, decision_panel
 from .figures import window_figure, window_text
+from .provenance import ProvenancePanel, provenance_panel
+from .routing import RoutingPanel, routing_panel
 from .selection import SelectionPanel, selection_panel
+from .turn import TurnPanel, turn_panel
 
 __all__ = [
     "DecisionPanel",
+    "ProvenancePanel",
+    "RoutingPanel",
     "SelectionPanel",
+    "TurnPanel",
     "decision_panel",
     "html_to_text",
+    "provenance_panel",
+    "routing_panel",
     "selection_panel",
+    "turn_panel",
     "window_figure",
     "window_text",
 ]
-from .provenance import ProvenancePanel, provenance_panel  # noqa: E402 (lessons 02, 03, 05)
-from .routing import RoutingPanel, routing_panel  # noqa: E402
-from .turn import TurnPanel, turn_panel  # noqa: E402
