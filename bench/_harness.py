@@ -53,6 +53,15 @@ def best_of(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> fl
     return best
 
 
+def interleaved(candidates: dict[str, Callable[[], object]], *, rounds: int = 5) -> dict[str, float]:
+    """Best time of each candidate, measured in alternation so all of them see the same machine load."""
+    best = dict.fromkeys(candidates, float("inf"))
+    for _ in range(rounds):
+        for name, fn in candidates.items():
+            best[name] = min(best[name], best_of(fn, repeat=1))
+    return best
+
+
 def rate(fn: Callable[[], object], *, ops: int, repeat: int = 5) -> float:
     """Operations per second, where one call of ``fn`` performs ``ops`` operations."""
     return ops / best_of(fn, repeat=repeat)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from botie.tokens import TokenCache, count_tokens, get_encoding
 
-from ._harness import Row, best_of
+from ._harness import Row, interleaved
 
 SIZE = 5_000_000
 ROUNDS = 7
@@ -32,15 +31,6 @@ def _manual_text(size: int = SIZE) -> str:
     return "".join(parts)[:size]
 
 
-def _interleaved(candidates: dict[str, Callable[[], object]], rounds: int = ROUNDS) -> dict[str, float]:
-    """Best time of each candidate, measured in alternation so all of them see the same machine load."""
-    best = dict.fromkeys(candidates, float("inf"))
-    for _ in range(rounds):
-        for name, fn in candidates.items():
-            best[name] = min(best[name], best_of(fn, repeat=1))
-    return best
-
-
 def run() -> list[Row]:
     text = _manual_text()
     encoding = get_encoding("cl100k_base")
@@ -53,12 +43,12 @@ def run() -> list[Row]:
     reread = "".join([text[: SIZE // 2], text[SIZE // 2 :]])
     assert reread is not text
 
-    t = _interleaved({
+    t = interleaved({
         "raw": lambda: len(encoding.encode_ordinary(text)),
         "count_tokens": lambda: count_tokens(text),
         "miss": lambda: TokenCache().count(text),  # a fresh cache: hash, then tokenize
         "hit": lambda: warm.count(reread),
-    })
+    }, rounds=ROUNDS)
     assert warm.hits >= ROUNDS
     raw = t["raw"]
     return [
