@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+import botie.exercises_evidence  # noqa: F401  (registers the exercises of lessons 02, 03 and 05)
 from botie import checks
 from botie.checks import EXERCISES, Verdict, check, hint, run
+from tests import test_exercises_evidence as _evidence_tests
 
 # --- reference solutions (what the instructor edition holds) -------------------------
 
@@ -168,22 +170,26 @@ WRONG = {
 }
 
 
+# Lessons 02, 03 and 05 register their exercises from their own module; their solutions live
+# beside their specific tests. The generic checks below run over every lesson's exercises.
+ALL_REFERENCE = {**REFERENCE, **_evidence_tests.REFERENCE}
+ALL_WRONG = {**WRONG, **_evidence_tests.WRONG}
+
+
 def test_every_exercise_has_a_reference_and_at_least_three_wrong_solutions():
-    # Other lesson modules register exercises into the same registry; these are botie.checks' own.
-    own = {name for name, ex in EXERCISES.items() if ex.build_cases.__module__ == "botie.checks"}
-    assert set(REFERENCE) == own == set(WRONG)
-    assert all(len(wrong) >= 3 for wrong in WRONG.values())
+    assert set(ALL_REFERENCE) == set(EXERCISES) == set(ALL_WRONG)
+    assert all(len(wrong) >= 3 for wrong in ALL_WRONG.values())
 
 
-@pytest.mark.parametrize("name", sorted(REFERENCE))
+@pytest.mark.parametrize("name", sorted(ALL_REFERENCE))
 def test_the_reference_solution_passes(name):
-    report = run(name, REFERENCE[name])
+    report = run(name, ALL_REFERENCE[name])
     assert report.verdict is Verdict.PASSED, report.text()
 
 
-@pytest.mark.parametrize(("name", "label"), [(n, label) for n, family in WRONG.items() for label in family])
+@pytest.mark.parametrize(("name", "label"), [(n, label) for n, family in ALL_WRONG.items() for label in family])
 def test_a_wrong_solution_is_rejected(name, label):
-    report = run(name, WRONG[name][label])
+    report = run(name, ALL_WRONG[name][label])
     assert report.verdict is Verdict.FAILED, f"{label!r} passed:\n{report.text()}"
     assert "✗" in report.text()
 
