@@ -33,10 +33,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from ._enum import ShortName
 from .conversation import Conversation
 from .decision import Approval, Decision, decide
 from .evidence import build_request
@@ -63,7 +63,7 @@ DESIGNS = ("botie", "naive")
 CEILING = 900_000  # the document feature's ceiling for the 1.6x set (lesson 03)
 
 
-class SliceSet(str, Enum):
+class SliceSet(ShortName):
     """The sets scored separately, ordinary correctness first."""
 
     ORDINARY = "ordinary questions"
@@ -71,9 +71,6 @@ class SliceSet(str, Enum):
     EDITED = "edited between turns"
     ABSENT = "answer absent"
     INJECTED = "injected instructions"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class CaseResult(NamedTuple):

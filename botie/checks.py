@@ -22,8 +22,9 @@ import copy
 import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any
+
+from ._enum import ShortName
 
 __all__ = [
     "Case",
@@ -42,13 +43,10 @@ __all__ = [
 ]
 
 
-class Verdict(str, Enum):
+class Verdict(ShortName):
     PASSED = "passed"
     NOT_YET = "not yet"
     FAILED = "failed"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

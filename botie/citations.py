@@ -17,25 +17,22 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from typing import Any, NamedTuple
 
+from ._enum import ShortName
 from .errors import CitationError
 from .evidence import parse_evidence
 
 __all__ = ["CitationCheck", "CitationFailure", "CitationProblem", "verify_citations"]
 
 
-class CitationProblem(str, Enum):
+class CitationProblem(ShortName):
     """Why a citation failed."""
 
     MALFORMED = "malformed"  # not an {"id": str, "quote": str} object
     UNKNOWN_ID = "unknown_id"  # the id did not enter the context
     NOT_VERBATIM = "not_verbatim"  # the quote is not in that document, exactly
     NO_CITATIONS = "no_citations"  # the answer cites nothing at all
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class CitationFailure(NamedTuple):

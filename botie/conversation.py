@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import Enum
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ._enum import ShortName
 from .errors import RecordError
 from .evidence import DEFAULT_INSTRUCTIONS, ModelRequest, build_request
 from .provenance import version_hash
@@ -31,14 +31,11 @@ from .routing import ALERT_FRACTION
 __all__ = ["Conversation", "Turn", "TurnBranch", "VersionChange"]
 
 
-class TurnBranch(str, Enum):
+class TurnBranch(ShortName):
     """What a turn did."""
 
     ASSEMBLED = "assembled"  # every document matched its pin: here is the request
     VERSION_CHANGED = "version_changed"  # a document changed since first use: notice, no request
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class VersionChange(NamedTuple):

@@ -25,11 +25,11 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from json.encoder import encode_basestring as _json_str
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ._enum import ShortName
 from .canonical import canonical_json
 from .errors import DecisionError
 from .tool import FieldError, validate_inspection
@@ -49,7 +49,7 @@ __all__ = [
 ]
 
 
-class Branch(str, Enum):
+class Branch(ShortName):
     """Which way a proposal went.
 
     :func:`decide` returns the first six. The service adds two that only
@@ -68,9 +68,6 @@ class Branch(str, Enum):
     IN_PROGRESS = "in_progress"
     UNAVAILABLE = "unavailable"
 
-    def __str__(self) -> str:
-        return self.value
-
     @property
     def retryable(self) -> bool:
         """Whether sending the *same* request again, later, can succeed without anyone changing anything.
@@ -82,7 +79,7 @@ class Branch(str, Enum):
         return self in (Branch.IN_PROGRESS, Branch.UNAVAILABLE)
 
 
-class CheckName(str, Enum):
+class CheckName(ShortName):
     """The four checks, in the order they run."""
 
     VALIDATION = "validation"
@@ -90,19 +87,13 @@ class CheckName(str, Enum):
     APPROVAL = "approval"
     IDEMPOTENCY = "idempotency"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class Verdict(str, Enum):
+class Verdict(ShortName):
     """How one check came out. ``not_reached``: an earlier check already decided."""
 
     PASSED = "passed"
     FAILED = "failed"
     NOT_REACHED = "not_reached"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Check(NamedTuple):
@@ -116,7 +107,7 @@ class Check(NamedTuple):
         return f"{self.name}: {self.verdict} ({self.reason})"
 
 
-class KeyState(str, Enum):
+class KeyState(ShortName):
     """Where the request stored under a key stands.
 
     ``done``: a job exists and its receipt is stored. ``pending``: the key is
@@ -129,9 +120,6 @@ class KeyState(str, Enum):
     PENDING = "pending"
     FAILED = "failed"
     DONE = "done"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def _need_text(value: Any, name: str) -> None:

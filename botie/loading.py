@@ -25,10 +25,10 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import Enum
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ._enum import ShortName
 from .errors import SettingError
 from .provenance import EvidenceScenario, load_evidence_scenario
 from .records import Record
@@ -68,15 +68,12 @@ def handles(records: Iterable[Record]) -> tuple[Handle, ...]:
     return tuple(Handle(r.id, r.location or r.source_uri or "-", r.cost) for r in records)
 
 
-class LoadStatus(str, Enum):
+class LoadStatus(ShortName):
     OK = "ok"
     UNKNOWN_ID = "unknown_id"
     NOT_PERMITTED = "not_permitted"
     TOO_LARGE = "too_large"
     FAILED = "failed"  # the call did not come back (an injected failure)
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class LoadResult(NamedTuple):

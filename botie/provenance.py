@@ -24,11 +24,11 @@ import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from enum import Enum
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from ._enum import ShortName
 from .budget import Budget
 from .errors import FixtureError, RecordError, SettingError
 from .fixtures import fixture_path, load_records
@@ -60,7 +60,7 @@ __all__ = [
 # --- trust tiers ---------------------------------------------------------------
 
 
-class Trust(str, Enum):
+class Trust(ShortName):
     """Source tiers, highest authority first. Assigned at ingestion, never by the text."""
 
     APPROVED = "approved"  # released through document control: manuals, site policy
@@ -68,9 +68,6 @@ class Trust(str, Enum):
     INTERNAL = "internal"  # our own records nobody reviewed: service tickets, shift notes
     COMMUNITY = "community"  # forum and community posts
     UNVERIFIED = "unverified"  # anonymous, or no tier assigned at all
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: Authority order: a larger number outranks a smaller one at similar relevance.
@@ -128,7 +125,7 @@ CHECKS = ("permission", "freshness", "duplicates", "relevance_floor", "ranking",
 DEFAULT_FLOOR = 0.35
 
 
-class EvidenceStatus(str, Enum):
+class EvidenceStatus(ShortName):
     """What happened to one candidate. Values that exist in :class:`botie.Status` spell the same."""
 
     SELECTED = "selected"
@@ -141,18 +138,12 @@ class EvidenceStatus(str, Enum):
     OVER_BUDGET = "over_budget"
     NOT_CONSIDERED = "not_considered"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class EvidenceBranch(str, Enum):
+class EvidenceBranch(ShortName):
     """Which way the selection went."""
 
     ANSWER = "answer"  # some evidence cleared every check: a model may be called
     REFUSE = "refuse"  # nothing relevant survived: say so, and call no model
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class EvidenceOutcome(NamedTuple):

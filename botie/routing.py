@@ -25,10 +25,10 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from enum import Enum
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from ._enum import ShortName
 from .errors import BudgetError, PolicyError, RecordError, SettingError
 from .records import Record
 from .selection import Coverage, Selection, select
@@ -55,16 +55,13 @@ ALERT_FRACTION = 0.7
 SELECT_FACTOR = 4
 
 
-class Strategy(str, Enum):
+class Strategy(ShortName):
     """How the attachments will reach the model."""
 
     STUFF_ALL = "stuff_all"  # everything fits: send every document whole
     SELECT_DOCUMENTS = "select_documents"  # send the best whole documents that fit, search the rest
     RETRIEVE_WITHIN_DOCUMENT = "retrieve_within_document"  # one document alone is too big: retrieve passages
     RETRIEVE_CHUNKS = "retrieve_chunks"  # far too much in total: retrieve passages across all documents
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def _exact(value: Any, name: str) -> Fraction:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
 from operator import attrgetter
 from types import MappingProxyType
 from typing import NamedTuple
 
+from ._enum import ShortName
 from .budget import Budget
 from .errors import BudgetError, PolicyError, RecordError
 from .records import Record
@@ -23,16 +23,13 @@ __all__ = ["Status", "Outcome", "Coverage", "Selection", "select", "POLICIES"]
 POLICIES = ("prefix", "skip")
 
 
-class Status(str, Enum):
+class Status(ShortName):
     """What happened to one candidate."""
 
     SELECTED = "selected"
     NOT_PERMITTED = "not_permitted"
     OVER_BUDGET = "over_budget"
     NOT_CONSIDERED = "not_considered"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Outcome(NamedTuple):

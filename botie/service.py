@@ -38,9 +38,9 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Any, TypeVar
 
+from ._enum import ShortName
 from .canonical import fingerprint
 from .decision import (
     Approval,
@@ -94,16 +94,13 @@ class JobOrder:
 Downstream = Callable[[JobOrder], str]
 
 
-class RecoveryOutcome(str, Enum):
+class RecoveryOutcome(ShortName):
     """What :meth:`InspectionService.recover` did with one unsettled key."""
 
     COMPLETED = "completed"  # the downstream call was repeated and the receipt completed
     ALREADY_SETTLED = "already_settled"  # the original attempt finished first
     FAILED = "failed"  # the repeated call failed too; the key is marked failed
     MARKED_FAILED = "marked_failed"  # not retried; the caller's next retry will try again
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

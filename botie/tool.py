@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
 from functools import partial
 from typing import Any
+
+from ._enum import ShortName
 
 __all__ = [
     "ARGUMENTS",
@@ -83,7 +84,7 @@ INSPECTION_TOOL: dict[str, Any] = {
 }
 
 
-class Problem(str, Enum):
+class Problem(ShortName):
     """What kind of repair a field needs."""
 
     NOT_AN_OBJECT = "not_an_object"
@@ -92,9 +93,6 @@ class Problem(str, Enum):
     WRONG_TYPE = "wrong_type"
     EMPTY = "empty"
     OUT_OF_RANGE = "out_of_range"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,9 +31,9 @@ import datetime as _dt
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
 from typing import Any, NamedTuple
 
+from ._enum import ShortName
 from .budget import Budget
 from .citations import CitationCheck, verify_citations
 from .conversation import Conversation
@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 
-class Stage(str, Enum):
+class Stage(ShortName):
     """The stages of a turn, in the order they run."""
 
     CANDIDATES = "candidates"
@@ -72,20 +72,14 @@ class Stage(str, Enum):
     PROPOSAL = "proposal"
     DECISION = "decision"
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class StageStatus(str, Enum):
+class StageStatus(ShortName):
     PASSED = "passed"
     FAILED = "failed"
     SKIPPED = "skipped"  # not run: an earlier stage ended the answer, or no action was asked for
 
-    def __str__(self) -> str:
-        return self.value
 
-
-class TurnOutcome(str, Enum):
+class TurnOutcome(ShortName):
     """What the technician gets back for their question."""
 
     ANSWERED = "answered"  # an answer whose every quote checked out
@@ -93,9 +87,6 @@ class TurnOutcome(str, Enum):
     WITHHELD = "withheld"  # the model answered, but a citation failed, so the answer is not shown
     STOPPED = "stopped"  # a document changed since this conversation first read it
     TOO_LARGE = "too_large"  # the request would not fit under the ceiling; nothing was cut
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: What it means for a needed document to go missing at each stage.
