@@ -147,3 +147,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         note = f"could not take a screenshot: {exc}"
     print(f"\n{item.nodeid}: {note}")
     report.sections.append(("browser screenshot", note))
+    server = item.funcargs.get("lab")
+    if server is not None:  # what the server said went wrong, if anything
+        errors = [line for line in server.log_tail(2000).splitlines()
+                  if line.startswith("[E ") or line.lstrip().startswith(("struct.error", "AttributeError"))]
+        report.sections.append(("JupyterLab server errors", "\n".join(errors[-20:]) or "(none logged)"))

@@ -17,10 +17,11 @@ import uuid
 from pathlib import Path
 from urllib.parse import quote
 
-from playwright.sync_api import Locator, Page, expect
+from playwright.sync_api import Locator, Page
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-STATUS_WORDS = ("selected", "not_permitted", "over_budget", "not_considered")
+STATUS_WORDS = ("selected", "not_permitted", "over_budget", "not_considered",  # botie.select
+                "stale", "superseded", "duplicate", "below_floor", "incomplete")  # botie.select_evidence
 _STATUS = re.compile(r"\b(" + "|".join(STATUS_WORDS) + r")\b")
 _BRANCH = re.compile(r"branch:\s*([a-z_]+)")
 # A cell that builds a panel: selection_panel(...), decision_panel(...), SomethingPanel(...).
@@ -60,36 +61,98 @@ def expected_panels(notebook: Path) -> int:
 # --- JupyterLab --------------------------------------------------------------------------
 
 
+# The kernel is ready when both the toolbar indicator and the status bar say idle, and have
+# for a moment: restarting a kernel whose websocket is still being set up trips a race in
+# jupyter_server (jupyter-server/jupyter_server#1265) that can leave the page disconnected.
+_KERNEL_READY = """() => {
+    const ind = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
+    const bar = [...document.querySelectorAll('.jp-StatusBar-Item')].some(e => /\\|\\s*Idle\\s*$/.test(e.textContent));
+    const ok = bar && ind && ind.getAttribute('data-status') === 'idle';
+    if (!ok) { window.__botieReadySince = null; return false; }
+    window.__botieReadySince = window.__botieReadySince || Date.now();
+    return Date.now() - window.__botieReadySince >= 1500;
+}"""
+
+
 def open_notebook(page: Page, base: str, token: str, path: str) -> None:
     """Open ``path`` in a fresh workspace and wait until its kernel is ready."""
     workspace = f"botie-{uuid.uuid4().hex[:12]}"
     page.goto(f"{base}/lab/workspaces/{workspace}/tree/{quote(path)}?reset&token={token}")
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_selector(".jp-NotebookPanel .jp-Notebook-ExecutionIndicator[data-status=idle]", timeout=120_000)
+    page.wait_for_function(_KERNEL_READY, timeout=120_000, polling=100)
+
+
+# Watches the page for a queued cell ([*]) from the moment it is installed, so a
+# short run cannot slip between two polls.
+_WATCH_QUEUE = """() => {
+    window.__botieQueued = false;
+    window.__botieIdle = false;
+    const look = () => {
+        if ([...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].some(p => p.textContent.includes('*')))
+            window.__botieQueued = true;
+    };
+    if (window.__botieObserver) window.__botieObserver.disconnect();
+    window.__botieObserver = new MutationObserver(look);
+    window.__botieObserver.observe(document.body, {subtree: true, childList: true, characterData: true});
+}"""
+
+# The run is over when nothing is queued and the kernel is idle, at two polls in a row.
+_RUN_OVER = """() => {
+    const queued = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+        .some(p => p.textContent.includes('*'));
+    const ind = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
+    const idle = !queued && ind && ind.getAttribute('data-status') === 'idle';
+    const was = window.__botieIdle === true;
+    window.__botieIdle = idle;
+    return idle && was;
+}"""
+
+
+def notebook_state(page: Page) -> str:
+    """The prompts and the kernel status, for a failure message."""
+    return page.evaluate("""() => {
+        const ind = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
+        const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].map(p => p.textContent.trim());
+        return `kernel ${ind ? ind.getAttribute('data-status') : '?'}; prompts ${prompts.join(' ')}`;
+    }""")
+
+
+def _ask_for_restart_and_run_all(page: Page) -> None:
+    """Kernel menu -> Restart Kernel and Run All Cells… -> Restart, like a person (the item must be enabled)."""
+    item = page.locator(".lm-Menu-item[data-command='runmenu:restart-and-run-all']")
+    for _ in range(20):
+        page.locator(".lm-MenuBar-item", has_text="Kernel").click()
+        item.wait_for(state="visible")
+        if "lm-mod-disabled" not in (item.get_attribute("class") or ""):
+            break
+        page.keyboard.press("Escape")  # the kernel is not ready for it yet
+        page.wait_for_timeout(500)
+    item.click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for(state="visible")
+    assert "Restart" in dialog.inner_text(), f"unexpected dialog: {dialog.inner_text()!r}"
+    dialog.locator(".jp-mod-accept").click()
+    dialog.wait_for(state="detached")
 
 
 def restart_and_run_all(page: Page) -> float:
-    """Kernel menu -> Restart Kernel and Run All Cells -> Restart; wait for the run; return its seconds."""
-    page.locator(".lm-MenuBar-item", has_text="Kernel").click()
-    page.locator(".lm-Menu-item[data-command='runmenu:restart-and-run-all']").click()
-    page.locator(".jp-Dialog .jp-mod-accept").click()
+    """Restart the kernel and run every cell through the Kernel menu; wait for the run; return its seconds."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     start = time.monotonic()
-    # Every code cell is queued ([*]) once the new kernel is up ...
-    page.wait_for_function(
-        "() => [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')].some(p => p.textContent.includes('*'))",
-        timeout=120_000, polling="raf")
-    # ... and the run is over when nothing is queued and the kernel is idle, twice in a row.
-    page.wait_for_function(
-        """() => {
-            const queued = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
-                .some(p => p.textContent.includes('*'));
-            const ind = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
-            const idle = !queued && ind && ind.getAttribute('data-status') === 'idle';
-            const was = window.__botieIdle === true;
-            window.__botieIdle = idle;
-            return idle && was;
-        }""",
-        timeout=RUN_TIMEOUT_S * 1000, polling=250)
+    for attempt in (1, 2):
+        page.evaluate(_WATCH_QUEUE)
+        _ask_for_restart_and_run_all(page)
+        try:
+            page.wait_for_function("() => window.__botieQueued === true", timeout=60_000, polling=100)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise AssertionError(f"Restart and Run All never queued a cell: {notebook_state(page)}") from None
+    try:
+        page.wait_for_function(_RUN_OVER, timeout=RUN_TIMEOUT_S * 1000, polling=250)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the run did not finish within {RUN_TIMEOUT_S} s: {notebook_state(page)}") from None
     return time.monotonic() - start
 
 
@@ -176,9 +239,16 @@ def statuses_of(panel: Locator) -> dict[str, str]:
     return found
 
 
-def _changed(result: Locator, before: str, timeout: float = 10_000) -> str:
-    expect(result).not_to_have_text(before, timeout=timeout)
-    return result.inner_text()
+def _changed(result: Locator, before: str, timeout: float = 10_000, what: str = "the change") -> str:
+    """Wait until the result's text differs from ``before``; fail if the panel never answers."""
+    deadline = time.monotonic() + timeout / 1000
+    while time.monotonic() < deadline:
+        now = result.inner_text()
+        if now != before:
+            return now
+        time.sleep(0.05)
+    raise AssertionError(f"the panel's result did not change within {timeout / 1000:.0f} s after {what}; "
+                         f"it still reads: {before[:300]!r}")
 
 
 def lower_total_until_over_budget(panel: Locator) -> str:
@@ -197,7 +267,7 @@ def lower_total_until_over_budget(panel: Locator) -> str:
         else:  # a number box: type one less and commit
             handle.fill(str(int(handle.input_value()) - 1))
             handle.press("Enter")
-        _changed(result, shown)
+        _changed(result, shown, what="pressing Left on total")
         assert not problems_in(panel), f"lowering the total showed a problem: {problems_in(panel)}"
         now = statuses_of(panel)
         flipped = [i for i in chosen if now.get(i) == "over_budget"]
@@ -213,11 +283,11 @@ def switch_approval_off(panel: Locator) -> str:
     if not box.is_checked():
         shown = result.inner_text()
         box.click()
-        _changed(result, shown)
+        _changed(result, shown, what="ticking approved")
     assert branch_of(panel) == "create", f"with approval on, expected branch create: {result.inner_text()!r}"
     shown = result.inner_text()
     box.click()
-    _changed(result, shown)
+    _changed(result, shown, what="unticking approved")
     assert branch_of(panel) == "needs_approval", f"approval off should need approval: {result.inner_text()!r}"
     assert not problems_in(panel), problems_in(panel)
     return "approved off: create -> needs_approval"
@@ -255,7 +325,7 @@ def any_control_changes_result(panel: Locator) -> str:
         shown = result.inner_text()
         try:
             _nudge(control)
-            _changed(result, shown, timeout=5_000)
+            _changed(result, shown, timeout=5_000, what=f"changing {name}")
         except AssertionError:
             tried.append(name)
             continue
@@ -264,10 +334,69 @@ def any_control_changes_result(panel: Locator) -> str:
     raise AssertionError(f"no control changed the result text (tried {tried})")
 
 
+def _slider_key(panel: Locator, name: str, key: str) -> None:
+    handle = panel.locator(f".botie-control-{name} .noUi-handle").first
+    handle.focus()
+    handle.press(key)
+
+
+def oversized_document_changes_the_route(panel: Locator) -> str:
+    """Routing panel: pushing the largest attachment to its maximum makes the oversized guard decide."""
+    result = result_of(panel)
+    before = result.inner_text()
+    assert "retrieve_within_document" not in before, f"the panel already starts oversized: {before[:200]!r}"
+    _slider_key(panel, "largest", "End")
+    after = _changed(result, before, what="pressing End on the largest attachment")
+    assert "strategy: retrieve_within_document" in after, f"expected the oversized guard: {after[:300]!r}"
+    assert not problems_in(panel), problems_in(panel)
+    return "largest attachment to its maximum: strategy -> retrieve_within_document"
+
+
+def later_date_supersedes_revision_4(panel: Locator) -> str:
+    """Provenance panel: on 2026-04-01 revision 5 is in force, so revision 4 is superseded."""
+    rev4, rev5 = "man-p2-r4-s3.2", "man-p2-r5-s3.2"
+    before = statuses_of(panel)
+    assert before.get(rev4) == "selected", f"{rev4} should start selected: {before}"
+    result = result_of(panel)
+    shown = result.inner_text()
+    date = panel.locator(".botie-control-observed-on input, .botie-control-observed_on input").first
+    date.fill("2026-04-01")
+    date.press("Enter")
+    _changed(result, shown, what="setting observed on to 2026-04-01")
+    after = statuses_of(panel)
+    assert after.get(rev4) == "superseded" and after.get(rev5) == "selected", (
+        f"on 2026-04-01 expected {rev4} superseded and {rev5} selected: {after}")
+    return f"observed on 2026-04-01: {rev4} selected -> superseded, {rev5} stale -> selected"
+
+
+def turn_without_approval_needs_approval(panel: Locator) -> str:
+    """Turn panel: the proposed inspection is created when approved, and needs approval when not."""
+    def decision() -> str | None:
+        found = re.search(r"decision:\s*([a-z_]+)", result_of(panel).inner_text())
+        return found.group(1) if found else None
+
+    box = panel.locator(".botie-control-approved input[type=checkbox]").first
+    result = result_of(panel)
+    if not box.is_checked():
+        shown = result.inner_text()
+        box.click()
+        _changed(result, shown, what="ticking approved")
+    assert decision() == "create", f"approved, the turn should create the job: {result.inner_text()[-400:]!r}"
+    shown = result.inner_text()
+    box.click()
+    _changed(result, shown, what="unticking approved")
+    assert decision() == "needs_approval", f"unapproved, it should need approval: {result.inner_text()[-400:]!r}"
+    return "approved off: decision create -> needs_approval"
+
+
 #: kind -> how to operate one control of that panel and check the outcome it should have.
+#: A panel of another kind must at least change its result when one of its controls moves.
 INTERACTIONS = {
     "selection": lower_total_until_over_budget,
     "decision": switch_approval_off,
+    "routing": oversized_document_changes_the_route,
+    "provenance": later_date_supersedes_revision_4,
+    "turn": turn_without_approval_needs_approval,
 }
 
 
