@@ -201,7 +201,9 @@ def test_sigkill_at_random_points_never_splits_a_job_from_its_receipt(tmp_path):
     killed_mid_transaction = 0
     for round_ in range(ROUNDS):
         prefix = f"c{round_}"
-        ready, in_window = ctx.Event(), ctx.Value("i", 0)
+        # lock=False: a child killed while holding a synchronised Value's lock would leave the
+        # parent blocked forever on reading it. One aligned int needs no lock.
+        ready, in_window = ctx.Event(), ctx.Value("i", 0, lock=False)
         child = ctx.Process(target=_submit_until_killed,
                             args=(str(path), prefix, rng.uniform(0.0005, 0.003), ready, in_window))
         child.start()
