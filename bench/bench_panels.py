@@ -100,6 +100,53 @@ def _decision(panel: Any) -> Case:
     return Case("decision", panel, panel.duration, [start + 5, start], "decide() alone", core)
 
 
+def _routing(panel: Any) -> Case:
+    from botie.routing import SELECT_FACTOR, execute_plan, plan_context
+    from botie.ui.routing import attachments
+
+    start = panel.count.value
+
+    def core(count: int) -> object:
+        docs = attachments(count, panel.size.value, panel.largest.value)
+        plan = plan_context(docs, ceiling=panel.ceiling.value, soft_fraction=panel.soft_fraction.value,
+                            select_factor=SELECT_FACTOR)
+        return execute_plan(plan)
+
+    return Case("routing", panel, panel.count, [start - 1, start], "plan_context() + execute_plan() alone", core)
+
+
+def _provenance(panel: Any) -> Case:
+    start = panel.budget.value
+
+    def core(budget: int) -> object:
+        return panel.scenario.select(panel.question.value, observed_on=panel.observed_on.value,
+                                     allowed_assets=panel.allowed, floor=panel.floor.value, budget=budget)
+
+    return Case("provenance", panel, panel.budget, [start - 10, start], "select_evidence() alone", core)
+
+
+def _turn(panel: Any) -> Case:
+    from botie.decision import Approval
+    from botie.turn import ActionRequest, run_turn
+
+    start = panel.budget.value
+
+    def core(budget: int) -> object:  # the same call the panel's refresh makes, without the drawing
+        index = panel.question.value
+        q = panel.scenario.questions[index]
+        candidates = list(panel.scenario.candidates(index))
+        if panel.planted.value:
+            candidates.append(panel.planted_docs[panel.planted.value])
+        allowed = tuple(a for a, box in panel.assets.items() if box.value)
+        setup = panel.setup.with_(budget=budget, allowed_assets=allowed)
+        model = panel.model.with_(gullible=panel.model_kind.value == "gullible")
+        approval = Approval(panel.setup.caller, panel.payload) if panel.approved.value else None
+        action = ActionRequest(panel.message, approval) if panel.ask.value else None
+        return run_turn(q.question, candidates, setup, model, action=action, needed=q.answered_by)
+
+    return Case("turn", panel, panel.budget, [start - 10, start], "run_turn() alone", core)
+
+
 def _generic(kind: str, panel: Any) -> Case:
     """A panel this file has no recipe for: its first control with two usable values; no-op set as baseline."""
     for name, control in sorted(_controls(panel.widget).items()):
@@ -112,7 +159,13 @@ def _generic(kind: str, panel: Any) -> Case:
     raise ValueError("no control with two usable values")
 
 
-RECIPES: dict[str, Callable[[Any], Case]] = {"selection": _selection, "decision": _decision}
+RECIPES: dict[str, Callable[[Any], Case]] = {
+    "selection": _selection,
+    "decision": _decision,
+    "routing": _routing,
+    "provenance": _provenance,
+    "turn": _turn,
+}
 
 
 def _cases() -> tuple[list[Case], list[str]]:
@@ -125,9 +178,9 @@ def _cases() -> tuple[list[Case], list[str]]:
         kind = name[: -len("_panel")]
         try:
             try:
-                panel = factory(scene)
+                panel = factory()  # the lesson's defaults, where the panel has them
             except TypeError:
-                panel = factory()
+                panel = factory(scene)
             cases.append(RECIPES.get(getattr(panel, "kind", kind), lambda p, k=kind: _generic(k, p))(panel))
         except Exception as exc:  # a panel we cannot build here is a note, not a crash of the report
             skipped.append(f"{name}: {type(exc).__name__}: {exc}")
