@@ -10,7 +10,11 @@ from __future__ import annotations
 import os
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from botie.sqlite_store import SQLiteStore
+from botie.stores import MemoryStore
 
 _SCRATCH = tempfile.mkdtemp(prefix="botie-test-home-")
 _DIRS = {
@@ -34,3 +38,13 @@ settings.register_profile(
     "botie", database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("botie")
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request, tmp_path):
+    """Each idempotency store in turn: every store test and service test runs against both."""
+    if request.param == "memory":
+        yield MemoryStore()
+    else:
+        with SQLiteStore(tmp_path / "botie.db") as s:
+            yield s

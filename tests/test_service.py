@@ -36,15 +36,6 @@ class Clock:
         self.now += dt.timedelta(**kwargs)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def store(request, tmp_path):
-    if request.param == "memory":
-        yield MemoryStore()
-    else:
-        with SQLiteStore(tmp_path / "botie.db") as s:
-            yield s
-
-
 @pytest.fixture
 def clock():
     return Clock()

@@ -22,15 +22,6 @@ class Boom(Exception):
     pass
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def store(request, tmp_path):
-    if request.param == "memory":
-        yield MemoryStore()
-    else:
-        with SQLiteStore(tmp_path / "botie.db") as s:
-            yield s
-
-
 def _create(store, payload=P2, caller=ANA, now=NOW):
     with store.transaction() as tx:
         return tx.create(caller, payload, fingerprint(payload), now)
