@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lab: $(STAMP)
-	$(BIN)/python -m botie._lab notebooks $(LAB_ARGS)
+	$(BIN)/python -m botie.lessons.lab notebooks $(LAB_ARGS)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest tests $(NBVAL) $(NOTEBOOKS) $(PYTEST_ARGS)
@@ -42,7 +42,7 @@ test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not slow" $(PYTEST_ARGS)
 
 learner: $(STAMP)
-	$(BIN)/python -m botie._editions notebooks/instructor notebooks
+	$(BIN)/python -m botie.lessons.editions notebooks/instructor notebooks
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
@@ -51,11 +51,11 @@ bench-extras: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS),bench]"
 
 check: $(STAMP)
-	$(BIN)/python -m botie.preflight
+	$(BIN)/python -m botie.lessons.preflight
 
 present: $(STAMP)
 	@$(BIN)/python -c "import voila" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[$(EXTRAS),present]"
-	$(BIN)/python -m botie._lab --present $(LESSON) $(PRESENT_ARGS)
+	$(BIN)/python -m botie.lessons.lab --present $(LESSON) $(PRESENT_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check botie tests bench

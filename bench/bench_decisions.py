@@ -16,10 +16,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from botie.canonical import canonical_json, fingerprint
-from botie.decision import Approval, StoredRequest, decide
-from botie.service import InspectionService
-from botie.sqlite_store import SCHEMA, SQLiteStore
+from botie.actions.canonical import canonical_json, fingerprint
+from botie.actions.decision import Approval, StoredRequest, decide
+from botie.actions.service import InspectionService
+from botie.actions.stores.sqlite import SCHEMA, SQLiteStore
 
 from ._harness import Row, rate
 

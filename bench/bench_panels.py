@@ -88,7 +88,7 @@ def _selection(panel: Any) -> Case:
 
 
 def _decision(panel: Any) -> Case:
-    from botie.decision import decide
+    from botie.actions.decision import decide
 
     start = panel.duration.value
 
@@ -101,7 +101,7 @@ def _decision(panel: Any) -> Case:
 
 
 def _routing(panel: Any) -> Case:
-    from botie.routing import SELECT_FACTOR, execute_plan, plan_context
+    from botie.context.routing import SELECT_FACTOR, execute_plan, plan_context
     from botie.ui.routing import attachments
 
     start = panel.count.value
@@ -126,7 +126,7 @@ def _provenance(panel: Any) -> Case:
 
 
 def _turn(panel: Any) -> Case:
-    from botie.decision import Approval
+    from botie.actions.decision import Approval
     from botie.turn import ActionRequest, run_turn
 
     start = panel.budget.value

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from botie.tokens import TokenCache, count_tokens, get_encoding
+from botie.context.tokens import TokenCache, count_tokens, get_encoding
 
 from ._harness import Row, interleaved
 

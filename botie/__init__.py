@@ -11,13 +11,37 @@ botie stays cheap: no tokenizer, no widgets, no plotting happen here.
 
 from __future__ import annotations
 
-from .adversarial import SliceSet, compare_designs, run_slice
-from .budget import Budget
-from .canonical import canonical_json, fingerprint
-from .citations import CitationCheck, CitationFailure, verify_citations
-from .conversation import Conversation
-from .decision import Approval, Branch, Check, CheckName, Decision, KeyState, Receipt, StoredRequest, decide
-from .errors import (
+# when a proposal may become an action
+from botie.actions.canonical import canonical_json, fingerprint
+from botie.actions.decision import (
+    Approval,
+    Branch,
+    Check,
+    CheckName,
+    Decision,
+    KeyState,
+    Receipt,
+    StoredRequest,
+    decide,
+)
+from botie.actions.service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
+from botie.actions.stores import AuditRecord, Job, MemoryStore, SQLiteStore
+from botie.actions.tool import INSPECTION_TOOL, FieldError, Problem, validate_inspection
+
+# which records may enter a request
+from botie.context.budget import Budget
+from botie.context.citations import CitationCheck, CitationFailure, verify_citations
+from botie.context.conversation import Conversation
+from botie.context.evidence import ModelRequest, build_request, parse_evidence, render_evidence
+from botie.context.provenance import EvidenceSelection, EvidenceStatus, Trust, select_evidence
+from botie.context.records import Record
+from botie.context.routing import ContextPlan, DocumentCoverage, Strategy, execute_plan, plan_context
+from botie.context.selection import Coverage, Outcome, Selection, Status, select
+from botie.context.tokens import TokenCache, count_tokens
+
+# errors
+from botie.errors import (
+    AssetsError,
     BotieError,
     BudgetError,
     CitationError,
@@ -25,6 +49,7 @@ from .errors import (
     DecisionError,
     EvidenceError,
     FixtureError,
+    InputError,
     PolicyError,
     RecordError,
     RequestTooLargeError,
@@ -33,26 +58,24 @@ from .errors import (
     StoreError,
     TokenizerError,
 )
-from .evidence import ModelRequest, build_request, parse_evidence, render_evidence
-from .fixtures import Scene, fixture_path, load_records, load_scene
-from .loading import DocumentTool, FailureInjector, LatencyModel, compare_loading
-from .provenance import EvidenceSelection, EvidenceStatus, Trust, select_evidence
-from .records import Record
-from .routing import ContextPlan, DocumentCoverage, Strategy, execute_plan, plan_context
-from .scripted import ScriptedModel, ToolProposal, load_scripted_model
-from .selection import Coverage, Outcome, Selection, Status, select
-from .service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
-from .sqlite_store import SQLiteStore
-from .stores import AuditRecord, Job, MemoryStore
-from .tokens import TokenCache, count_tokens
-from .tool import INSPECTION_TOOL, FieldError, Problem, validate_inspection
-from .turn import ActionRequest, Stage, TurnOutcome, TurnResult, TurnSetup, run_turn
+
+# the workshop's lesson machinery, exported for notebooks and people following along
+from botie.lessons.adversarial import SliceSet, compare_designs, run_slice
+from botie.lessons.fixtures import Scene, fixture_path, load_records, load_scene
+from botie.lessons.loading import DocumentTool, FailureInjector, LatencyModel, compare_loading
+from botie.lessons.scripted import ScriptedModel, load_scripted_model
+
+# one turn across both halves, through any model
+from botie.model import Model, Reply, ToolProposal
+from botie.turn import ActionRequest, Stage, TurnOutcome, TurnResult, TurnSetup, run_turn
 
 __version__ = "0.1.0"
 
 __all__ = [
     # errors
+    "AssetsError",
     "BotieError",
+    "InputError",
     "BudgetError",
     "CitationError",
     "ClockError",
@@ -101,6 +124,8 @@ __all__ = [
     # one whole turn: scripted model, loading strategies, the adversarial slice
     "ActionRequest",
     "DocumentTool",
+    "Model",
+    "Reply",
     "FailureInjector",
     "LatencyModel",
     "ScriptedModel",

@@ -1,14 +1,25 @@
-"""One exception tree for bad input.
+"""One exception tree, grouped by what a caller catches.
 
 A denial, a conflict or an over-budget record is a *result*; only input that
-cannot be interpreted at all raises. Every error names the field at fault and,
-where there is one, the record, so a learner (or a log line) can repair it.
+cannot be interpreted at all raises. The tree has two branches:
+
+* :class:`InputError` (a ``ValueError``): the caller passed something botie
+  cannot read. Every one names the field at fault and, where there is one,
+  the record, so a learner (or a log line) can repair it. Catch this to show
+  a message instead of a traceback.
+* :class:`StoreError`: the idempotency store could not do what was asked.
+  :class:`StoreBusyError` changed nothing and may be retried.
+
+Every class below keeps the name it has always had, so ``except RecordError``
+goes on working.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "BotieError",
+    "InputError",
+    "AssetsError",
     "RecordError",
     "FixtureError",
     "BudgetError",
@@ -38,7 +49,19 @@ class BotieError(Exception):
         return self.message
 
 
-class RecordError(BotieError, ValueError):
+class InputError(BotieError, ValueError):
+    """Input that cannot be interpreted: names the field and, where there is one, the record."""
+
+
+class AssetsError(InputError, TypeError):
+    """``allowed_assets`` is not a collection of asset ids (a bare string, most often).
+
+    Also a ``TypeError``: a single string where a collection belongs is the
+    wrong type, and the public contract promises a ``TypeError`` for it.
+    """
+
+
+class RecordError(InputError):
     """A record (or a list of records) is malformed."""
 
 
@@ -59,17 +82,17 @@ class FixtureError(RecordError):
         self.index = index
 
 
-class BudgetError(BotieError, ValueError):
+class BudgetError(InputError):
     """A token budget cannot be honoured as configured."""
 
 
-class PolicyError(BotieError, ValueError):
+class PolicyError(InputError):
     """An option names a policy or strategy that does not exist."""
 
 
 # --- tool calls, decisions and stores (issue 3) -------------------------------
 
-class DecisionError(BotieError, ValueError):
+class DecisionError(InputError):
     """A trusted input to a decision (caller, approval, stored request) cannot be interpreted.
 
     The model's proposal never raises: a malformed proposal is an ``invalid``
@@ -77,7 +100,7 @@ class DecisionError(BotieError, ValueError):
     """
 
 
-class ClockError(BotieError, ValueError):
+class ClockError(InputError):
     """The injected clock, or a time setting such as the key retention, cannot be used."""
 
 
@@ -91,11 +114,11 @@ class StoreBusyError(StoreError):
 
 # --- tokens, provenance, routing, evidence and citations (issue 4) ------------
 
-class TokenizerError(BotieError, ValueError):
+class TokenizerError(InputError):
     """Text cannot be counted: it is not a ``str``, or the encoding is not available offline."""
 
 
-class EvidenceError(BotieError, ValueError):
+class EvidenceError(InputError):
     """An evidence region cannot be read back: it is not exactly what ``render_evidence`` writes."""
 
 
@@ -107,9 +130,9 @@ class RequestTooLargeError(BudgetError):
     """
 
 
-class CitationError(BotieError, ValueError):
+class CitationError(InputError):
     """The context a citation is checked against cannot be interpreted (the model's output never raises)."""
 
 
-class SettingError(BotieError, ValueError):
+class SettingError(InputError):
     """A numeric or date setting (a relevance floor, a fraction, an observation date) is unusable."""

@@ -15,7 +15,7 @@ The stages run in a fixed order:
 8. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
    text, so nothing a document says can choose a tool or an argument;
-9. **decision**: :func:`botie.decision.decide` on that proposal, with the
+9. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
    caller, the allowed assets and the approval from trusted state.
 
 A tool call the model suggests while reading documents (stage 6) is dropped
@@ -33,17 +33,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from ._enum import ShortName
-from .budget import Budget
-from .citations import CitationCheck, verify_citations
-from .conversation import Conversation
-from .decision import Approval, Decision, StoredRequest, decide
-from .errors import RecordError, RequestTooLargeError
-from .evidence import ModelRequest, build_request
-from .provenance import DEFAULT_FLOOR, EvidenceScenario, EvidenceSelection, select_evidence
-from .records import Record
-from .scripted import Reply, ScriptedModel, ToolProposal
-from .tool import INSPECTION_TOOL, TOOL_NAME
+from botie._checks import allowed_set, unique_records
+from botie._enum import ShortName
+from botie.actions.decision import Approval, Decision, StoredRequest, decide
+from botie.actions.tool import INSPECTION_TOOL, TOOL_NAME
+from botie.context.budget import Budget
+from botie.context.citations import CitationCheck, verify_citations
+from botie.context.conversation import Conversation
+from botie.context.evidence import ModelRequest, build_request
+from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
+from botie.context.records import Record
+from botie.errors import RequestTooLargeError
+from botie.model import Model, Reply, ToolProposal
 
 __all__ = [
     "ActionRequest",
@@ -129,7 +130,7 @@ class TurnSetup:
     """Trusted state for a turn: who asks, when, what they may read, and the limits.
 
     None of this comes from a document or from the model. ``budget`` sizes the
-    evidence (a :class:`~botie.budget.Budget` or an int allowance);
+    evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
     ``ceiling`` and ``answer_allowance`` are for the assembled request;
     ``tools`` are the tools this turn offers when an action is asked for.
     """
@@ -144,14 +145,19 @@ class TurnSetup:
     tools: tuple[str, ...] = (TOOL_NAME,)
 
     def __post_init__(self) -> None:
-        if isinstance(self.allowed_assets, (str, bytes)):
-            raise TypeError(f"allowed_assets must be a collection such as ['P-2'], not {self.allowed_assets!r}")
+        allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
+        # Kept as a tuple, in the order given: the action request lists them for the model.
         object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
         object.__setattr__(self, "tools", tuple(self.tools))
 
     @classmethod
-    def from_scenario(cls, scenario: EvidenceScenario, **overrides: Any) -> TurnSetup:
-        """The trusted state of an evidence scenario (``load_evidence_scenario()``), with overrides."""
+    def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:
+        """The trusted state of a scenario, with overrides.
+
+        ``scenario`` is anything with ``caller``, ``allowed_assets``,
+        ``observed_on``, ``budget`` and ``floor``, such as a lesson's
+        ``botie.lessons.scenarios.load_evidence_scenario()``.
+        """
         fields: dict[str, Any] = {
             "caller": scenario.caller, "allowed_assets": scenario.allowed_assets,
             "observed_on": scenario.observed_on, "budget": scenario.budget, "floor": scenario.floor,
@@ -251,14 +257,6 @@ class TurnResult:
 _DOCUMENT_STAGES = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.FIT, Stage.REQUEST)
 
 
-def _candidates(candidates: Iterable[Record]) -> tuple[Record, ...]:
-    records = tuple(candidates)
-    for index, r in enumerate(records):
-        if not isinstance(r, Record):
-            raise RecordError(f"candidate {index} is not a Record: {r!r:.80}", field="record", record=str(index))
-    return records
-
-
 def _count(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
@@ -292,7 +290,7 @@ def run_turn(
     question: str,
     candidates: Iterable[Record],
     setup: TurnSetup,
-    model: ScriptedModel,
+    model: Model,
     *,
     action: ActionRequest | None = None,
     needed: Iterable[str] = (),
@@ -300,44 +298,18 @@ def run_turn(
 ) -> TurnResult:
     """Run one turn (see the module docstring) and return every stage's result.
 
+    ``model`` is anything with ``reply(text) -> Reply`` (:class:`botie.model.Model`).
     ``needed`` names the documents a correct answer rests on (from a
     fixture's ``answered_by``); it is used only to say where they went
     missing, never to decide anything. With a ``conversation``, the request
     is assembled by :meth:`Conversation.ask`, so document versions are pinned
     across turns (the conversation's own ceiling then applies).
     """
-    records = _candidates(candidates)
-    by_id = {r.id: r for r in records}
+    records = unique_records(candidates)
     selection = select_evidence(records, setup.allowed_assets, setup.budget, observed_on=setup.observed_on,
                                 floor=setup.floor)
-    stages = _filter_stages(records, selection)
-    request = reply = check = dropped = None
-    notice: str | None = None
-
-    if selection.refused:
-        outcome, notice = TurnOutcome.REFUSED, selection.refusal
-        stages += [_skip(s, "not run: refused before any model was called")
-                   for s in (Stage.REQUEST, Stage.ANSWER, Stage.CITATIONS)]
-    else:
-        outcome, request, notice, stage = _assemble(question, [by_id[i] for i in selection.selected_ids],
-                                                    setup, conversation)
-        stages.append(stage)
-        if request is None:
-            stages += [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
-        else:
-            reply = model.reply(request.text)
-            dropped = reply.proposal
-            stages.append(_answer_stage(reply))
-            check = verify_citations(reply.citations, request.evidence)
-            if check.ok:
-                outcome = TurnOutcome.ANSWERED
-                why = f"{_count(len(check.verified), 'quote')} checked: each is verbatim in a document that was sent"
-                stages.append(StageResult(Stage.CITATIONS, StageStatus.PASSED, check.context_ids, why))
-            else:
-                outcome = TurnOutcome.WITHHELD
-                notice = "answer withheld: " + "; ".join(f.reason for f in check.failures)
-                stages.append(StageResult(Stage.CITATIONS, StageStatus.FAILED, check.context_ids, notice))
-
+    answer = _answer(question, records, selection, setup, model, conversation)
+    stages = _filter_stages(records, selection) + answer.stages
     action_request = proposal = decision = None
     leaked: tuple[str, ...] = ()
     if action is None:
@@ -345,10 +317,46 @@ def run_turn(
     else:
         action_request, proposal, decision, leaked, more = _act(action, setup, model, records)
         stages += more
+    losses = _losses(needed, records, selection, answer.request, answer.check)
+    return TurnResult(question, answer.outcome, tuple(stages), selection, answer.request, answer.reply, answer.check,
+                      answer.dropped, action_request, proposal, decision, losses, answer.notice, leaked)
 
-    losses = _losses(needed, records, selection, request, check)
-    return TurnResult(question, outcome, tuple(stages), selection, request, reply, check, dropped,
-                      action_request, proposal, decision, losses, notice, leaked)
+
+class _Answered(NamedTuple):
+    """Stages 5-7 of a turn: the request, the model's answer and the citation check."""
+
+    outcome: TurnOutcome
+    stages: list[StageResult]
+    request: ModelRequest | None = None
+    reply: Reply | None = None
+    check: CitationCheck | None = None
+    dropped: ToolProposal | None = None
+    notice: str | None = None
+
+
+def _answer(question: str, records: Sequence[Record], selection: EvidenceSelection, setup: TurnSetup,
+            model: Model, conversation: Conversation | None) -> _Answered:
+    if selection.refused:
+        why = "not run: refused before any model was called"
+        skipped = [_skip(s, why) for s in (Stage.REQUEST, Stage.ANSWER, Stage.CITATIONS)]
+        return _Answered(TurnOutcome.REFUSED, skipped, notice=selection.refusal)
+    by_id = {r.id: r for r in records}
+    outcome, request, notice, stage = _assemble(question, [by_id[i] for i in selection.selected_ids],
+                                                setup, conversation)
+    if request is None:
+        skipped = [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
+        return _Answered(outcome, [stage, *skipped], notice=notice)
+    reply = model.reply(request.text)
+    check = verify_citations(reply.citations, request.evidence)
+    if check.ok:
+        why = f"{_count(len(check.verified), 'quote')} checked: each is verbatim in a document that was sent"
+        cited = StageResult(Stage.CITATIONS, StageStatus.PASSED, check.context_ids, why)
+        return _Answered(TurnOutcome.ANSWERED, [stage, _answer_stage(reply), cited], request, reply, check,
+                         reply.proposal)
+    notice = "answer withheld: " + "; ".join(f.reason for f in check.failures)
+    withheld = StageResult(Stage.CITATIONS, StageStatus.FAILED, check.context_ids, notice)
+    return _Answered(TurnOutcome.WITHHELD, [stage, _answer_stage(reply), withheld], request, reply, check,
+                     reply.proposal, notice)
 
 
 def _assemble(question: str, records: list[Record], setup: TurnSetup, conversation: Conversation | None,
@@ -380,7 +388,7 @@ def _answer_stage(reply: Reply) -> StageResult:
     return StageResult(Stage.ANSWER, StageStatus.PASSED, reply.citation_ids, "; ".join(parts))
 
 
-def _act(action: ActionRequest, setup: TurnSetup, model: ScriptedModel, records: Sequence[Record]):
+def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]):
     """Stages 8-9: a request without documents, the model's proposal, and the decision."""
     request = build_request(action.message, (), ceiling=setup.ceiling, answer_allowance=setup.answer_allowance,
                             instructions=action_instructions(setup))

@@ -13,8 +13,7 @@ import tempfile
 import pytest
 from hypothesis import HealthCheck, settings
 
-from botie.sqlite_store import SQLiteStore
-from botie.stores import MemoryStore
+from botie.actions.stores import MemoryStore, SQLiteStore
 
 _SCRATCH = tempfile.mkdtemp(prefix="botie-test-home-")
 _DIRS = {

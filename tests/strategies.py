@@ -87,7 +87,7 @@ def valid_proposals(draw) -> dict:
 
 import datetime as _dt  # noqa: E402
 
-from botie.provenance import Trust  # noqa: E402
+from botie.context.provenance import Trust  # noqa: E402
 
 # Pieces that try to end an element early, add an attribute, or pass for markup.
 MARKUP_PIECES = (

@@ -6,11 +6,11 @@ import dataclasses
 
 import pytest
 
-from botie.conversation import Conversation
-from botie.decision import Approval
-from botie.fixtures import fixture_path, load_records
-from botie.provenance import load_evidence_scenario
-from botie.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
+from botie.actions.decision import Approval
+from botie.context.conversation import Conversation
+from botie.lessons.fixtures import fixture_path, load_records
+from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
 from botie.turn import ActionRequest, Stage, StageStatus, TurnOutcome, TurnSetup, run_turn
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}

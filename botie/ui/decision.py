@@ -1,6 +1,6 @@
 """The decision panel: change the proposal, the approval and what is stored; see which branch fired and why.
 
-Everything shown comes from :func:`botie.decision.decide`. The panel only
+Everything shown comes from :func:`botie.actions.decision.decide`. The panel only
 builds its inputs from the controls:
 
 - the proposal the model wrote (``asset``, ``duration``, ``request_id``);
@@ -92,7 +92,7 @@ class DecisionPanel(Panel):
         self.refresh()
 
     def _approval(self):
-        from ..decision import Approval
+        from botie.actions.decision import Approval
 
         if not self.approved.value or self.approved_payload is None:
             return None
@@ -110,8 +110,8 @@ class DecisionPanel(Panel):
         return other
 
     def _previous(self, proposal: dict[str, Any]):
-        from ..decision import StoredRequest
-        from ..errors import BotieError
+        from botie.actions.decision import StoredRequest
+        from botie.errors import BotieError
 
         payload = self._stored_payload(proposal)
         if payload is None:
@@ -126,7 +126,7 @@ class DecisionPanel(Panel):
     # -- drawing ----------------------------------------------------------------------
 
     def _render(self) -> None:
-        from ..decision import decide
+        from botie.actions.decision import decide
 
         proposal = self.proposal()
         approval = self._approval()

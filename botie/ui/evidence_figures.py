@@ -37,7 +37,7 @@ def _label_bars(ax: Any, bars: Any, texts: Sequence[str], *, inside: bool = Fals
 
 
 def density_figure(densities: Sequence[Any]) -> Figure:
-    """Characters per token for each sample (:func:`botie.tokens.compare_density` output)."""
+    """Characters per token for each sample (:func:`botie.context.tokens.compare_density` output)."""
     fig = Figure(figsize=(7.0, 2.8), dpi=90)
     ax = fig.add_axes((0.08, 0.2, 0.9, 0.68))
     labels = [d.label for d in densities]

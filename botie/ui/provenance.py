@@ -1,7 +1,7 @@
 """The provenance panel: move the observation date, the allowed assets, the relevance floor and the budget;
 see which candidates survive and why each of the others was excluded.
 
-Everything shown comes from :func:`botie.provenance.select_evidence`. The
+Everything shown comes from :func:`botie.context.provenance.select_evidence`. The
 panel builds its inputs from the controls and draws the result: one row per
 candidate with its status word and reason, the verdict (a pack, or a refusal
 decided before any model is called), and every conflict between sources,
@@ -15,7 +15,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..provenance import EvidenceScenario, EvidenceSelection, trust_of
+from botie.context.provenance import EvidenceSelection, trust_of
+from botie.lessons.scenarios import EvidenceScenario
+
 from ._common import STYLES, Panel, control, esc
 
 __all__ = ["ProvenancePanel", "provenance_panel", "status_badge"]
@@ -156,7 +158,7 @@ class ProvenancePanel(Panel):
 def provenance_panel(scenario: EvidenceScenario | None = None, **options: Any) -> ProvenancePanel:
     """Build the provenance panel (default: the ``manual_revisions.json`` scenario); display ``.widget``."""
     if scenario is None:
-        from ..provenance import load_evidence_scenario
+        from botie.lessons.scenarios import load_evidence_scenario
 
         scenario = load_evidence_scenario()
     return ProvenancePanel(scenario, **options)

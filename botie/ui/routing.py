@@ -1,7 +1,7 @@
 """The routing panel: change the attachments, the ceiling and the soft fraction; see which strategy fired and why.
 
-Everything shown comes from :func:`botie.routing.plan_context` and
-:func:`botie.routing.execute_plan`. The attachments are ``count`` documents:
+Everything shown comes from :func:`botie.context.routing.plan_context` and
+:func:`botie.context.routing.execute_plan`. The attachments are ``count`` documents:
 one of ``largest`` tokens and the rest of ``size`` tokens each, which is
 enough to reach every strategy, including the case where the oversized check
 decides although the total alone would have allowed whole-document selection.
@@ -13,8 +13,9 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..records import Record
-from ..routing import SELECT_FACTOR, ContextPlan, DocumentCoverage, execute_plan, plan_context
+from botie.context.records import Record
+from botie.context.routing import SELECT_FACTOR, ContextPlan, DocumentCoverage, execute_plan, plan_context
+
 from ._common import FIGURE_CLASS, Panel, control, esc, figure_png
 from .evidence_figures import routing_figure
 from .provenance import status_badge

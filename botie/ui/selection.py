@@ -11,10 +11,11 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..budget import Budget
-from ..errors import BudgetError
-from ..fixtures import Scene
-from ..selection import POLICIES, Selection, select
+from botie.context.budget import Budget
+from botie.context.selection import POLICIES, Selection, select
+from botie.errors import BudgetError
+from botie.lessons.fixtures import Scene
+
 from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png
 from .figures import window_figure, window_text
 

@@ -13,11 +13,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from ..decision import Approval
-from ..provenance import EvidenceScenario
-from ..records import Record
-from ..scripted import ScriptedModel
-from ..turn import ActionRequest, TurnResult, TurnSetup, run_turn
+from botie.actions.decision import Approval
+from botie.context.records import Record
+from botie.lessons.scenarios import EvidenceScenario
+from botie.lessons.scripted import ScriptedModel
+from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
+
 from ._common import Panel, control, esc
 from .provenance import status_badge
 
@@ -119,9 +120,9 @@ def turn_panel(scenario: EvidenceScenario | None = None, model: ScriptedModel | 
     """Build the turn panel on ``manual_revisions.json`` with the workshop's scripted model and planted documents."""
     import json
 
-    from ..fixtures import fixture_path, load_records
-    from ..provenance import load_evidence_scenario
-    from ..scripted import load_scripted_model
+    from botie.lessons.fixtures import fixture_path, load_records
+    from botie.lessons.scenarios import load_evidence_scenario
+    from botie.lessons.scripted import load_scripted_model
 
     path = fixture_path("scripted_turns.json")
     action = json.loads(path.read_text(encoding="utf-8"))["action"]

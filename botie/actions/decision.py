@@ -1,0 +1,468 @@
+"""When may a proposed tool call turn into an action? One pure function, one branch, one readable path.
+
+:func:`decide` takes a ``propose_inspection`` proposal and the trusted facts
+around it (who is signed in, which assets they may schedule, what they
+approved, what is already stored under the request id) and returns a
+:class:`Decision`. It performs nothing: the service in :mod:`botie.actions.service`
+acts on the decision. The checks run in a fixed order, and each one that
+fails ends the walk:
+
+1. **validation**: is the proposal well formed? (:func:`botie.actions.tool.validate_inspection`)
+2. **permission**: is the asset in the caller's allowed list? The list comes
+   from trusted application state, never from the proposal.
+3. **approval**: did the caller approve *exactly this* payload? A changed
+   duration or asset needs a new approval.
+4. **idempotency**: what is stored under the request id? Nothing: create.
+   The same payload: reuse the earlier job. A different payload: conflict.
+
+Permission comes before anything stored is looked at, so a caller who may
+not schedule an asset learns nothing about earlier requests: a ``denied``
+decision carries no job id, no payload and no hint whether one exists.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from json.encoder import encode_basestring as _json_str
+from types import MappingProxyType
+from typing import Any, NamedTuple
+
+from botie._checks import allowed_set
+from botie._enum import ShortName
+from botie.actions.canonical import canonical_json
+from botie.actions.tool import FieldError, validate_inspection
+from botie.errors import DecisionError
+
+__all__ = [
+    "Approval",
+    "Branch",
+    "Check",
+    "CheckName",
+    "Decision",
+    "KeyState",
+    "Receipt",
+    "StoredRequest",
+    "Verdict",
+    "allowed_set",
+    "decide",
+]
+
+
+class Branch(ShortName):
+    """Which way a proposal went.
+
+    :func:`decide` returns the first six. The service adds two that only
+    exist once real storage is involved: ``in_progress`` (an earlier attempt
+    under this key has not finished; the IETF Idempotency-Key draft answers
+    409 here) and ``unavailable`` (the store or the downstream service could
+    not be reached; nothing new was booked).
+    """
+
+    INVALID = "invalid"
+    DENIED = "denied"
+    NEEDS_APPROVAL = "needs_approval"
+    CREATE = "create"
+    REUSE = "reuse"
+    CONFLICT = "conflict"
+    IN_PROGRESS = "in_progress"
+    UNAVAILABLE = "unavailable"
+
+    @property
+    def retryable(self) -> bool:
+        """Whether sending the *same* request again, later, can succeed without anyone changing anything.
+
+        Only transient states qualify. A malformed proposal, a denial, a
+        missing approval or a conflict will give the same answer until a
+        person or the model changes something, so retrying them is noise.
+        """
+        return self in (Branch.IN_PROGRESS, Branch.UNAVAILABLE)
+
+
+class CheckName(ShortName):
+    """The four checks, in the order they run."""
+
+    VALIDATION = "validation"
+    PERMISSION = "permission"
+    APPROVAL = "approval"
+    IDEMPOTENCY = "idempotency"
+
+
+class Verdict(ShortName):
+    """How one check came out. ``not_reached``: an earlier check already decided."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_REACHED = "not_reached"
+
+
+class Check(NamedTuple):
+    """One step of the path: which check, its verdict, and a reason a learner can read."""
+
+    name: CheckName
+    verdict: Verdict
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.verdict} ({self.reason})"
+
+
+class KeyState(ShortName):
+    """Where the request stored under a key stands.
+
+    ``done``: a job exists and its receipt is stored. ``pending``: the key is
+    reserved and a downstream call may be running (or crashed mid-way).
+    ``failed``: the last downstream call ended with an error, so no job is
+    confirmed; the next attempt with the same payload tries again under the
+    same key.
+    """
+
+    PENDING = "pending"
+    FAILED = "failed"
+    DONE = "done"
+
+
+def _need_text(value: Any, name: str) -> None:
+    if type(value) is not str or not value:
+        raise DecisionError(f"{name} must be a non-empty string, got {value!r}", field=name)
+
+
+def _need_aware(value: Any, name: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, _dt.datetime) or value.utcoffset() is None:
+        raise DecisionError(f"{name} must be a datetime with a time zone, got {value!r}", field=name)
+
+
+def _frozen_payload(payload: Any, name: str) -> tuple[Mapping[str, Any], str]:
+    """A read-only copy of ``payload`` and its canonical JSON, or a DecisionError naming ``name``."""
+    if not isinstance(payload, Mapping):
+        raise DecisionError(f"{name} must be a mapping of arguments, got {payload!r}", field=name)
+    copy = dict(payload)
+    try:
+        text = canonical_json(copy)
+    except (TypeError, ValueError) as exc:
+        raise DecisionError(f"{name} has no canonical JSON form: {exc}", field=name) from exc
+    return MappingProxyType(copy), text
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """Proof that one request created one job: what a successful tool result hands back.
+
+    ``job_id`` is the same on every reuse of the key. ``external_ref`` is the
+    downstream service's own id, when creating the job meant calling one.
+    """
+
+    job_id: str
+    request_id: str
+    asset_id: str
+    duration_minutes: int
+    created_at: _dt.datetime | None = None
+    external_ref: str | None = None
+
+    def __post_init__(self) -> None:
+        _need_text(self.job_id, "receipt.job_id")
+        _need_text(self.request_id, "receipt.request_id")
+        _need_aware(self.created_at, "receipt.created_at")
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """A human approval, recorded by the application for one exact payload and one actor.
+
+    The model cannot set this: it comes from the approval screen. ``payload``
+    is the full set of arguments that was shown (asset, duration and request
+    id), so one approval authorises one booking and nothing that differs from it.
+    """
+
+    actor: str
+    payload: Mapping[str, Any]
+    _canonical: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _need_text(self.actor, "approval.actor")
+        payload, text = _frozen_payload(self.payload, "approval.payload")
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "_canonical", text)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRequest:
+    """What the store holds under one (caller, request id): the payload first sent, and how it ended.
+
+    ``state`` defaults from ``receipt``: ``done`` with a receipt, ``pending``
+    without. For a lesson panel the three interesting cases are ``None``
+    (nothing stored), ``StoredRequest.settled(same_payload, "job-1")`` and
+    ``StoredRequest.settled(other_payload, "job-1")``.
+    """
+
+    payload: Mapping[str, Any]
+    receipt: Receipt | None = None
+    state: KeyState | None = None
+    stored_at: _dt.datetime | None = field(default=None, kw_only=True)
+    _canonical: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        payload, text = _frozen_payload(self.payload, "previous.payload")
+        object.__setattr__(self, "payload", payload)
+        object.__setattr__(self, "_canonical", text)
+        state = self.state
+        if state is None:
+            state = KeyState.DONE if self.receipt is not None else KeyState.PENDING
+        try:
+            state = KeyState(state)
+        except ValueError:
+            raise DecisionError(f"previous.state must be one of pending, failed, done; got {state!r}",
+                                field="previous.state") from None
+        object.__setattr__(self, "state", state)
+        if (state is KeyState.DONE) != (self.receipt is not None):
+            raise DecisionError("a stored request has a receipt exactly when its state is done",
+                                field="previous")
+        if self.receipt is not None and self.receipt.request_id != payload.get("request_id"):
+            raise DecisionError(
+                f"the receipt is for {self.receipt.request_id!r} "
+                f"but the payload for {payload.get('request_id')!r}",
+                field="previous.receipt",
+            )
+        _need_aware(self.stored_at, "previous.stored_at")
+
+    @classmethod
+    def settled(cls, payload: Mapping[str, Any], job_id: str, *, created_at: _dt.datetime | None = None,
+                ) -> StoredRequest:
+        """A request that already created ``job_id``: its payload and the receipt it earned."""
+        receipt = Receipt(job_id, payload.get("request_id"), payload.get("asset_id"),
+                          payload.get("duration_minutes"), created_at)
+        return cls(payload, receipt, stored_at=created_at)
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The branch that fired, the ordered checks that led there, and what the caller may be told.
+
+    ``errors`` is non-empty only for ``invalid`` (one repairable problem per
+    entry). ``receipt`` is set only for ``reuse`` (the earlier job) and, once
+    the service has created the job, ``create``: :func:`decide` decides and
+    does not act, so its ``create`` has no job yet and ``receipt`` is None.
+    """
+
+    branch: Branch
+    checks: tuple[Check, ...]
+    errors: tuple[FieldError, ...] = ()
+    receipt: Receipt | None = None
+
+    @property
+    def retryable(self) -> bool:
+        """Whether the same request may be sent again unchanged (see :attr:`Branch.retryable`)."""
+        return self.branch.retryable
+
+    @property
+    def ok(self) -> bool:
+        """True when a job exists for this request: created now, or reused from before."""
+        return self.receipt is not None
+
+    @property
+    def reason(self) -> str:
+        """The reason of the check that decided: the last one that was reached."""
+        for check in reversed(self.checks):
+            if check.verdict is not Verdict.NOT_REACHED:
+                return check.reason
+        return ""
+
+    def with_receipt(self, receipt: Receipt) -> Decision:
+        """This ``create`` decision, completed with the receipt of the job the service just made."""
+        if self.branch is not Branch.CREATE:
+            raise DecisionError(f"only a create decision gains a receipt, not {self.branch}", field="receipt")
+        return replace(self, receipt=receipt)
+
+    def tool_result(self) -> dict[str, Any]:
+        """The observation to hand back to the model: JSON-ready, and no more than the caller may know.
+
+        Every result names its ``status`` (the branch) and whether a retry is
+        appropriate. Success carries the job id; ``invalid`` carries the fields
+        to repair; the rest carry the reason. A ``create`` without a job (from
+        :func:`decide` alone, before the service acted) raises rather than
+        reporting a booking that has not happened.
+        """
+        if self.branch is Branch.CREATE and self.receipt is None:
+            raise DecisionError("this create decision has no job yet: the service creates it and fills the receipt",
+                                field="receipt")
+        result: dict[str, Any] = {"status": self.branch.value, "retryable": self.retryable}
+        if self.receipt is not None:
+            result["job_id"] = self.receipt.job_id
+            result["request_id"] = self.receipt.request_id
+        if self.errors:
+            result["errors"] = [{"field": e.field, "problem": e.problem.value, "message": e.message}
+                                for e in self.errors]
+        result["message"] = self.reason
+        return result
+
+    def explain(self) -> str:
+        """The path as text, one check a line, ending with the branch."""
+        lines = [f"{c.name:<12} {c.verdict:<12} {c.reason}" for c in self.checks]
+        lines.append(f"-> {self.branch}")
+        return "\n".join(lines)
+
+
+# --- the path ------------------------------------------------------------------
+
+_V, _P, _A, _I = CheckName.VALIDATION, CheckName.PERMISSION, CheckName.APPROVAL, CheckName.IDEMPOTENCY
+_PASSED, _FAILED, _NOT_REACHED = Verdict.PASSED, Verdict.FAILED, Verdict.NOT_REACHED
+# Enum members bound to module names once: looking one up on its class costs more than the check it serves.
+_INVALID, _DENIED, _NEEDS_APPROVAL = Branch.INVALID, Branch.DENIED, Branch.NEEDS_APPROVAL
+_CREATE, _REUSE, _CONFLICT, _IN_PROGRESS = Branch.CREATE, Branch.REUSE, Branch.CONFLICT, Branch.IN_PROGRESS
+_DONE, _PENDING = KeyState.DONE, KeyState.PENDING
+
+_WELL_FORMED = Check(_V, _PASSED, "asset_id, duration_minutes and request_id are present and well formed")
+_AFTER_INVALID = (
+    Check(_P, _NOT_REACHED, "not reached: the proposal must be repaired first"),
+    Check(_A, _NOT_REACHED, "not reached: the proposal must be repaired first"),
+    Check(_I, _NOT_REACHED, "not reached: the proposal must be repaired first"),
+)
+_AFTER_DENIED = (
+    Check(_A, _NOT_REACHED, "not reached: permission was denied"),
+    Check(_I, _NOT_REACHED, "not reached: permission was denied, so nothing stored under this request id "
+                           "was read"),
+)
+_AFTER_NO_APPROVAL = Check(_I, _NOT_REACHED, "not reached: approval is needed first")
+
+_ABSENT = object()
+# Checks on the common path are built with tuple.__new__ directly, skipping NamedTuple's Python-level
+# __new__: the same tuple, a little cheaper, and decide() runs in tight loops (see bench/bench_decisions.py).
+_new = tuple.__new__
+
+
+def _inspection_json(asset_id: str, duration_minutes: int, request_id: str) -> str:
+    """``canonical_json`` of a *validated* proposal, written out directly.
+
+    For these three fields (keys already in sorted order, an int and two
+    strings) this is the same text ``canonical_json`` produces, a property
+    the tests check, at a fraction of the cost of a general encoder.
+    """
+    return (f'{{"asset_id":{_json_str(asset_id)},"duration_minutes":{duration_minutes},'
+            f'"request_id":{_json_str(request_id)}}}')
+
+
+def _value_text(value: Any) -> str:
+    return "(absent)" if value is _ABSENT else repr(value)
+
+
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two values have the same canonical JSON (so 20 vs 20.0 and 1 vs True differ)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) in (str, int, bool) or a is None:
+        return a == b  # same type and equal: same text, without paying for an encoder
+    return canonical_json(a) == canonical_json(b)
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """Keys whose values differ in canonical form."""
+    return [key for key in sorted(old.keys() | new.keys())
+            if not _same_json(old.get(key, _ABSENT), new.get(key, _ABSENT))]
+
+
+def _compare_text(before: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
+    """``"<before> duration_minutes=20 but the proposal says 30"``, naming every changed field."""
+    keys = _differences(old, new)
+    if not keys:
+        return f"{before} a payload with a different canonical form"
+    if len(keys) == 1:
+        key = keys[0]
+        return (f"{before} {key}={_value_text(old.get(key, _ABSENT))} "
+                f"but the proposal says {_value_text(new.get(key, _ABSENT))}")
+    was = ", ".join(f"{k}={_value_text(old.get(k, _ABSENT))}" for k in keys)
+    now = ", ".join(f"{k}={_value_text(new.get(k, _ABSENT))}" for k in keys)
+    return f"{before} {was} but the proposal says {now}"
+
+
+def _approval_check(approval: Approval | None, caller: str, payload: Mapping[str, Any], text: str) -> Check:
+    """The third check: an approval by the caller, for exactly this payload (compared as canonical text)."""
+    if approval is None:
+        reason = (f"no approval is recorded: show {caller} {payload['asset_id']} for "
+                  f"{payload['duration_minutes']} minutes and record their answer")
+        return Check(_A, _FAILED, reason)
+    if approval.actor != caller:
+        return Check(_A, _FAILED, f"the approval was recorded by {approval.actor}, not by the caller {caller}")
+    if approval._canonical != text:
+        changed = _compare_text("the approval was recorded for", approval.payload, payload)
+        return Check(_A, _FAILED, f"{changed}; a changed request needs a new approval")
+    return _new(Check, (_A, _PASSED, f"{caller} approved exactly this payload"))
+
+
+def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: str, text: str,
+                 ) -> tuple[Branch, Check, Receipt | None]:
+    """The last check: compare the proposal with what is stored under its request id."""
+    if previous is None:
+        reason = f"nothing is stored under {rid} for {caller}: create a new job"
+        return _CREATE, _new(Check, (_I, _PASSED, reason)), None
+    if not isinstance(previous, StoredRequest):
+        raise DecisionError(f"previous must be None or a StoredRequest, got {previous!r}", field="previous")
+    if previous._canonical != text:
+        stored_under = previous.payload.get("request_id")
+        if stored_under != rid:  # (equal texts would imply equal request ids)
+            raise DecisionError(f"previous was stored under {stored_under!r}, not {rid!r}", field="previous")
+        why = _compare_text(f"{rid} was first used for", previous.payload, payload)
+        reason = f"{why}; the first request stands, and a different inspection needs a new request id"
+        return _CONFLICT, Check(_I, _FAILED, reason), None
+    if previous.state is _DONE:
+        job = previous.receipt.job_id
+        reason = f"{rid} already created {job} with this exact payload: returning {job} instead of booking again"
+        return _REUSE, _new(Check, (_I, _PASSED, reason)), previous.receipt
+    if previous.state is _PENDING:
+        reason = f"an earlier attempt of {rid} is still being booked: ask again with the same request id shortly"
+        return _IN_PROGRESS, Check(_I, _FAILED, reason), None
+    reason = f"the earlier attempt of {rid} ended without a confirmed job: try again under the same key"
+    return _CREATE, Check(_I, _PASSED, reason), None
+
+
+def _need_caller(caller: Any) -> None:
+    if type(caller) is not str or not caller:
+        raise DecisionError(f"caller must be the signed-in user's id (a non-empty string), got {caller!r}",
+                            field="caller")
+
+
+def decide(
+    proposal: Any,
+    *,
+    caller: str,
+    allowed_assets: Iterable[str],
+    approval: Approval | None,
+    previous: StoredRequest | None,
+) -> Decision:
+    """Walk validation, permission, approval and idempotency; return the branch and the path.
+
+    ``proposal`` is what the model wrote (any value: a malformed one is an
+    ``invalid`` decision, not an exception). ``caller``, ``allowed_assets``,
+    ``approval`` and ``previous`` are trusted application state; malformed
+    trusted state raises :class:`~botie.errors.DecisionError` (a bare string
+    for ``allowed_assets`` is a ``TypeError``, as in :func:`botie.select`).
+
+    ``previous`` is only read once validation, permission and approval have
+    passed: a caller who is refused learns nothing about stored requests.
+    """
+    _need_caller(caller)
+    allowed = allowed_set(allowed_assets)
+    if approval is not None and not isinstance(approval, Approval):
+        raise DecisionError(f"approval must be None or an Approval, got {approval!r}", field="approval")
+
+    errors = validate_inspection(proposal)
+    if errors:
+        problems = "; ".join(e.message for e in errors)
+        count = f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to repair"
+        return Decision(_INVALID, (Check(_V, _FAILED, f"{count}: {problems}"), *_AFTER_INVALID), errors)
+
+    asset, minutes, rid = proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"]
+    if asset not in allowed:
+        denied = _new(Check, (_P, _FAILED, f"{asset} is not in the assets {caller} may schedule"))
+        return Decision(_DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED))
+    permitted = _new(Check, (_P, _PASSED, f"{asset} is in the assets {caller} may schedule"))
+
+    text = _inspection_json(asset, minutes, rid)
+    approved = _approval_check(approval, caller, proposal, text)
+    if approved.verdict is _FAILED:
+        return Decision(_NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
+
+    branch, stored, receipt = _idempotency(previous, caller, proposal, rid, text)
+    return Decision(branch, (_WELL_FORMED, permitted, approved, stored), (), receipt)

@@ -1,0 +1,203 @@
+"""The ``propose_inspection`` tool: what a model may ask for, and the check that its arguments make sense.
+
+A model never books anything by naming a tool. It *proposes* a call: a tool
+name plus arguments. This module defines the interface the model sees
+(:data:`INSPECTION_TOOL`, with units and effect spelled out) and validates a
+proposal by hand (:func:`validate_inspection`), so a learner can read every
+rule. Validation answers "is this well formed?" only; permission, approval and
+retries are decided later, in :mod:`botie.actions.decision`.
+
+The hand-written rules and the JSON Schema agree on everything but one point,
+on purpose: JSON Schema calls ``20.0`` an integer (its number model has no
+int/float split), while :func:`validate_inspection` insists on a Python
+``int``. A model that writes ``20.0`` gets a repairable error here rather than
+a silently converted duration. (``True`` is refused by both: JSON booleans are
+not numbers, and in Python we check ``type(value) is int`` because ``bool`` is
+a subclass of ``int``.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from botie._enum import ShortName
+
+__all__ = [
+    "ARGUMENTS",
+    "FIELDS",
+    "INSPECTION_TOOL",
+    "MAX_MINUTES",
+    "MIN_MINUTES",
+    "TOOL_NAME",
+    "FieldError",
+    "Problem",
+    "validate_inspection",
+]
+
+TOOL_NAME = "propose_inspection"
+MIN_MINUTES = 1
+MAX_MINUTES = 60
+FIELDS = ("asset_id", "duration_minutes", "request_id")
+#: The name a :class:`FieldError` uses when the arguments as a whole are wrong (not an object).
+ARGUMENTS = "arguments"
+
+_DESCRIPTION = (
+    "Book an on-site inspection of one asset for the signed-in technician. "
+    "Effect: once the service has checked that the technician may schedule this asset and has "
+    "approved exactly this asset and duration, it reserves a technician's time and returns a job id; "
+    "without that approval nothing is booked and the result says approval is needed. "
+    f"duration_minutes is the length of the visit in whole minutes, from {MIN_MINUTES} through "
+    f"{MAX_MINUTES}. request_id names this one intended booking: reuse it unchanged when you retry, "
+    "and choose a new one only for a genuinely new inspection."
+)
+
+#: The tool definition in the shape model APIs take (name, description, JSON Schema input).
+INSPECTION_TOOL: dict[str, Any] = {
+    "name": TOOL_NAME,
+    "description": _DESCRIPTION,
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "asset_id": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The asset to inspect, exactly as the asset register writes it, e.g. 'P-2'.",
+            },
+            "duration_minutes": {
+                "type": "integer",
+                "minimum": MIN_MINUTES,
+                "maximum": MAX_MINUTES,
+                "description": f"Length of the visit in whole minutes ({MIN_MINUTES}-{MAX_MINUTES}).",
+            },
+            "request_id": {
+                "type": "string",
+                "minLength": 1,
+                "description": "Idempotency key for this booking; identical on every retry.",
+            },
+        },
+        "required": list(FIELDS),
+        "additionalProperties": False,
+    },
+}
+
+
+class Problem(ShortName):
+    """What kind of repair a field needs."""
+
+    NOT_AN_OBJECT = "not_an_object"
+    MISSING = "missing"
+    UNEXPECTED = "unexpected"
+    WRONG_TYPE = "wrong_type"
+    EMPTY = "empty"
+    OUT_OF_RANGE = "out_of_range"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """One repairable problem with a proposal: which field, what kind, and how to fix it."""
+
+    field: str
+    problem: Problem
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``repr`` of a value, clipped so that a huge int or string cannot flood an error message."""
+    kind = type(value).__name__
+    if isinstance(value, int) and value.bit_length() > 64:
+        # repr of a 5,000-digit int is slow, and past 4,300 digits Python refuses to write it.
+        return f"an {kind} of {value.bit_length()} bits"
+    text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"{text} ({kind})"
+
+
+def _text_problem(name: str, value: Any, example: str) -> FieldError | None:
+    if type(value) is not str:
+        message = f"{name} must be text such as {example!r}, got {_shown(value)}"
+        return FieldError(name, Problem.WRONG_TYPE, message)
+    if not value:
+        return FieldError(name, Problem.EMPTY, f"{name} must not be empty; give a value such as {example!r}")
+    return None
+
+
+def _minutes_problem(value: Any) -> FieldError | None:
+    name = "duration_minutes"
+    # type(...) is int, not isinstance: bool is an int subclass, and True is not "one minute".
+    if type(value) is not int:
+        hint = f"; write {int(value)}" if type(value) is float and value.is_integer() else ""
+        message = f"{name} must be a whole number of minutes (an int), got {_shown(value)}{hint}"
+        return FieldError(name, Problem.WRONG_TYPE, message)
+    if not MIN_MINUTES <= value <= MAX_MINUTES:
+        return FieldError(
+            name,
+            Problem.OUT_OF_RANGE,
+            f"{name} must be from {MIN_MINUTES} through {MAX_MINUTES} minutes, got {_shown(value)}",
+        )
+    return None
+
+
+#: Each required field and the function that finds its problem (None when it is fine), in FIELDS order.
+_RULES = (
+    ("asset_id", partial(_text_problem, "asset_id", example="P-2")),
+    ("duration_minutes", _minutes_problem),
+    ("request_id", partial(_text_problem, "request_id", example="r7")),
+)
+
+
+_MISSING = object()
+
+
+def _key_name(key: Any) -> str:
+    return key if type(key) is str else repr(key)
+
+
+def _unexpected(name: str) -> FieldError:
+    message = f"{name!r} is not an argument of {TOOL_NAME}; remove it (an extra field grants nothing)"
+    return FieldError(name, Problem.UNEXPECTED, message)
+
+
+def validate_inspection(arguments: Any) -> tuple[FieldError, ...]:
+    """Every repairable problem with a ``propose_inspection`` call, one per problem; ``()`` when valid.
+
+    Rules: ``asset_id`` and ``request_id`` are non-empty ``str``;
+    ``duration_minutes`` is an ``int`` from 1 through 60 (``bool`` and
+    ``float`` refused, ``20.0`` included); all three are required; any other
+    field is refused, since an ``admin`` argument written by a model must not
+    grant anything. Errors come in a stable order: the known fields in
+    :data:`FIELDS` order, then unexpected fields sorted by name.
+
+    Nothing here raises for bad input: a proposal that is not even an object
+    comes back as one error on :data:`ARGUMENTS`, so the caller can hand the
+    problems back to the model as an observation.
+    """
+    if type(arguments) is not dict and not isinstance(arguments, Mapping):
+        return (
+            FieldError(
+                ARGUMENTS,
+                Problem.NOT_AN_OBJECT,
+                f"the arguments must be an object with {', '.join(FIELDS)}; got {_shown(arguments)}",
+            ),
+        )
+    errors = []
+    present = 0
+    for name, rule in _RULES:
+        value = arguments.get(name, _MISSING)
+        if value is _MISSING:
+            errors.append(FieldError(name, Problem.MISSING, f"{name} is missing; {TOOL_NAME} requires it"))
+            continue
+        present += 1
+        problem = rule(value)
+        if problem is not None:
+            errors.append(problem)
+    if len(arguments) > present:  # something besides the known fields is there
+        known = dict(_RULES)
+        errors.extend(_unexpected(name) for name in sorted(_key_name(k) for k in arguments if k not in known))
+    return tuple(errors)

@@ -1,0 +1,51 @@
+"""The token window of one model request, split into reserves and evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from botie.errors import BudgetError
+
+__all__ = ["Budget"]
+
+
+def _need_tokens(value: Any, name: str) -> None:
+    if type(value) is not int or value < 0:
+        raise BudgetError(f"{name} must be a whole number of tokens (an int >= 0), got {value!r}", field=name)
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """A request window: ``total`` tokens, of which reserves are set aside first.
+
+    ``input_reserve`` covers everything that is not evidence (instructions, the
+    question, tool schemas, conversation); ``output_reserve`` the reply. What
+    remains is :attr:`evidence`. Reserves larger than the total are an error,
+    never a silent zero: a request that cannot fit should not claim it does.
+    """
+
+    total: int
+    input_reserve: int
+    output_reserve: int
+
+    def __post_init__(self) -> None:
+        for name in ("total", "input_reserve", "output_reserve"):
+            _need_tokens(getattr(self, name), name)
+        reserved = self.input_reserve + self.output_reserve
+        if reserved > self.total:
+            raise BudgetError(
+                f"the reserves ({self.input_reserve} input + {self.output_reserve} output = {reserved}) "
+                f"exceed the total of {self.total} by {reserved - self.total} "
+                f"token{'s' if reserved - self.total != 1 else ''}",
+                field="input_reserve",
+            )
+
+    @property
+    def evidence(self) -> int:
+        """Tokens left for evidence: total minus both reserves."""
+        return self.total - self.input_reserve - self.output_reserve
+
+    def explain(self) -> str:
+        """The arithmetic, as a learner would write it."""
+        return f"{self.total} − {self.input_reserve} − {self.output_reserve} = {self.evidence}"

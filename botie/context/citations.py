@@ -1,0 +1,148 @@
+"""Check an answer's citations against what actually entered the context, before anyone sees it.
+
+A model can write an id that looks right, or a quote that sounds right. Only
+code can confirm that the id names a document that was in the request and
+that the quoted words appear in that document, character for character. An
+instruction smuggled into a document can change an answer, but it usually
+cannot supply a genuine quote that supports the change: the check fails and
+the answer is withheld. That is a smaller promise than "injection prevented",
+and one we can keep.
+
+The model's citations are untrusted output, so nothing about them raises:
+a malformed citation is a failure with a reason. Only the context (our own
+data) can be bad input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from botie._enum import ShortName
+from botie.context.evidence import parse_evidence
+from botie.errors import CitationError
+
+__all__ = ["CitationCheck", "CitationFailure", "CitationProblem", "verify_citations"]
+
+
+class CitationProblem(ShortName):
+    """Why a citation failed."""
+
+    MALFORMED = "malformed"  # not an {"id": str, "quote": str} object
+    UNKNOWN_ID = "unknown_id"  # the id did not enter the context
+    NOT_VERBATIM = "not_verbatim"  # the quote is not in that document, exactly
+    NO_CITATIONS = "no_citations"  # the answer cites nothing at all
+
+
+class CitationFailure(NamedTuple):
+    """One failed citation: its position in the list (None for the list as a whole), the id and why."""
+
+    index: int | None
+    citation_id: str | None
+    problem: CitationProblem
+    reason: str
+
+
+@dataclass(frozen=True)
+class CitationCheck:
+    """The verdict on an answer's citations. Any failure withholds the answer."""
+
+    ok: bool
+    failures: tuple[CitationFailure, ...]
+    verified: tuple[tuple[str, str], ...]  # (id, quote) pairs that checked out, in order
+    context_ids: tuple[str, ...]
+
+    @property
+    def branch(self) -> str:
+        return "release" if self.ok else "withhold"
+
+    def explain(self) -> str:
+        if self.ok:
+            n = len(self.verified)
+            what = "the one citation is" if n == 1 else f"all {n} citations are"
+            return f"release: {what} verbatim in documents that were in the context"
+        lines = [f"withhold: {len(self.failures)} citation problem(s)"]
+        lines += [f"  {'-' if f.index is None else f.index}: {f.problem}: {f.reason}" for f in self.failures]
+        return "\n".join(lines)
+
+
+def _context_texts(context: Any) -> dict[str, str]:
+    """The documents that entered the context, as id -> text.
+
+    Accepts what a caller naturally holds: the records that were rendered (or
+    anything with ``id`` and ``text``), a mapping of id to text, or the
+    rendered ``<evidence>`` region itself, which is the most faithful of all.
+    """
+    if isinstance(context, str):
+        items: Iterable[tuple[Any, Any]] = ((d.id, d.text) for d in parse_evidence(context))
+    elif isinstance(context, Mapping):
+        items = context.items()
+    else:
+        try:
+            items = [(doc.id, doc.text) for doc in context]
+        except (TypeError, AttributeError) as exc:
+            raise CitationError(
+                "context must be the records that entered the request, a mapping of id to text, "
+                f"or a rendered evidence region; got {context!r:.80}",
+                field="context",
+            ) from exc
+    texts: dict[str, str] = {}
+    for doc_id, text in items:
+        if not isinstance(doc_id, str) or not isinstance(text, str):
+            raise CitationError(f"context entry {doc_id!r:.40} must have a str id and str text", field="context")
+        if doc_id in texts:
+            raise CitationError(f"context has {doc_id!r} twice", field="context", record=doc_id)
+        texts[doc_id] = text
+    return texts
+
+
+def _check_one(index: int, citation: Any, texts: Mapping[str, str]) -> CitationFailure | tuple[str, str]:
+    def fail(problem: CitationProblem, reason: str, cid: str | None = None) -> CitationFailure:
+        return CitationFailure(index, cid, problem, reason)
+
+    if not isinstance(citation, Mapping):
+        return fail(CitationProblem.MALFORMED, f"expected an object with id and quote, got {type(citation).__name__}")
+    missing = [key for key in ("id", "quote") if key not in citation]
+    if missing:
+        return fail(CitationProblem.MALFORMED, f"missing {' and '.join(missing)}")
+    cid, quote = citation["id"], citation["quote"]
+    if not isinstance(cid, str) or not cid:
+        return fail(CitationProblem.MALFORMED, f"id must be a non-empty string, got {cid!r:.40}")
+    if not isinstance(quote, str) or not quote.strip():
+        return fail(CitationProblem.MALFORMED, f"quote must be a non-empty string, got {quote!r:.40}", cid)
+    if cid not in texts:
+        return fail(CitationProblem.UNKNOWN_ID, f"{cid} did not enter the context", cid)
+    if quote not in texts[cid]:
+        return fail(CitationProblem.NOT_VERBATIM, f"the quote {quote[:50]!r} does not appear verbatim in {cid}", cid)
+    return cid, quote
+
+
+def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False) -> CitationCheck:
+    """Verify each ``{"id": ..., "quote": ...}`` against the documents that entered the context.
+
+    A citation fails when it is malformed, when its id was not in the
+    context (even if the id exists somewhere else: it was not what the model
+    read), or when its quote is not an exact substring of that document. An
+    answer with no citations fails too, unless ``allow_empty``. ``ok`` is true
+    only when nothing failed; otherwise the answer should be withheld.
+    """
+    texts = _context_texts(context)
+    ids = tuple(texts)
+    if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
+        failure = CitationFailure(
+            None, None, CitationProblem.MALFORMED,
+            f"citations must be a list of {{id, quote}} objects, got {type(citations).__name__}",
+        )
+        return CitationCheck(False, (failure,), (), ids)
+    failures: list[CitationFailure] = []
+    verified: list[tuple[str, str]] = []
+    for index, citation in enumerate(citations):
+        result = _check_one(index, citation, texts)
+        if isinstance(result, CitationFailure):
+            failures.append(result)
+        else:
+            verified.append(result)
+    if not failures and not verified and not allow_empty:
+        failures.append(CitationFailure(None, None, CitationProblem.NO_CITATIONS, "the answer cites nothing to check"))
+    return CitationCheck(not failures, tuple(failures), tuple(verified), ids)

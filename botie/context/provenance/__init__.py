@@ -1,0 +1,37 @@
+"""Which candidates are usable evidence: permitted, current, distinct, relevant and complete.
+
+Three modules, one concept each: :mod:`.trust` (source tiers and the
+authority order), :mod:`.select` (the ordered checks, :func:`select_evidence`),
+and :mod:`.completeness` (records that must travel together). Their results
+are the values in :mod:`.outcomes`.
+"""
+
+from botie.context.provenance.outcomes import (
+    CHECKS,
+    DEFAULT_FLOOR,
+    Conflict,
+    EvidenceBranch,
+    EvidenceOutcome,
+    EvidenceSelection,
+    EvidenceStatus,
+)
+from botie.context.provenance.select import select_evidence
+from botie.context.provenance.trust import AUTHORITY, HIGH_AUTHORITY, Trust, authority, trust_of
+from botie.context.records import version_hash
+
+__all__ = [
+    "AUTHORITY",
+    "CHECKS",
+    "DEFAULT_FLOOR",
+    "HIGH_AUTHORITY",
+    "Conflict",
+    "EvidenceBranch",
+    "EvidenceOutcome",
+    "EvidenceSelection",
+    "EvidenceStatus",
+    "Trust",
+    "authority",
+    "select_evidence",
+    "trust_of",
+    "version_hash",
+]

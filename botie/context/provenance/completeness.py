@@ -1,0 +1,200 @@
+"""Completeness: a record travels with what it depends on, and high-authority rivals travel together.
+
+A table row without its heading, or a rule without its exception, would be
+misread. So the selector packs *units*: a ranked record, the records it
+depends on (in reading order), and any high-authority record it conflicts
+with. A unit fits the budget whole or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+from botie.context.provenance.outcomes import Conflict, EvidenceOutcome, EvidenceStatus
+from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
+from botie.context.records import Record
+from botie.context.selection import Selection, Status
+
+__all__ = ["Unit", "settle", "units"]
+
+
+class Unit(NamedTuple):
+    """A ranked record and everything that must enter the context with it."""
+
+    lead: Record
+    members: tuple[Record, ...]  # reading order: dependencies before what needs them
+    dependencies: tuple[str, ...]
+    partners: tuple[str, ...]
+
+
+def _missing_dependency(
+    r: Record,
+    by_id: Mapping[str, Record],
+    usable: Mapping[str, str],
+    excluded: Mapping[str, EvidenceOutcome],
+    trail: frozenset[str] = frozenset(),
+) -> str | None:
+    """Why one of ``r``'s dependencies (transitively) cannot come along, or None if all can."""
+    for dep in r.depends_on:
+        target = usable.get(dep)
+        if dep not in by_id:
+            return f"needs {dep}, which was not retrieved"
+        if target is None:
+            return f"needs {dep}, which is {excluded[dep].status.value.replace('_', ' ')}"
+        if target in trail:
+            continue  # a cycle: already on the way
+        problem = _missing_dependency(by_id[target], by_id, usable, excluded, trail | {r.id})
+        if problem is not None:
+            return problem
+    return None
+
+
+def _reading_order(
+    r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], out: list[Record]
+) -> None:
+    """Append r's dependencies depth first, then r: a table heading comes before its row."""
+    placed = {m.id for m in out}
+    visiting: set[str] = set()
+
+    def visit(x: Record) -> None:
+        if x.id in placed or x.id in visiting:
+            return  # already placed, or a cycle of dependencies
+        visiting.add(x.id)
+        for dep in x.depends_on:
+            visit(by_id[usable[dep]])
+        out.append(x)
+        placed.add(x.id)
+
+    visit(r)
+
+
+def units(
+    ranked: list[Record],
+    by_id: Mapping[str, Record],
+    usable: Mapping[str, str],
+    rank: Mapping[str, int],
+    decided: dict[str, EvidenceOutcome],
+) -> tuple[list[Unit], list[Conflict]]:
+    """Group each ranked record with its dependencies and high-authority conflict partners.
+
+    A record is claimed by the first (highest-ranked) group that needs it, so
+    a table heading shared by two rows is counted once.
+    """
+    eligible = {r.id for r in ranked}
+    blocked: set[str] = set()
+    for r in ranked:
+        problem = _missing_dependency(r, by_id, usable, decided)
+        if problem is not None:
+            blocked.add(r.id)
+            why = f"{problem}; alone it would be misread"
+            decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
+
+    conflicts: list[Conflict] = []
+    seen_pairs: set[frozenset[str]] = set()
+    claimed: set[str] = set()
+    units: list[Unit] = []
+    for r in ranked:
+        if r.id in claimed or r.id in blocked:
+            continue
+        partners = []
+        for other_id in _conflict_partners(r, by_id):
+            if other_id not in eligible or other_id in blocked:
+                continue
+            other = by_id[other_id]
+            together = trust_of(r) in HIGH_AUTHORITY and trust_of(other) in HIGH_AUTHORITY
+            pair = frozenset((r.id, other_id))
+            if pair not in seen_pairs:
+                seen_pairs.add(pair)
+                conflicts.append(Conflict((r.id, other_id), (trust_of(r), trust_of(other)), together, False))
+            if together and other_id not in claimed:
+                partners.append(other)
+        members: list[Record] = []
+        for m in (r, *partners):
+            _reading_order(m, by_id, usable, members)
+        members = [m for m in members if m.id not in claimed]
+        claimed.update(m.id for m in members)
+        dependencies = tuple(m.id for m in members if m.id != r.id and m not in partners)
+        units.append(Unit(r, tuple(members), dependencies, tuple(p.id for p in partners)))
+    return units, conflicts
+
+
+def _conflict_partners(r: Record, by_id: Mapping[str, Record]) -> list[str]:
+    """Conflicts are symmetric even when ingestion wrote the link on one side only."""
+    named = list(r.conflicts_with)
+    named += [o.id for o in by_id.values() if r.id in o.conflicts_with and o.id not in named]
+    return named
+
+
+def settle(
+    units: list[Unit], selection: Selection, rank: Mapping[str, int], decided: dict[str, EvidenceOutcome]
+) -> list[str]:
+    """Turn the packer's verdict on each group into an outcome for every member."""
+    selected: list[str] = []
+    for unit, packed in zip(units, selection.outcomes, strict=True):
+        lead = unit.lead
+        n = rank[lead.id]
+        company = _company(unit)
+        if packed.status is Status.SELECTED:
+            selected.extend(m.id for m in unit.members)
+            decided[lead.id] = EvidenceOutcome(
+                lead.id, EvidenceStatus.SELECTED, "packing",
+                f"rank {n} ({_score_text(lead)}){company}: {packed.reason}", n,
+            )
+            for m in unit.members:
+                if m.id != lead.id:
+                    decided[m.id] = _member_selected(m, unit, rank)
+            continue
+        if packed.status is Status.OVER_BUDGET:
+            fits_alone = packed.used_before + lead.cost <= packed.allowance
+            if fits_alone and unit.dependencies:
+                status, check = EvidenceStatus.INCOMPLETE, "completeness"
+                why = (f"fits alone ({lead.cost} tokens) but not{company}: {packed.reason}; "
+                       "alone it would be misread")
+            else:
+                status, check = EvidenceStatus.OVER_BUDGET, "packing"
+                why = f"rank {n} ({_score_text(lead)}){company}: {packed.reason}"
+        else:
+            status, check = EvidenceStatus.NOT_CONSIDERED, "packing"
+            why = f"rank {n}: {packed.reason}"
+        decided[lead.id] = EvidenceOutcome(lead.id, status, check, why, n)
+        # Members that cleared the floor share the group's fate; a dependency
+        # below the floor keeps its own below_floor outcome.
+        later = status is EvidenceStatus.NOT_CONSIDERED
+        kind = EvidenceStatus.NOT_CONSIDERED if later else EvidenceStatus.OVER_BUDGET
+        for m in unit.members:
+            if m.id != lead.id and m.id in rank:
+                decided[m.id] = EvidenceOutcome(
+                    m.id, kind, "packing", f"left out together with {lead.id} (rank {n})", rank[m.id]
+                )
+    return selected
+
+
+def _score_text(r: Record) -> str:
+    return f"score {r.score:.2f}, {trust_of(r)}"
+
+
+def _company(unit: Unit) -> str:
+    parts = []
+    if unit.dependencies:
+        parts.append(f"with {', '.join(unit.dependencies)}, which it needs")
+    if unit.partners:
+        parts.append(f"kept together with {', '.join(unit.partners)}, which it conflicts with")
+    return (", " + "; ".join(parts)) if parts else ""
+
+
+def _member_selected(m: Record, unit: Unit, rank: Mapping[str, int]) -> EvidenceOutcome:
+    if m.id in unit.partners:
+        why = f"kept together with {unit.lead.id}: both high authority and they disagree, so both go in"
+        return EvidenceOutcome(m.id, EvidenceStatus.SELECTED, "completeness", why, rank.get(m.id))
+    return EvidenceOutcome(
+        m.id, EvidenceStatus.SELECTED, "completeness",
+        f"brought along: {_needed_by(m, unit)} depends on it and would be misread without it", rank.get(m.id),
+    )
+
+
+def _needed_by(m: Record, unit: Unit) -> str:
+    for other in unit.members:
+        if m.id in other.depends_on:
+            return other.id
+    return unit.lead.id  # reached through a duplicate's stand-in

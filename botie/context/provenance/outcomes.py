@@ -1,0 +1,117 @@
+"""What evidence selection decides: a status and a reason per candidate, and the verdict."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from botie._enum import ShortName
+from botie.context.provenance.trust import Trust
+from botie.context.selection import Coverage
+
+__all__ = [
+    "CHECKS", "DEFAULT_FLOOR", "Conflict", "EvidenceBranch", "EvidenceOutcome", "EvidenceSelection", "EvidenceStatus",
+]
+
+#: The checks, in the order they run.
+CHECKS = ("permission", "freshness", "duplicates", "relevance_floor", "ranking", "completeness", "packing")
+
+#: The lesson's relevance floor.
+DEFAULT_FLOOR = 0.35
+
+
+class EvidenceStatus(ShortName):
+    """What happened to one candidate. Values that exist in :class:`botie.Status` spell the same."""
+
+    SELECTED = "selected"
+    NOT_PERMITTED = "not_permitted"
+    STALE = "stale"
+    SUPERSEDED = "superseded"
+    DUPLICATE = "duplicate"
+    BELOW_FLOOR = "below_floor"
+    INCOMPLETE = "incomplete"
+    OVER_BUDGET = "over_budget"
+    NOT_CONSIDERED = "not_considered"
+
+
+class EvidenceBranch(ShortName):
+    """Which way the selection went."""
+
+    ANSWER = "answer"  # some evidence cleared every check: a model may be called
+    REFUSE = "refuse"  # nothing relevant survived: say so, and call no model
+
+
+class EvidenceOutcome(NamedTuple):
+    """One candidate's fate: the status, the check that decided it, and why."""
+
+    record_id: str
+    status: EvidenceStatus
+    check: str
+    reason: str
+    rank: int | None = None
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two eligible sources that ingestion marked as disagreeing.
+
+    ``kept_together`` is true for two high-authority sources: the selector
+    sends both or neither, and never picks a winner.
+    """
+
+    ids: tuple[str, str]
+    tiers: tuple[Trust, Trust]
+    kept_together: bool
+    in_context: bool
+
+    def explain(self) -> str:
+        a, b = self.ids
+        ta, tb = self.tiers
+        if not self.kept_together:
+            return f"{a} ({ta}) disagrees with {b} ({tb}); authority orders them, both may be cited"
+        where = "both are in the context" if self.in_context else "neither fitted, so both were left out"
+        return f"{a} ({ta}) and {b} ({tb}) disagree: {where}, and the answer must present both sides"
+
+
+@dataclass(frozen=True)
+class EvidenceSelection:
+    """The result of :func:`select_evidence`.
+
+    ``checks`` are the checks that ran, in order (a refusal stops after the
+    relevance floor). ``selected_ids`` is the context in reading order: each
+    ranked record preceded by what it depends on. ``outcomes`` has one entry
+    per candidate in input order, and ``coverage`` adds up to the candidates.
+    """
+
+    branch: EvidenceBranch
+    checks: tuple[str, ...]
+    selected_ids: tuple[str, ...]
+    used: int
+    allowance: int
+    outcomes: tuple[EvidenceOutcome, ...]
+    ranking: tuple[str, ...]
+    conflicts: tuple[Conflict, ...]
+    observed_on: _dt.date
+    floor: float
+    best_score: float | None
+    refusal: str | None
+    coverage: Coverage = field(repr=False)
+
+    @property
+    def refused(self) -> bool:
+        return self.branch is EvidenceBranch.REFUSE
+
+    def outcome(self, record_id: str) -> EvidenceOutcome:
+        for o in self.outcomes:
+            if o.record_id == record_id:
+                return o
+        raise KeyError(record_id)
+
+    def explain(self) -> str:
+        """Every candidate's status and reason, one line each, then the verdict."""
+        lines = [f"{o.record_id}: {o.status} ({o.check}): {o.reason}" for o in self.outcomes]
+        lines += [f"conflict: {c.explain()}" for c in self.conflicts]
+        verdict = f"selected {len(self.selected_ids)} ({self.used}/{self.allowance} tokens)"
+        lines.append(self.refusal or verdict)
+        return "\n".join(lines)

@@ -1,0 +1,246 @@
+"""Which candidates are usable evidence: permitted, current, distinct, relevant and complete.
+
+A relevance score says a chunk is *about* the question. It cannot say whether
+the caller may read it, whether it is still in force, whether it repeats
+another chunk, or whether it can be understood without the table heading it
+belongs to. Those answers come from control-plane metadata on each
+:class:`~botie.context.records.Record` (assigned by controlled ingestion, never read
+from the text) and from the caller's authorisation.
+
+:func:`select_evidence` applies the checks in a fixed order, and the order is
+the point: permission and freshness run before anything looks at a score, so
+a relevance of 1.0 can never buy a restricted or outdated chunk into the
+context. Every candidate leaves with one outcome and a reason, and when
+nothing relevant survives, the result is a refusal decided before any model is
+called.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+from botie._checks import allowed_set, as_date, unique_records, unit_interval
+from botie.context.budget import Budget
+from botie.context.provenance.completeness import settle, units
+from botie.context.provenance.outcomes import (
+    CHECKS,
+    DEFAULT_FLOOR,
+    EvidenceBranch,
+    EvidenceOutcome,
+    EvidenceSelection,
+    EvidenceStatus,
+)
+from botie.context.provenance.trust import authority, trust_of
+from botie.context.records import Record
+from botie.context.selection import Coverage, select
+
+__all__ = ["select_evidence"]
+
+
+# --- the ordered checks ----------------------------------------------------------
+
+
+def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple[EvidenceStatus, str] | None:
+    """Stale (not yet effective) or superseded (its successor is in force), else None."""
+    if r.effective_date is not None and r.effective_date > today:
+        return EvidenceStatus.STALE, f"effective from {r.effective_date}, after the observation date {today}"
+    successor_id = r.superseded_by
+    if successor_id is None:
+        return None
+    successor = by_id.get(successor_id)
+    if successor is None:
+        return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id} (marked at ingestion)"
+    when = successor.effective_date
+    if when is not None and when > today:
+        return None  # the new revision is not in force yet, so this one still applies
+    since = f", in force since {when}" if when is not None else ""
+    return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id}{since}"
+
+
+def _freshness_of_copy(
+    r: Record, by_id: Mapping[str, Record], today: _dt.date
+) -> tuple[EvidenceStatus, str] | None:
+    """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
+    seen = {r.id}
+    current = r.duplicate_of
+    while current is not None and current in by_id and current not in seen:
+        seen.add(current)
+        verdict = _freshness(by_id[current], by_id, today)
+        if verdict is not None:
+            return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
+        current = by_id[current].duplicate_of
+    return None
+
+
+def _stand_in(rid: str, by_id: Mapping[str, Record], live: set[str]) -> str | None:
+    """The live record that carries ``rid``'s content, following duplicate_of links, or None."""
+    seen = {rid}
+    current = by_id[rid].duplicate_of
+    found = None
+    while current is not None and current in live and current not in seen:
+        found = current
+        seen.add(current)
+        current = by_id[current].duplicate_of
+    return found
+
+
+def _band(score: float, width: float) -> int:
+    # round() first so 0.3 / 0.1 = 2.9999999999999996 lands in band 3, not 2.
+    return math.floor(round(score / width, 9))
+
+
+def _rank_key(r: Record, index: int, width: float) -> tuple:
+    """Relevance band first; within a band, authority, then the newer effective date, then the score."""
+    newest = r.effective_date or _dt.date.min
+    return (-_band(r.score or 0.0, width), -authority(r), -newest.toordinal(), -(r.score or 0.0), index)
+
+
+def select_evidence(
+    candidates: Iterable[Record],
+    allowed_assets: Iterable[str],
+    budget: Budget | int,
+    *,
+    observed_on: _dt.date | _dt.datetime | str,
+    floor: float = DEFAULT_FLOOR,
+    band: float = 0.1,
+) -> EvidenceSelection:
+    """Decide which candidates may enter the context, in the lesson's order.
+
+    1. **permission**: ``record.asset`` must be in ``allowed_assets``.
+    2. **freshness**: not effective after ``observed_on`` (``stale``), and not
+       replaced by a revision that is already in force (``superseded``).
+    3. **duplicates**: a record ingestion marked as a copy of a live record
+       gives way to it, so copies cannot crowd out anything else.
+    4. **relevance_floor**: a score below ``floor`` is not evidence. When
+       nothing clears it, the result is a refusal and no model is needed.
+    5. **ranking**: by relevance band (``band`` wide, 0.8 to 0.9 and so on),
+       then authority, then the newer effective date, then the exact score.
+    6. **completeness**: a record travels with everything it ``depends_on``
+       (a table heading, a definition, an exception), even below the floor,
+       but never past permission or freshness; if one cannot come, the record
+       is ``incomplete``. Two high-authority records that conflict travel
+       together too, so the selector never settles their disagreement.
+    7. **packing**: :func:`botie.select` with the prefix policy keeps whole
+       groups in rank order while they fit the allowance.
+    """
+    records = unique_records(candidates)
+    for r in records:
+        trust_of(r)  # an unknown tier is bad input: fail before deciding anything
+    allowed = allowed_set(allowed_assets)
+    today = as_date(observed_on, field="observed_on")
+    floor = unit_interval(floor, field="floor")
+    band = unit_interval(band, field="band", allow_zero=False)
+    by_id = {r.id: r for r in records}
+    decided: dict[str, EvidenceOutcome] = {}
+
+    live = _permitted_and_current(records, allowed, by_id, today, decided)  # 1-2: before any score
+    distinct, usable = _distinct(live, by_id, decided)  # 3
+    eligible, best = _above_floor(distinct, floor, decided)  # 4
+    if not eligible:
+        return _refusal(records, decided, budget, today, floor, best)
+    position = {r.id: i for i, r in enumerate(records)}
+    ranked = sorted(eligible, key=lambda r: _rank_key(r, position[r.id], band))  # 5
+    rank = {r.id: n for n, r in enumerate(ranked, start=1)}
+    groups, conflicts = units(ranked, by_id, usable, rank, decided)  # 6
+    # 7. packing, by the same rule lesson 1 uses: each group is one synthetic record.
+    packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
+    selected = settle(groups, packed, rank, decided)
+    both_in = set(selected)
+    conflicts = [replace(c, in_context=c.ids[0] in both_in and c.ids[1] in both_in) for c in conflicts]
+    outcomes = tuple(decided[r.id] for r in records)
+    return EvidenceSelection(
+        EvidenceBranch.ANSWER, CHECKS, tuple(selected), packed.used, packed.allowance, outcomes,
+        tuple(r.id for r in ranked), tuple(conflicts), today, floor, best, None,
+        Coverage.of(outcomes, EvidenceStatus),
+    )
+
+
+def _exclude(decided: dict[str, EvidenceOutcome], r: Record, status: EvidenceStatus, check: str, why: str) -> None:
+    decided[r.id] = EvidenceOutcome(r.id, status, check, why)
+
+
+def _permitted_and_current(
+    records: Iterable[Record], allowed: frozenset[str], by_id: Mapping[str, Record], today: _dt.date,
+    decided: dict[str, EvidenceOutcome],
+) -> list[Record]:
+    """Checks 1 and 2: permission, then freshness. No score has been looked at yet."""
+    live: list[Record] = []
+    for r in records:
+        if r.asset not in allowed:
+            _exclude(decided, r, EvidenceStatus.NOT_PERMITTED, "permission", f"{r.asset} is not in your allowed assets")
+            continue
+        verdict = _freshness(r, by_id, today) or _freshness_of_copy(r, by_id, today)
+        if verdict is not None:
+            _exclude(decided, r, verdict[0], "freshness", verdict[1])
+        else:
+            live.append(r)
+    return live
+
+
+def _distinct(
+    live: list[Record], by_id: Mapping[str, Record], decided: dict[str, EvidenceOutcome]
+) -> tuple[list[Record], dict[str, str]]:
+    """Check 3: a copy gives way to the live record it duplicates.
+
+    Also returns, for every live id, the record that stands for it, so a
+    dependency naming a copy is satisfied by the original.
+    """
+    live_ids = {r.id for r in live}
+    distinct: list[Record] = []
+    usable: dict[str, str] = {}
+    for r in live:
+        kept = _stand_in(r.id, by_id, live_ids) if r.duplicate_of else None
+        if kept is not None:
+            why = f"duplicate of {kept}, which stays in its place"
+            _exclude(decided, r, EvidenceStatus.DUPLICATE, "duplicates", why)
+            usable[r.id] = kept
+        else:
+            distinct.append(r)
+            usable[r.id] = r.id
+    return distinct, usable
+
+
+def _above_floor(
+    distinct: list[Record], floor: float, decided: dict[str, EvidenceOutcome]
+) -> tuple[list[Record], float | None]:
+    """Check 4: the relevance floor. Returns the eligible records and the best score seen."""
+    scores = [r.score for r in distinct if r.score is not None]
+    eligible: list[Record] = []
+    for r in distinct:
+        if r.score is None:
+            why = f"has no relevance score, so it cannot clear the {floor:.2f} floor"
+        elif r.score < floor:
+            why = f"score {r.score:.2f} is below the {floor:.2f} floor"
+        else:
+            eligible.append(r)
+            continue
+        _exclude(decided, r, EvidenceStatus.BELOW_FLOOR, "relevance_floor", why)
+    return eligible, (max(scores) if scores else None)
+
+
+_UNIT = "unit"  # the single "asset" of the synthetic records handed to select()
+
+
+def _refusal(
+    records: list[Record],
+    decided: dict[str, EvidenceOutcome],
+    budget: Budget | int,
+    today: _dt.date,
+    floor: float,
+    best: float | None,
+) -> EvidenceSelection:
+    """Nothing cleared the floor: say the documents do not answer, before any model is involved."""
+    allowance = select((), (), budget).allowance  # still validates the budget
+    if best is None:
+        why = "no permitted, current, scored candidate remains: there is no evidence to answer from"
+    else:
+        why = (f"best score {best:.2f} is below the {floor:.2f} floor: "
+               "the documents do not appear to contain an answer")
+    outcomes = tuple(decided[r.id] for r in records)
+    return EvidenceSelection(
+        EvidenceBranch.REFUSE, CHECKS[: CHECKS.index("relevance_floor") + 1], (), 0, allowance, outcomes, (), (),
+        today, floor, best, why, Coverage.of(outcomes, EvidenceStatus),
+    )

@@ -1,0 +1,55 @@
+"""Source tiers and the authority order: assigned at ingestion, never read from the text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from botie._enum import ShortName
+from botie.context.records import Record
+from botie.errors import RecordError
+
+__all__ = ["AUTHORITY", "HIGH_AUTHORITY", "Trust", "authority", "trust_of"]
+
+
+class Trust(ShortName):
+    """Source tiers, highest authority first. Assigned at ingestion, never by the text."""
+
+    APPROVED = "approved"  # released through document control: manuals, site policy
+    REVIEWED = "reviewed"  # checked by engineering: bulletins, reviewed procedures
+    INTERNAL = "internal"  # our own records nobody reviewed: service tickets, shift notes
+    COMMUNITY = "community"  # forum and community posts
+    UNVERIFIED = "unverified"  # anonymous, or no tier assigned at all
+
+
+#: Authority order: a larger number outranks a smaller one at similar relevance.
+AUTHORITY: Mapping[Trust, int] = MappingProxyType(
+    {Trust.APPROVED: 4, Trust.REVIEWED: 3, Trust.INTERNAL: 2, Trust.COMMUNITY: 1, Trust.UNVERIFIED: 0}
+)
+
+#: Tiers whose disagreements are never settled by the selector: both sides go in together, flagged.
+HIGH_AUTHORITY = frozenset({Trust.APPROVED, Trust.REVIEWED})
+
+
+def trust_of(record: Record) -> Trust:
+    """The record's assigned tier. No tier is :attr:`Trust.UNVERIFIED`: missing metadata earns nothing.
+
+    The text is never consulted, so a body announcing that it is the official
+    policy keeps whatever tier ingestion gave it.
+    """
+    if record.trust is None:
+        return Trust.UNVERIFIED
+    try:
+        return Trust(record.trust)
+    except ValueError:
+        known = ", ".join(t.value for t in Trust)
+        raise RecordError(
+            f"record {record.id}: trust must be one of {known}; got {record.trust!r}",
+            field="trust",
+            record=record.id,
+        ) from None
+
+
+def authority(record: Record) -> int:
+    """The record's place in the authority order (see :data:`AUTHORITY`)."""
+    return AUTHORITY[trust_of(record)]

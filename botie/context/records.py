@@ -1,0 +1,136 @@
+"""Retrieved records and the control-plane metadata that travels with them.
+
+Everything here except ``text`` is assigned by trusted ingestion (or review),
+never read out of the text: a body that calls itself "official" keeps the trust
+tier it was given.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from botie._checks import as_date, digest
+from botie.errors import RecordError
+
+__all__ = ["Record", "version_hash"]
+
+
+def _need_text(value: Any, name: str, record: str | None, *, optional: bool = False) -> None:
+    if value is None and optional:
+        return
+    if not isinstance(value, str) or not value.strip():
+        shown = "missing" if value is None else repr(value)
+        raise RecordError(
+            f"record {record or '?'}: {name} must be a non-empty string, got {shown}",
+            field=name,
+            record=record,
+        )
+
+
+def _need_whole_tokens(value: Any, record: str) -> None:
+    # bool is a subclass of int: True is not "one token".
+    if type(value) is not int or value < 0:
+        raise RecordError(
+            f"record {record}: cost must be a whole number of tokens (an int >= 0), got {value!r}",
+            field="cost",
+            record=record,
+        )
+
+
+def _optional_date(value: Any, record: str) -> _dt.date | None:
+    return None if value is None else as_date(value, field="effective_date", record=record)
+
+
+def _as_aware_datetime(value: Any, name: str, record: str) -> _dt.datetime | None:
+    if value is None:
+        return None
+    parsed = value
+    if isinstance(value, str):
+        try:
+            parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            parsed = None
+    if isinstance(parsed, _dt.datetime) and parsed.tzinfo is not None:
+        return parsed
+    raise RecordError(
+        f"record {record}: {name} must be a timestamp with a time zone, got {value!r}",
+        field=name,
+        record=record,
+    )
+
+
+def _as_score(value: Any, record: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise RecordError(
+            f"record {record}: score must be a finite number, got {value!r}", field="score", record=record
+        )
+    return float(value)
+
+
+def _as_ids(value: Any, name: str, record: str) -> tuple[str, ...]:
+    items = (value,) if isinstance(value, str) else tuple(value or ())
+    for item in items:
+        _need_text(item, name, record)
+    return items
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One retrieved candidate: an id, the asset it is about, its text and its token cost.
+
+    ``cost`` is a supplied whole-token count (word count is not token count).
+    The keyword-only fields are provenance: ``version`` and ``location`` lead a
+    citation back to one revision and place, ``source_uri`` to the controlled
+    source, ``effective_date`` says from when it applies, ``retrieved_at`` when
+    it was ingested, ``trust`` its assigned tier and ``score`` its relevance.
+    ``superseded_by``, ``duplicate_of``, ``conflicts_with`` and ``depends_on``
+    are relations assigned by controlled ingestion, never by the text.
+    """
+
+    id: str
+    asset: str
+    text: str
+    cost: int
+    version: str | None = field(default=None, kw_only=True)
+    location: str | None = field(default=None, kw_only=True)
+    source_uri: str | None = field(default=None, kw_only=True)
+    effective_date: _dt.date | None = field(default=None, kw_only=True)
+    retrieved_at: _dt.datetime | None = field(default=None, kw_only=True)
+    trust: str | None = field(default=None, kw_only=True)
+    score: float | None = field(default=None, kw_only=True)
+    superseded_by: str | None = field(default=None, kw_only=True)
+    duplicate_of: str | None = field(default=None, kw_only=True)
+    conflicts_with: tuple[str, ...] = field(default=(), kw_only=True)
+    depends_on: tuple[str, ...] = field(default=(), kw_only=True)
+
+    def __post_init__(self) -> None:
+        _need_text(self.id, "id", self.id if isinstance(self.id, str) and self.id.strip() else None)
+        rid = self.id
+        _need_text(self.asset, "asset", rid)
+        if not isinstance(self.text, str):
+            raise RecordError(f"record {rid}: text must be a string, got {self.text!r}", field="text", record=rid)
+        _need_whole_tokens(self.cost, rid)
+        for name in ("version", "location", "source_uri", "trust", "superseded_by", "duplicate_of"):
+            _need_text(getattr(self, name), name, rid, optional=True)
+        # Normalise in place: the dataclass is frozen, so go through object.
+        set_ = object.__setattr__
+        set_(self, "effective_date", _optional_date(self.effective_date, rid))
+        set_(self, "retrieved_at", _as_aware_datetime(self.retrieved_at, "retrieved_at", rid))
+        set_(self, "score", _as_score(self.score, rid))
+        set_(self, "conflicts_with", _as_ids(self.conflicts_with, "conflicts_with", rid))
+        set_(self, "depends_on", _as_ids(self.depends_on, "depends_on", rid))
+
+
+def version_hash(record: Record) -> str:
+    """A short hash of the record's version label and text: it changes whenever either does.
+
+    Used to pin a document for the length of a conversation and to label it in
+    the evidence region when ingestion assigned no version.
+    """
+    # The NUL keeps "v1" + "2 bar" apart from "v12" + " bar".
+    return digest(f"{record.version or ''}\x00{record.text}").hex()[:16]

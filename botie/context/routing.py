@@ -1,0 +1,303 @@
+"""Count first, then route: choose a strategy that can hold the attachments, and account for all of them.
+
+The cheapest way to respect a ceiling is to keep the front of the assembled
+text and drop the rest. It never fails, and that is the problem: the dropped
+documents leave no trace, so nobody (the user, the engineer, the model) can
+tell that the answer came from a fraction of the evidence. Here the decision
+happens before any prompt exists, from token counts alone, and whichever
+strategy runs reports which documents it read, searched or left out.
+
+Two fractions of the same ceiling appear in this package and they measure
+different things:
+
+- :data:`SOFT_FRACTION` (60%) is how much of the ceiling the *documents* may
+  claim when a conversation starts. The rest is for instructions, the turns
+  still to come and the answer.
+- :data:`ALERT_FRACTION` (70%) watches the *whole assembled request* (turns and
+  answer allowance included) on every turn, and flags it when it gets close.
+
+Reading them as one number gives an alert that never fires.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, NamedTuple
+
+from botie._checks import ceiling_tokens, unique_records
+from botie._enum import ShortName
+from botie.context.records import Record
+from botie.context.selection import Coverage, Selection, select
+from botie.errors import BudgetError, PolicyError, SettingError
+
+__all__ = [
+    "ALERT_FRACTION",
+    "SELECT_FACTOR",
+    "SOFT_FRACTION",
+    "ContextPlan",
+    "DocumentCoverage",
+    "RouteCheck",
+    "Strategy",
+    "alert_threshold",
+    "execute_plan",
+    "plan_context",
+    "share_of",
+]
+
+#: The share of the ceiling the attached documents may claim.
+SOFT_FRACTION = 0.6
+#: The share of the ceiling at which an assembled request raises an alert.
+ALERT_FRACTION = 0.7
+#: How many soft budgets of documents whole-document selection still handles (a judgement, not a derivation).
+SELECT_FACTOR = 4
+
+
+class Strategy(ShortName):
+    """How the attachments will reach the model."""
+
+    STUFF_ALL = "stuff_all"  # everything fits: send every document whole
+    SELECT_DOCUMENTS = "select_documents"  # send the best whole documents that fit, search the rest
+    RETRIEVE_WITHIN_DOCUMENT = "retrieve_within_document"  # one document alone is too big: retrieve passages
+    RETRIEVE_CHUNKS = "retrieve_chunks"  # far too much in total: retrieve passages across all documents
+
+
+def _exact(value: Any, name: str) -> Fraction:
+    """A setting as an exact fraction: a float is read as the decimal you typed (0.6 is 3/5)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, Decimal)):
+        raise SettingError(f"{name} must be a number, got {value!r}", field=name)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SettingError(f"{name} must be finite, got {value!r}", field=name)
+        return Fraction(repr(value))  # repr is the shortest decimal that round-trips
+    return Fraction(value)
+
+
+def _plain(value: Fraction) -> str:
+    """A fraction as a learner would write it: 4, 2.5."""
+    return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
+
+
+def share_of(ceiling: int, fraction: float | Fraction, name: str = "fraction") -> int:
+    """``ceiling * fraction`` in whole tokens, rounded down, computed exactly.
+
+    ``900_000 * 0.6`` in floating point is not guaranteed to land on 540,000;
+    here 0.6 is read as 6/10 and the product is exact. A fractional result is
+    rounded down, so a share never exceeds what the fraction allows.
+    """
+    return math.floor(ceiling * _exact(fraction, name))
+
+
+def alert_threshold(ceiling: int, fraction: float | Fraction = ALERT_FRACTION) -> int:
+    """The smallest load, in tokens, that is at or above ``fraction`` of the ceiling (exact, rounded up).
+
+    With the default 70% of 900,000 that is 630,000 tokens.
+    """
+    ceiling = ceiling_tokens(ceiling)
+    share = _exact(fraction, "alert_fraction")
+    if not 0 < share <= 1:
+        raise SettingError(f"alert_fraction must be above 0 and at most 1, got {fraction!r}", field="alert_fraction")
+    return math.ceil(ceiling * share)
+
+
+class RouteCheck(NamedTuple):
+    """One routing test, in the order it ran, and whether it decided the strategy."""
+
+    name: str
+    fired: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class ContextPlan:
+    """Where the attachments go, and why. ``checks`` is the path the decision took."""
+
+    strategy: Strategy
+    note: str
+    checks: tuple[RouteCheck, ...]
+    docs: tuple[Record, ...]
+    ceiling: int
+    soft_budget: int
+    select_limit: int
+    total: int
+    oversized_ids: tuple[str, ...]
+
+    @property
+    def budget(self) -> int:
+        """Tokens the documents may use: the soft budget."""
+        return self.soft_budget
+
+
+def _route_settings(ceiling: Any, soft_fraction: Any, select_factor: Any) -> tuple[int, Fraction, Fraction]:
+    """The ceiling, the soft fraction and the select factor, checked and made exact."""
+    ceiling = ceiling_tokens(ceiling)
+    fraction = _exact(soft_fraction, "soft_fraction")
+    if not 0 < fraction <= 1:
+        raise SettingError(f"soft_fraction must be above 0 and at most 1, got {soft_fraction!r}", field="soft_fraction")
+    factor = _exact(select_factor, "select_factor")
+    if factor < 1:
+        raise SettingError(f"select_factor must be at least 1, got {select_factor!r}", field="select_factor")
+    return ceiling, fraction, factor
+
+
+def plan_context(
+    docs: Iterable[Record],
+    *,
+    ceiling: int,
+    soft_fraction: float = SOFT_FRACTION,
+    select_factor: float = SELECT_FACTOR,
+) -> ContextPlan:
+    """Choose a strategy from the documents' token counts (``Record.cost`` is a whole document).
+
+    The checks run in this order, and the order matters:
+
+    1. **oversized document**: one document above the soft budget routes to
+       ``retrieve_within_document``. This runs first because whole-document
+       selection has nothing valid to offer then: its smallest choice, that
+       document, is already too big. A huge document beside a few small ones
+       can have a modest total and would otherwise slip into
+       ``select_documents``.
+    2. **total within the soft budget**: ``stuff_all``.
+    3. **total within ``select_factor`` soft budgets**: ``select_documents``.
+    4. otherwise ``retrieve_chunks``.
+
+    The soft budget is ``ceiling * soft_fraction`` in whole tokens (see
+    :func:`share_of`: exact, rounded down), so 60% of 900,000 is 540,000.
+    """
+    ceiling, fraction, factor = _route_settings(ceiling, soft_fraction, select_factor)
+    docs = unique_records(docs, noun="document")
+    soft = share_of(ceiling, fraction)
+    limit = math.floor(soft * factor)
+    total = sum(d.cost for d in docs)
+    oversized = tuple(d.id for d in docs if d.cost > soft)
+    pct = f"{float(fraction) * 100:g}% of {ceiling:,}"
+
+    def plan(strategy: Strategy, note: str, checks: list[RouteCheck]) -> ContextPlan:
+        return ContextPlan(strategy, note, tuple(checks), docs, ceiling, soft, limit, total, oversized)
+
+    checks: list[RouteCheck] = []
+    if oversized:
+        big = next(d for d in docs if d.cost > soft)
+        detail = f"{big.id} alone is {big.cost:,} tokens, above the {soft:,}-token soft budget ({pct})"
+        checks.append(RouteCheck("oversized_document", True, detail))
+        why = f"{detail}: no set of whole documents can include it, so retrieve passages within it"
+        return plan(Strategy.RETRIEVE_WITHIN_DOCUMENT, why, checks)
+    largest = max(docs, key=lambda d: d.cost, default=None)
+    biggest = f"the largest is {largest.id} at {largest.cost:,}" if largest else "no documents"
+    checks.append(RouteCheck("oversized_document", False, f"{biggest}; none is above {soft:,}"))
+
+    fits = total <= soft
+    detail = f"{total:,} tokens in {len(docs)} documents {'<=' if fits else '>'} the {soft:,} soft budget"
+    checks.append(RouteCheck("total_within_soft_budget", fits, detail))
+    if fits:
+        why = f"all {len(docs)} documents ({total:,} tokens) fit the {soft:,}-token soft budget ({pct}): send them"
+        return plan(Strategy.STUFF_ALL, why, checks)
+
+    selectable = total <= limit
+    times = _plain(factor)
+    detail = f"{total:,} tokens {'<=' if selectable else '>'} {limit:,} ({times} soft budgets)"
+    checks.append(RouteCheck("total_within_select_limit", selectable, detail))
+    if selectable:
+        why = (f"{total:,} tokens is over the {soft:,}-token soft budget but within {times} of them: "
+               "read the best whole documents that fit, search the rest")
+        return plan(Strategy.SELECT_DOCUMENTS, why, checks)
+    why = (f"{total:,} tokens is more than {times} soft budgets ({limit:,}): too much to choose whole "
+           "documents from, so retrieve passages across all of them")
+    return plan(Strategy.RETRIEVE_CHUNKS, why, checks)
+
+
+@dataclass(frozen=True)
+class DocumentCoverage:
+    """What a strategy did with every attached document: read in full, or searched and not included.
+
+    The two buckets add up to ``documents_attached`` exactly: every document
+    lands in one of them and only one. That identity is what lets a reader
+    check the accounting against a number they know independently (how many
+    files they attached). It proves nothing went missing; it cannot prove the
+    best documents were chosen, which is why ``excluded_ids`` is listed too.
+    """
+
+    strategy: Strategy
+    documents_attached: int
+    documents_in_context: int
+    documents_searched_not_included: int
+    excluded_ids: tuple[str, ...]
+    token_budget_used: int
+    soft_budget: int
+    included_ids: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        read, searched = self.documents_in_context, self.documents_searched_not_included
+        if read + searched != self.documents_attached or searched != len(self.excluded_ids):
+            raise BudgetError(  # a broken invariant in our own code, never a result to show
+                f"coverage does not add up: {read} + {searched} != {self.documents_attached}", field="coverage"
+            )
+
+    @property
+    def unused(self) -> int:
+        """Soft budget left over: whole documents cannot be split, so some room usually stays empty."""
+        return self.soft_budget - self.token_budget_used
+
+    def as_dict(self) -> dict[str, Any]:
+        """The lesson's coverage record, ready to travel with the answer as JSON."""
+        return {
+            "strategy": self.strategy.value,
+            "documents_attached": self.documents_attached,
+            "documents_in_context": self.documents_in_context,
+            "documents_searched_not_included": self.documents_searched_not_included,
+            "excluded_ids": list(self.excluded_ids),
+            "token_budget_used": self.token_budget_used,
+        }
+
+    def explain(self) -> str:
+        return (
+            f"{self.strategy}: {self.documents_in_context} of {self.documents_attached} documents read in full, "
+            f"{self.documents_searched_not_included} searched but not included "
+            f"({self.documents_in_context} + {self.documents_searched_not_included} = {self.documents_attached}); "
+            f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
+        )
+
+    def counts(self) -> Coverage:
+        """The same accounting as a :class:`botie.Coverage` (``in_context`` vs ``searched``)."""
+        outcomes = [(i, "in_context") for i in self.included_ids] + [(i, "searched") for i in self.excluded_ids]
+        return Coverage.of(outcomes, ("in_context", "searched"), kept="in_context")
+
+
+def execute_plan(plan: ContextPlan, *, policy: str = "skip") -> DocumentCoverage:
+    """Carry out the whole-document part of a plan and return its coverage record.
+
+    - ``stuff_all``: every document is read in full.
+    - ``select_documents``: walk the documents in rank order (the order given)
+      and read each whole one that fits the soft budget, via :func:`botie.select`.
+      The default ``"skip"`` policy steps over a document that does not fit and
+      keeps looking, so the room left over is smaller than every document it
+      declined. The declined ones are searched, not lost.
+    - ``retrieve_*``: no document is read whole; all of them are searched, and
+      passages are chosen later (see :func:`botie.context.provenance.select_evidence`).
+    """
+    if not isinstance(plan, ContextPlan):
+        raise PolicyError(f"execute_plan needs a ContextPlan from plan_context, got {plan!r:.80}", field="plan")
+    if plan.strategy is Strategy.STUFF_ALL:
+        read = plan.docs
+        used = plan.total
+    elif plan.strategy is Strategy.SELECT_DOCUMENTS:
+        selection = _pack_documents(plan, policy)
+        read = tuple(d for d in plan.docs if d.id in set(selection.selected_ids))
+        used = selection.used
+    else:
+        read, used = (), 0
+    read_ids = tuple(d.id for d in read)
+    chosen = set(read_ids)
+    excluded = tuple(d.id for d in plan.docs if d.id not in chosen)
+    return DocumentCoverage(
+        plan.strategy, len(plan.docs), len(read_ids), len(excluded), excluded, used, plan.soft_budget, read_ids
+    )
+
+
+def _pack_documents(plan: ContextPlan, policy: str) -> Selection:
+    # The user attached every one of these documents, so permission is not the
+    # question here: allow exactly the assets present, and let select() pack.
+    return select(plan.docs, {d.asset for d in plan.docs}, plan.soft_budget, policy=policy)

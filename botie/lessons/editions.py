@@ -1,0 +1,256 @@
+"""Write the learner edition of the notebooks from the instructor edition.
+
+The instructor notebooks in ``notebooks/instructor/`` are the one source.
+Inside an exercise cell, a solution sits between two marker lines::
+
+    def permitted(records, allowed_assets):
+        # BEGIN SOLUTION
+        return [r for r in records if r.asset in allowed_assets]
+        # END SOLUTION
+
+The learner edition keeps everything else and replaces each marked block with
+a stub at the same indentation, which the checker reports as "not yet"::
+
+        # Your code here (then run the check below).
+        raise NotImplementedError("your code here")
+
+Cells tagged ``instructor-only`` (teaching notes) are left out. The learner
+notebooks are then executed with nbclient so they are committed with outputs,
+as nbval expects.
+
+Usage: ``python -m botie.lessons.editions notebooks/instructor notebooks``
+(``make learner``). Options: ``--no-execute``; ``--execute-source`` also
+re-executes the instructor notebooks in place; ``--check`` writes nothing and
+exits 1 when a committed learner notebook has drifted from its source.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "BEGIN",
+    "END",
+    "INSTRUCTOR_ONLY",
+    "STUB",
+    "EditionError",
+    "execute",
+    "generate",
+    "learner_notebook",
+    "shape",
+    "strip_solutions",
+]
+
+BEGIN = "# BEGIN SOLUTION"
+END = "# END SOLUTION"
+STUB = 'raise NotImplementedError("your code here")'
+STUB_COMMENT = "# Your code here (then run the check below)."
+INSTRUCTOR_ONLY = "instructor-only"
+_ENV_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR",
+             "TIKTOKEN_CACHE_DIR", "XDG_CACHE_HOME")
+
+
+class EditionError(ValueError):
+    """The instructor source is malformed (an unmatched or nested solution marker)."""
+
+
+def strip_solutions(source: str, where: str = "cell") -> str:
+    """Replace every ``# BEGIN SOLUTION`` ... ``# END SOLUTION`` block with a stub."""
+    out: list[str] = []
+    inside: int | None = None
+    for number, line in enumerate(source.splitlines(), start=1):
+        marker = line.strip()
+        if marker == BEGIN:
+            if inside is not None:
+                raise EditionError(f"{where}, line {number}: {BEGIN} inside another solution (line {inside})")
+            inside = number
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(f"{indent}{STUB_COMMENT}")
+            out.append(f"{indent}{STUB}")
+        elif marker == END:
+            if inside is None:
+                raise EditionError(f"{where}, line {number}: {END} without a {BEGIN}")
+            inside = None
+        elif inside is None:
+            out.append(line)
+    if inside is not None:
+        raise EditionError(f"{where}, line {inside}: {BEGIN} is never closed by {END}")
+    return "\n".join(out)
+
+
+def learner_notebook(source_nb: Any, name: str = "notebook") -> Any:
+    """The learner edition of one instructor notebook: unexecuted, solutions stubbed."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(metadata=_clean_metadata(source_nb.metadata))
+    for index, cell in enumerate(source_nb.cells):
+        tags = list(cell.get("metadata", {}).get("tags", []))
+        if INSTRUCTOR_ONLY in tags:
+            continue
+        where = f"{name}, cell {index}"
+        meta = {"tags": tags} if tags else {}
+        if cell.cell_type == "code":
+            new = nbformat.v4.new_code_cell(strip_solutions(cell.source, where), metadata=meta)
+        elif cell.cell_type == "markdown":
+            if BEGIN in cell.source or END in cell.source:
+                raise EditionError(f"{where}: solution markers belong in code cells")
+            new = nbformat.v4.new_markdown_cell(cell.source, metadata=meta)
+        else:
+            new = nbformat.v4.new_raw_cell(cell.source, metadata=meta)
+        if "id" in cell:
+            new["id"] = cell["id"]
+        nb.cells.append(new)
+    return nb
+
+
+def _clean_metadata(metadata: Any) -> dict:
+    # Widget state and language details come back from execution; keep only what identifies the kernel.
+    keep = {k: metadata[k] for k in ("kernelspec",) if k in metadata}
+    keep.setdefault("kernelspec", {"display_name": "Python 3", "language": "python", "name": "python3"})
+    return keep
+
+
+def shape(nb: Any) -> list[tuple[str, str, tuple[str, ...]]]:
+    """What must not drift between editions: each cell's type, source and tags."""
+    return [
+        (cell.cell_type, cell.source, tuple(cell.get("metadata", {}).get("tags", ())))
+        for cell in nb.cells
+    ]
+
+
+def _isolated_env(scratch: Path) -> dict[str, str]:
+    env = {}
+    for var in _ENV_DIRS:
+        path = scratch / var.lower()
+        path.mkdir(parents=True, exist_ok=True)
+        env[var] = str(path)
+    env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+    env["JUPYTER_PLATFORM_DIRS"] = "1"
+    env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
+    return env
+
+
+def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
+    """Run a notebook top to bottom in a fresh kernel, writing nothing to the home directory.
+
+    Raises nbclient's ``CellExecutionError`` if any cell errors: a learner
+    must never meet a traceback we shipped.
+    """
+    from nbclient import NotebookClient
+
+    saved = {var: os.environ.get(var) for var in (*_ENV_DIRS, "MPLBACKEND", "JUPYTER_PLATFORM_DIRS",
+                                                  "PYDEVD_DISABLE_FILE_VALIDATION")}
+    with tempfile.TemporaryDirectory(prefix="botie-editions-") as scratch:
+        os.environ.update(_isolated_env(Path(scratch)))
+        try:
+            client = NotebookClient(
+                nb,
+                timeout=timeout,
+                kernel_name="python3",
+                resources={"metadata": {"path": str(cwd)}},
+                record_timing=False,
+                store_widget_state=True,
+            )
+            client.execute()
+        finally:
+            for var, value in saved.items():
+                if value is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = value
+    return nb
+
+
+def _read(path: Path) -> Any:
+    import nbformat
+
+    return nbformat.read(path, as_version=4)
+
+
+def _write(nb: Any, path: Path) -> None:
+    import nbformat
+
+    nbformat.validate(nb)
+    path.write_text(nbformat.writes(nb) + "\n", encoding="utf-8")
+
+
+def _sources(src_dir: Path, names: Iterable[str] | None) -> list[Path]:
+    paths = sorted(src_dir.glob("*.ipynb"))
+    if names:
+        wanted = set(names)
+        paths = [p for p in paths if p.stem in wanted or p.name in wanted]
+    return paths
+
+
+def generate(src_dir: Path, dst_dir: Path, *, run: bool = True, names: Iterable[str] | None = None,
+             execute_source: bool = False, log=print) -> list[Path]:
+    """Write (and by default execute) the learner edition of every source notebook."""
+    written = []
+    for src in _sources(src_dir, names):
+        source_nb = _read(src)
+        if execute_source:
+            log(f"executing {src}")
+            _write(execute(source_nb, src.parent), src)
+        nb = learner_notebook(source_nb, src.name)
+        dst = dst_dir / src.name
+        if run:
+            log(f"executing {dst}")
+            execute(nb, dst_dir)
+        _write(nb, dst)
+        written.append(dst)
+    return written
+
+
+def drift(src_dir: Path, dst_dir: Path) -> list[str]:
+    """Learner notebooks whose cells differ from what generation would write."""
+    problems = []
+    for src in _sources(src_dir, None):
+        dst = dst_dir / src.name
+        if not dst.exists():
+            problems.append(f"{dst}: missing")
+        elif shape(_read(dst)) != shape(learner_notebook(_read(src), src.name)):
+            problems.append(f"{dst}: differs from the learner edition of {src}")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m botie.lessons.editions", description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", type=Path, help="folder of instructor notebooks")
+    parser.add_argument("target", type=Path, help="folder for the learner notebooks")
+    parser.add_argument("names", nargs="*", help="only these notebooks (e.g. 01_which_records)")
+    parser.add_argument("--no-execute", action="store_true", help="write without executing")
+    parser.add_argument("--execute-source", action="store_true", help="also re-execute the instructor notebooks")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a learner notebook drifted")
+    args = parser.parse_args(argv)
+    if args.check:
+        problems = drift(args.source, args.target)
+        for line in problems:
+            print(line)
+        print("learner edition up to date" if not problems else f"{len(problems)} notebook(s) drifted")
+        return 1 if problems else 0
+    try:
+        written = generate(args.source, args.target, run=not args.no_execute, names=args.names,
+                           execute_source=args.execute_source)
+    except EditionError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from nbclient.exceptions import CellExecutionError
+
+        if not isinstance(exc, CellExecutionError):
+            raise
+        # A shipped notebook must run clean; show the failing cell and stop without writing it.
+        print(f"error: a cell failed while executing, so that notebook was not written:\n{exc}", file=sys.stderr)
+        return 3
+    print(f"wrote {len(written)} learner notebook(s) into {args.target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

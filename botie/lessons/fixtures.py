@@ -1,0 +1,107 @@
+"""Load the workshop's JSON scenarios, reporting a bad entry by file, index and field."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from botie._checks import unique_records
+from botie.context.budget import Budget
+from botie.context.records import Record
+from botie.errors import BotieError, FixtureError, RecordError
+
+__all__ = ["Scene", "fixture_path", "load_records", "load_scene"]
+
+_RECORD_FIELDS = frozenset(Record.__dataclass_fields__)
+
+
+def fixture_path(name: str) -> Path:
+    """Where a named fixture lives: ``$BOTIE_FIXTURES`` or the repository's ``fixtures/``."""
+    base = os.environ.get("BOTIE_FIXTURES") or Path(__file__).resolve().parents[2] / "fixtures"
+    path = Path(base) / name
+    if not path.exists():
+        raise FileNotFoundError(f"no fixture named {name!r} in {base}")
+    return path
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise FixtureError(f"{path}: not valid JSON ({exc})", path=str(path)) from exc
+
+
+def _record(entry: Any, path: Path, index: int) -> Record:
+    where = f"{path.name}, record {index}"
+    if not isinstance(entry, dict):
+        raise FixtureError(f"{where}: expected an object, got {entry!r}", path=str(path), index=index)
+    unknown = sorted(set(entry) - _RECORD_FIELDS)
+    if unknown:
+        raise FixtureError(
+            f"{where}: unknown field {unknown[0]!r}", path=str(path), index=index, field=unknown[0],
+            record=entry.get("id"),
+        )
+    for required in ("id", "asset", "text", "cost"):
+        if required not in entry:
+            raise FixtureError(
+                f"{where}: missing field {required!r}", path=str(path), index=index, field=required,
+                record=entry.get("id"),
+            )
+    try:
+        return Record(**entry)
+    except BotieError as exc:
+        raise FixtureError(
+            f"{where}: {exc.message}", path=str(path), index=index, field=exc.field, record=exc.record
+        ) from exc
+
+
+def load_records(path: str | os.PathLike[str]) -> tuple[Record, ...]:
+    """Records from a fixture: a JSON list, or an object with a ``records`` list."""
+    path = Path(path)
+    data = _read_json(path)
+    entries = data.get("records") if isinstance(data, dict) else data
+    if not isinstance(entries, list):
+        raise FixtureError(f"{path}: expected a list of records", path=str(path), field="records")
+    records = tuple(_record(entry, path, i) for i, entry in enumerate(entries))
+    try:
+        return unique_records(records)
+    except RecordError as exc:  # the shared rule, with the file and the index added
+        index = max(i for i, r in enumerate(records) if r.id == exc.record)
+        raise FixtureError(
+            f"{path.name}, record {index}: {exc.message}", path=str(path), index=index, field=exc.field,
+            record=exc.record,
+        ) from exc
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A lesson scenario: who asks what, what they may read, and the ranked candidates."""
+
+    question: str
+    caller: str
+    allowed_assets: tuple[str, ...]
+    budget: Budget
+    records: tuple[Record, ...]
+
+
+def load_scene(path: str | os.PathLike[str]) -> Scene:
+    path = Path(path)
+    data = _read_json(path)
+    if not isinstance(data, dict):
+        raise FixtureError(f"{path}: expected an object with a scene", path=str(path))
+    try:
+        budget = Budget(**data["budget"])
+        allowed = data["allowed_assets"]
+        if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
+            raise FixtureError(f"{path.name}: allowed_assets must be a list of strings", path=str(path),
+                               field="allowed_assets")
+        return Scene(str(data["question"]), str(data["caller"]), tuple(allowed), budget, load_records(path))
+    except KeyError as exc:
+        raise FixtureError(f"{path.name}: missing field {exc.args[0]!r}", path=str(path), field=exc.args[0]) from exc
+    except BotieError as exc:
+        if isinstance(exc, FixtureError):
+            raise
+        raise FixtureError(f"{path.name}: {exc.message}", path=str(path), field=exc.field) from exc

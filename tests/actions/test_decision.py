@@ -1,0 +1,431 @@
+"""decide: validation, permission, approval, idempotency, in that order, with a readable path."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from botie.actions.canonical import canonical_json
+from botie.actions.decision import (
+    Approval,
+    Branch,
+    CheckName,
+    Decision,
+    KeyState,
+    Receipt,
+    StoredRequest,
+    Verdict,
+    _inspection_json,
+    decide,
+)
+from botie.actions.tool import Problem
+from botie.errors import BotieError, DecisionError
+from tests.strategies import inspection_arguments, inspection_assets, minutes, valid_proposals
+
+ANA = "tech-ana"
+ALLOWED = ("P-2", "P-3")
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+ORDER = [CheckName.VALIDATION, CheckName.PERMISSION, CheckName.APPROVAL, CheckName.IDEMPOTENCY]
+
+
+def _with(**changes):
+    return P2 | changes
+
+
+def _decide(proposal=P2, *, caller=ANA, allowed=ALLOWED, approval="same", previous=None):
+    if approval == "same":
+        approval = Approval(caller, proposal)
+    return decide(proposal, caller=caller, allowed_assets=allowed, approval=approval, previous=previous)
+
+
+def _verdicts(decision: Decision) -> list[str]:
+    return [str(c.verdict) for c in decision.checks]
+
+
+class Tripwire(StoredRequest):
+    """A stored request that fails the test the moment anything reads it."""
+
+    __slots__ = ()
+
+    def __getattribute__(self, name):
+        raise AssertionError(f"decide read the stored request ({name}) before it was allowed to")
+
+
+def _tripwire() -> StoredRequest:
+    stored = StoredRequest.settled(P2, "job-1")
+    object.__setattr__(stored, "__class__", Tripwire)  # armed only once it is built
+    return stored
+
+
+# --- the lesson's worked example and every branch --------------------------------
+
+
+def test_lesson_example_permitted_approved_nothing_stored_creates():
+    d = _decide()
+    assert d.branch is Branch.CREATE
+    assert [c.name for c in d.checks] == ORDER
+    assert _verdicts(d) == ["passed"] * 4
+    assert d.receipt is None  # decide decides; the service creates the job and fills the receipt
+    assert d.reason == "nothing is stored under r7 for tech-ana: create a new job"
+
+
+def test_invalid_reports_repairable_fields_and_reaches_nothing_else():
+    d = _decide(_with(duration_minutes=True, admin=True), approval=None, previous=_tripwire())
+    assert d.branch is Branch.INVALID
+    assert [(e.field, e.problem) for e in d.errors] == [("duration_minutes", Problem.WRONG_TYPE),
+                                                        ("admin", Problem.UNEXPECTED)]
+    assert _verdicts(d) == ["failed", "not_reached", "not_reached", "not_reached"]
+    assert d.reason.startswith("2 problems to repair: duration_minutes")
+
+
+@pytest.mark.parametrize("proposal", [None, "book P-2", ["P-2", 20, "r7"]])
+def test_a_proposal_that_is_not_an_object_is_invalid_not_an_exception(proposal):
+    d = _decide(proposal, approval=None)
+    assert d.branch is Branch.INVALID and d.errors[0].problem is Problem.NOT_AN_OBJECT
+
+
+def test_denied_names_the_asset_and_the_caller_and_nothing_stored():
+    d = _decide(_with(asset_id="K-7"), previous=_tripwire())
+    assert d.branch is Branch.DENIED
+    assert _verdicts(d) == ["passed", "failed", "not_reached", "not_reached"]
+    assert d.reason == "K-7 is not in the assets tech-ana may schedule"
+    assert d.receipt is None and d.errors == ()
+
+
+def test_permission_is_checked_before_anything_stored_is_looked_at():
+    for proposal, approval in [(_with(asset_id="K-7"), "same"), (P2, None), (_with(admin=1), None)]:
+        d = _decide(proposal, approval=approval, previous=_tripwire())  # the tripwire would raise if read
+        assert d.branch in (Branch.DENIED, Branch.NEEDS_APPROVAL, Branch.INVALID)
+
+
+def test_the_tripwire_does_fire_once_the_stored_request_is_due():
+    with pytest.raises(AssertionError, match="read the stored request"):
+        _decide(previous=_tripwire())
+
+
+def test_membership_is_exact():
+    for near_miss in ("p-2", "P-2 ", "P2"):
+        assert _decide(_with(asset_id=near_miss)).branch is Branch.DENIED
+
+
+def test_permission_comes_from_the_allowed_list_not_the_proposal():
+    d = _decide(_with(asset_id="K-7", admin=True, approved=True))
+    assert d.branch is Branch.INVALID  # the extra claims are refused, not believed
+    assert _decide(_with(asset_id="K-7"), allowed=["K-7"]).branch is Branch.CREATE
+
+
+def test_a_bare_string_allowed_list_is_a_type_error():
+    with pytest.raises(TypeError, match="single string"):
+        _decide(allowed="P-2")
+
+
+def test_no_approval_needs_approval_and_says_what_to_show():
+    d = _decide(approval=None, previous=_tripwire())
+    assert d.branch is Branch.NEEDS_APPROVAL
+    assert _verdicts(d) == ["passed", "passed", "failed", "not_reached"]
+    assert d.reason == "no approval is recorded: show tech-ana P-2 for 20 minutes and record their answer"
+
+
+def test_approval_by_another_actor_needs_approval():
+    d = _decide(approval=Approval("tech-bob", P2))
+    assert d.branch is Branch.NEEDS_APPROVAL
+    assert d.reason == "the approval was recorded by tech-bob, not by the caller tech-ana"
+
+
+def test_changed_duration_needs_a_new_approval():
+    d = _decide(_with(duration_minutes=30), approval=Approval(ANA, P2))
+    assert d.branch is Branch.NEEDS_APPROVAL
+    assert d.reason == ("the approval was recorded for duration_minutes=20 but the proposal says 30; "
+                        "a changed request needs a new approval")
+
+
+def test_changed_asset_needs_a_new_approval():
+    d = _decide(_with(asset_id="P-3"), approval=Approval(ANA, P2))
+    assert d.branch is Branch.NEEDS_APPROVAL
+    assert "asset_id='P-2' but the proposal says 'P-3'" in d.reason
+
+
+def test_one_approval_authorises_one_request_id():
+    d = _decide(_with(request_id="r8"), approval=Approval(ANA, P2))
+    assert d.branch is Branch.NEEDS_APPROVAL
+    assert "request_id='r7' but the proposal says 'r8'" in d.reason
+
+
+def test_several_changes_are_all_named():
+    d = _decide(_with(asset_id="P-3", duration_minutes=30), approval=Approval(ANA, P2))
+    assert "asset_id='P-2', duration_minutes=20 but the proposal says asset_id='P-3', duration_minutes=30" in d.reason
+
+
+@pytest.mark.parametrize("approved_minutes", [20.0, True, "20"])
+def test_approval_compares_canonical_forms_not_python_equality(approved_minutes):
+    """20 == 20.0 in Python, but an approval for 20.0 (or True, or "20") does not authorise 20."""
+    d = _decide(approval=Approval(ANA, _with(duration_minutes=approved_minutes)))
+    assert d.branch is Branch.NEEDS_APPROVAL
+
+
+def test_approval_ignores_key_order():
+    reordered = {"request_id": "r7", "duration_minutes": 20, "asset_id": "P-2"}
+    assert _decide(approval=Approval(ANA, reordered)).branch is Branch.CREATE
+
+
+def test_approval_keeps_its_own_copy_of_the_payload():
+    shown = dict(P2)
+    approval = Approval(ANA, shown)
+    shown["duration_minutes"] = 45  # mutating the screen's dict afterwards changes nothing
+    assert _decide(_with(duration_minutes=45), approval=approval).branch is Branch.NEEDS_APPROVAL
+    with pytest.raises(TypeError):
+        approval.payload["duration_minutes"] = 45
+
+
+def test_reuse_returns_the_earlier_receipt():
+    stored = StoredRequest.settled(P2, "job-1")
+    d = _decide(previous=stored)
+    assert d.branch is Branch.REUSE
+    assert d.receipt is stored.receipt and d.receipt.job_id == "job-1"
+    assert d.reason == "r7 already created job-1 with this exact payload: returning job-1 instead of booking again"
+    assert d.ok and not d.retryable
+
+
+def test_conflict_keeps_the_first_request_and_names_the_difference():
+    d = _decide(_with(duration_minutes=30), previous=StoredRequest.settled(P2, "job-1"))
+    assert d.branch is Branch.CONFLICT
+    assert _verdicts(d) == ["passed", "passed", "passed", "failed"]
+    assert d.receipt is None and not d.retryable
+    assert d.reason == ("r7 was first used for duration_minutes=20 but the proposal says 30; the first "
+                        "request stands, and a different inspection needs a new request id")
+
+
+def test_pending_same_payload_is_in_progress_and_retryable():
+    d = _decide(previous=StoredRequest(P2))
+    assert d.branch is Branch.IN_PROGRESS and d.retryable and d.receipt is None
+
+
+def test_pending_different_payload_is_a_conflict():
+    assert _decide(_with(duration_minutes=30), previous=StoredRequest(P2)).branch is Branch.CONFLICT
+
+
+def test_failed_attempt_with_the_same_payload_creates_again_under_the_same_key():
+    d = _decide(previous=StoredRequest(P2, state=KeyState.FAILED))
+    assert d.branch is Branch.CREATE and "same key" in d.reason
+
+
+@pytest.mark.parametrize(
+    ("branch", "retryable"),
+    [(b, b in (Branch.IN_PROGRESS, Branch.UNAVAILABLE)) for b in Branch],
+)
+def test_only_transient_branches_are_retryable(branch, retryable):
+    assert branch.retryable is retryable
+
+
+# --- what a refused caller can learn ------------------------------------------------
+
+
+PREVIOUS = {
+    "none": None,
+    "same": StoredRequest.settled(P2, "job-1"),
+    "different": StoredRequest.settled(_with(duration_minutes=45), "job-9"),
+    "pending": StoredRequest(P2),
+}
+
+
+@settings(max_examples=500)
+@given(
+    proposal=inspection_arguments(),
+    allowed=st.lists(inspection_assets, max_size=3),
+    approval_kind=st.sampled_from(["none", "same", "other_actor", "other_payload"]),
+)
+def test_refusals_are_identical_whatever_is_stored(proposal, allowed, approval_kind):
+    """invalid, denied and needs_approval do not depend on the stored request at all: they cannot leak it."""
+    approval = {
+        "none": None,
+        "same": Approval(ANA, proposal) if isinstance(proposal, dict) and _json_ok(proposal) else None,
+        "other_actor": Approval("tech-bob", P2),
+        "other_payload": Approval(ANA, _with(duration_minutes=59)),
+    }[approval_kind]
+    first = _decide(proposal, allowed=allowed, approval=approval, previous=None)
+    if first.branch in (Branch.INVALID, Branch.DENIED, Branch.NEEDS_APPROVAL):
+        again = _decide(proposal, allowed=allowed, approval=approval, previous=_tripwire())
+        assert again == first
+        assert first.receipt is None
+        assert "job-" not in "".join(c.reason for c in first.checks)
+
+
+def _json_ok(payload) -> bool:
+    try:
+        canonical_json(payload)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+# --- a reference model over generated inputs ---------------------------------------
+
+
+def _expected_branch(proposal, allowed, approval, previous) -> Branch:
+    """The lesson's rules, restated as plainly as possible on dicts."""
+    ok = (
+        isinstance(proposal, dict)
+        and set(proposal) == {"asset_id", "duration_minutes", "request_id"}
+        and isinstance(proposal["asset_id"], str) and proposal["asset_id"] != ""
+        and isinstance(proposal["request_id"], str) and proposal["request_id"] != ""
+        and type(proposal["duration_minutes"]) is int and 1 <= proposal["duration_minutes"] <= 60
+    )
+    if not ok:
+        return Branch.INVALID
+    if proposal["asset_id"] not in allowed:
+        return Branch.DENIED
+    if approval is None or approval.actor != ANA or dict(approval.payload) != proposal:
+        return Branch.NEEDS_APPROVAL
+    if previous is None:
+        return Branch.CREATE
+    if dict(previous.payload) != proposal:
+        return Branch.CONFLICT
+    return Branch.REUSE if previous.state is KeyState.DONE else Branch.IN_PROGRESS
+
+
+@st.composite
+def decision_inputs(draw):
+    proposal = draw(valid_proposals() | inspection_arguments())
+    allowed = draw(st.lists(inspection_assets, max_size=4))
+    base = proposal if isinstance(proposal, dict) and _json_ok(proposal) else P2
+    variant = base | {"duration_minutes": draw(minutes)}
+    approval = draw(st.sampled_from([None, Approval(ANA, base), Approval("tech-bob", base), Approval(ANA, variant)]))
+    rid = base.get("request_id")
+    previous = None
+    if isinstance(rid, str) and rid:
+        stored_payload = draw(st.sampled_from([base, variant]))
+        previous = draw(st.sampled_from([
+            None,
+            StoredRequest(stored_payload),
+            StoredRequest(stored_payload, Receipt("job-1", rid, "P-2", 20)),
+        ]))
+    return proposal, allowed, approval, previous
+
+
+@settings(max_examples=1000)
+@given(decision_inputs())
+def test_decide_matches_the_plain_reference_model(inputs):
+    proposal, allowed, approval, previous = inputs
+    d = decide(proposal, caller=ANA, allowed_assets=allowed, approval=approval, previous=previous)
+    assert d.branch is _expected_branch(proposal, allowed, approval, previous)
+    assert [c.name for c in d.checks] == ORDER
+    reached = [c.verdict is not Verdict.NOT_REACHED for c in d.checks]
+    assert reached == sorted(reached, reverse=True)  # a prefix of the path was walked, then nothing
+    assert all(c.reason for c in d.checks)
+    assert (d.receipt is not None) == (d.branch is Branch.REUSE)
+    assert bool(d.errors) == (d.branch is Branch.INVALID)
+
+
+@settings(max_examples=1000)
+@given(valid_proposals())
+def test_fast_canonical_text_equals_the_general_one(proposal):
+    fast = _inspection_json(proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"])
+    assert fast == canonical_json(proposal)
+
+
+# --- trusted inputs that cannot be interpreted raise ---------------------------------
+
+
+@pytest.mark.parametrize("caller", ["", None, 7])
+def test_caller_must_be_a_non_empty_string(caller):
+    with pytest.raises(DecisionError) as info:
+        decide(P2, caller=caller, allowed_assets=ALLOWED, approval=None, previous=None)
+    assert info.value.field == "caller"
+
+
+def test_approval_must_be_an_approval():
+    with pytest.raises(DecisionError, match="approval"):
+        decide(P2, caller=ANA, allowed_assets=ALLOWED, approval={"actor": ANA, "payload": P2}, previous=None)
+
+
+def test_previous_must_be_a_stored_request():
+    with pytest.raises(DecisionError, match="previous"):
+        _decide(previous={"payload": P2})
+
+
+def test_previous_stored_under_another_request_id_is_refused():
+    with pytest.raises(DecisionError, match="stored under 'r8'"):
+        _decide(previous=StoredRequest.settled(_with(request_id="r8"), "job-1"))
+
+
+@pytest.mark.parametrize(
+    ("make", "field"),
+    [
+        (lambda: Approval("", P2), "approval.actor"),
+        (lambda: Approval(ANA, ["P-2"]), "approval.payload"),
+        (lambda: Approval(ANA, {"asset_id": {1, 2}}), "approval.payload"),
+        (lambda: Approval(ANA, {"duration_minutes": float("nan")}), "approval.payload"),
+        (lambda: StoredRequest(P2, state="done"), "previous"),
+        (lambda: StoredRequest(P2, Receipt("job-1", "r7", "P-2", 20), state=KeyState.PENDING), "previous"),
+        (lambda: StoredRequest(P2, state="lost"), "previous.state"),
+        (lambda: StoredRequest(P2, Receipt("job-1", "r8", "P-2", 20)), "previous.receipt"),
+        (lambda: StoredRequest(P2, stored_at=dt.datetime(2026, 1, 1)), "previous.stored_at"),
+        (lambda: Receipt("", "r7", "P-2", 20), "receipt.job_id"),
+        (lambda: StoredRequest.settled(_with(request_id=""), "job-1"), "receipt.request_id"),
+    ],
+)
+def test_malformed_trusted_values_raise_naming_the_field(make, field):
+    with pytest.raises(DecisionError) as info:
+        make()
+    assert info.value.field == field
+    assert isinstance(info.value, (BotieError, ValueError))
+
+
+# --- the value itself ----------------------------------------------------------------
+
+
+def test_decision_is_frozen_and_with_receipt_only_completes_a_create():
+    d = _decide()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        d.branch = Branch.REUSE
+    receipt = Receipt("job-3", "r7", "P-2", 20)
+    done = d.with_receipt(receipt)
+    assert done.receipt is receipt and done.ok and d.receipt is None
+    with pytest.raises(DecisionError):
+        _decide(approval=None).with_receipt(receipt)
+
+
+def test_explain_prints_the_path_one_check_a_line():
+    text = _decide(_with(asset_id="K-7")).explain()
+    assert text.splitlines()[1].split()[:2] == ["permission", "failed"]
+    assert text.endswith("-> denied")
+
+
+def test_enums_print_as_their_values():
+    assert f"{Branch.NEEDS_APPROVAL}|{CheckName.IDEMPOTENCY}|{Verdict.NOT_REACHED}|{KeyState.DONE}" == (
+        "needs_approval|idempotency|not_reached|done"
+    )
+
+
+# --- what goes back to the model --------------------------------------------------------
+
+
+def test_tool_result_for_reuse_names_the_job_and_is_json():
+    result = _decide(previous=StoredRequest.settled(P2, "job-1")).tool_result()
+    assert result["status"] == "reuse" and result["job_id"] == "job-1" and result["retryable"] is False
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_tool_result_for_invalid_lists_the_fields_to_repair():
+    result = _decide(_with(duration_minutes=20.0), approval=None).tool_result()
+    assert result["status"] == "invalid" and "job_id" not in result
+    assert result["errors"] == [{"field": "duration_minutes", "problem": "wrong_type",
+                                 "message": result["errors"][0]["message"]}]
+
+
+def test_tool_result_for_denied_carries_no_job_even_when_one_is_stored():
+    result = _decide(_with(asset_id="K-7"), previous=_tripwire()).tool_result()
+    assert result == {"status": "denied", "retryable": False,
+                      "message": "K-7 is not in the assets tech-ana may schedule"}
+
+
+def test_tool_result_never_reports_a_booking_that_has_not_happened():
+    with pytest.raises(DecisionError, match="no job yet"):
+        _decide().tool_result()
+    done = _decide().with_receipt(Receipt("job-3", "r7", "P-2", 20)).tool_result()
+    assert (done["status"], done["job_id"]) == ("create", "job-3")

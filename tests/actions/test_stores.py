@@ -1,0 +1,234 @@
+"""Stores: one transaction owner, all-or-nothing writes, one key per (caller, request id)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+
+import pytest
+
+from botie.actions.canonical import fingerprint
+from botie.actions.decision import KeyState, StoredRequest
+from botie.actions.stores import AuditRecord, MemoryStore, SQLiteStore
+from botie.errors import StoreBusyError, StoreError
+
+NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+ANA = "tech-ana"
+
+
+class Boom(Exception):
+    pass
+
+
+def _create(store, payload=P2, caller=ANA, now=NOW):
+    with store.transaction() as tx:
+        return tx.create(caller, payload, fingerprint(payload), now)
+
+
+def _lookup(store, caller=ANA, request_id="r7"):
+    with store.transaction() as tx:
+        return tx.lookup(caller, request_id)
+
+
+# --- the contract, for both stores --------------------------------------------------
+
+
+def test_create_writes_job_receipt_and_settled_key_together(store):
+    receipt = _create(store)
+    assert (receipt.job_id, receipt.request_id, receipt.asset_id, receipt.duration_minutes) == (
+        "job-1", "r7", "P-2", 20)
+    assert receipt.created_at == NOW
+    stored = _lookup(store)
+    assert stored == StoredRequest(P2, receipt, KeyState.DONE, stored_at=NOW)
+    assert [j.job_id for j in store.jobs()] == ["job-1"]
+    assert store.integrity_problems() == []
+
+
+def test_nothing_stored_is_none(store):
+    assert _lookup(store) is None
+
+
+def test_keys_are_scoped_to_the_caller(store):
+    _create(store)
+    assert _lookup(store, caller="tech-bob") is None
+
+
+def test_an_exception_inside_the_transaction_persists_nothing(store):
+    with pytest.raises(Boom), store.transaction() as tx:
+        tx.create(ANA, P2, fingerprint(P2), NOW)
+        tx.audit(AuditRecord(NOW, ANA, "r7", "create", "job-1"))
+        assert tx.lookup(ANA, "r7") is not None  # the transaction sees its own write...
+        raise Boom
+    assert _lookup(store) is None  # ...and after the rollback nobody does
+    assert store.jobs() == () and store.audit_log() == ()
+    assert store.integrity_problems() == []
+
+
+def test_transactions_do_not_nest(store):
+    with store.transaction(), pytest.raises(StoreError, match="do not nest"), store.transaction():
+        pass
+    _create(store)  # and the store still works afterwards
+    assert len(store.jobs()) == 1
+
+
+def test_a_second_key_for_the_same_request_is_refused(store):
+    _create(store)
+    with pytest.raises((StoreError, sqlite3.IntegrityError)):
+        _create(store, P2 | {"duration_minutes": 45})
+    assert _lookup(store).payload["duration_minutes"] == 20  # the first one is intact
+    assert len(store.jobs()) == 1
+
+
+def test_forget_drops_the_key_but_keeps_job_and_receipt(store):
+    _create(store)
+    with store.transaction() as tx:
+        tx.forget(ANA, "r7")
+    assert _lookup(store) is None
+    assert len(store.jobs()) == 1 and store.integrity_problems() == []
+    assert _create(store).job_id == "job-2"  # the request id may now start over
+
+
+def test_reservation_lifecycle_pending_failed_pending_done(store):
+    with store.transaction() as tx:
+        tx.reserve(ANA, P2, fingerprint(P2), NOW, "tok-1")
+    assert _lookup(store).state is KeyState.PENDING and store.jobs() == ()
+    with store.transaction() as tx:
+        tx.mark_failed(ANA, "r7", "tok-1")
+    assert _lookup(store).state is KeyState.FAILED
+    with store.transaction() as tx:
+        assert tx.retake(ANA, "r7") == "tok-1"  # the same token: the downstream sees one key
+    with store.transaction() as tx:
+        assert tx.complete(ANA, "r7", "tok-other", "ext-1", NOW) is None  # not the holder
+        receipt = tx.complete(ANA, "r7", "tok-1", "ext-1", NOW)
+    assert receipt.external_ref == "ext-1"
+    assert _lookup(store) == StoredRequest(P2, receipt, stored_at=NOW)
+    with store.transaction() as tx:
+        assert tx.complete(ANA, "r7", "tok-1", "ext-1", NOW) is None  # settled once only
+    assert len(store.jobs()) == 1 and store.integrity_problems() == []
+
+
+def test_retake_refuses_a_key_that_is_not_failed(store):
+    with store.transaction() as tx:
+        tx.reserve(ANA, P2, fingerprint(P2), NOW, "tok-1")
+    with pytest.raises(StoreError, match="not a failed reservation"), store.transaction() as tx:
+        tx.retake(ANA, "r7")
+
+
+def test_reservations_lists_unsettled_keys_older_than_a_cutoff(store):
+    with store.transaction() as tx:
+        tx.reserve(ANA, P2, fingerprint(P2), NOW, "tok-1")
+        tx.reserve(ANA, P2 | {"request_id": "r8"}, "f", NOW + dt.timedelta(minutes=5), "tok-2")
+        tx.create(ANA, P2 | {"request_id": "r9"}, "f", NOW)
+    with store.transaction() as tx:
+        assert [r.request_id for r in tx.reservations(NOW + dt.timedelta(minutes=1))] == ["r7"]
+        found = tx.reservations(NOW + dt.timedelta(hours=1))
+    assert [(r.request_id, r.token, r.state) for r in found] == [
+        ("r7", "tok-1", KeyState.PENDING), ("r8", "tok-2", KeyState.PENDING)]
+    assert found[0].payload == P2 and found[0].reserved_at == NOW
+
+
+def test_audit_log_keeps_order_and_fields(store):
+    records = [AuditRecord(NOW, ANA, "r7", "create", "job-1"), AuditRecord(NOW, "tech-bob", None, "invalid")]
+    with store.transaction() as tx:
+        for r in records:
+            tx.audit(r)
+    assert store.audit_log() == tuple(records)
+
+
+# --- SQLite specifics ------------------------------------------------------------------
+
+
+def test_sqlite_runs_in_wal_mode_with_the_constraints_in_the_schema(tmp_path):
+    SQLiteStore(tmp_path / "a.db").close()
+    raw = sqlite3.connect(tmp_path / "a.db")
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    with pytest.raises(sqlite3.IntegrityError):  # a settled key must point at a job
+        raw.execute("INSERT INTO idempotency_keys VALUES ('a', 'r7', 'f', '{}', 'done', NULL, NULL, 'x')")
+    with pytest.raises(sqlite3.IntegrityError):  # and a state it knows
+        raw.execute("INSERT INTO idempotency_keys VALUES ('a', 'r7', 'f', '{}', 'lost', NULL, NULL, 'x')")
+    raw.close()
+
+
+def test_sqlite_state_survives_reopening(tmp_path):
+    path = tmp_path / "a.db"
+    with SQLiteStore(path) as first:
+        receipt = _create(first)
+    with SQLiteStore(path) as second:
+        assert _lookup(second).receipt == receipt
+
+
+def test_sqlite_rollback_also_undoes_rows_written_before_the_failure(tmp_path):
+    """The transaction owner rolls back every statement of the block, not just the last one."""
+    with SQLiteStore(tmp_path / "a.db") as s:
+        with pytest.raises(sqlite3.IntegrityError), s.transaction() as tx:
+            tx.create(ANA, P2, "f", NOW)
+            tx.create(ANA, P2, "f", NOW)  # same key again: the constraint fires mid-way
+        assert s.jobs() == () and _lookup(s) is None
+        raw = sqlite3.connect(s.path)
+        counts = [raw.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("jobs", "receipts")]
+        raw.close()
+        assert counts == [0, 0]
+
+
+def test_sqlite_busy_is_a_store_busy_error_and_writes_nothing(tmp_path):
+    path = tmp_path / "a.db"
+    with SQLiteStore(path, timeout=0.05) as s:
+        holder = sqlite3.connect(path, isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")
+        try:
+            with pytest.raises(StoreBusyError), s.transaction() as tx:
+                tx.create(ANA, P2, "f", NOW)
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        assert s.jobs() == ()
+        _create(s)  # once the lock is gone, the same store works
+        assert len(s.jobs()) == 1
+
+
+@pytest.mark.parametrize("path", [":memory:", "", 42])
+def test_sqlite_needs_a_real_file_path(path):
+    with pytest.raises(StoreError) as info:
+        SQLiteStore(path)
+    assert info.value.field == "path"
+
+
+def test_sqlite_each_thread_gets_its_own_connection(tmp_path):
+    import threading
+
+    with SQLiteStore(tmp_path / "a.db") as s:
+        seen = []
+        t = threading.Thread(target=lambda: seen.append(s._connection()))
+        t.start()
+        t.join()
+        assert seen[0] is not s._connection()
+
+
+# --- MemoryStore specifics ---------------------------------------------------------------
+
+
+def test_memory_store_says_which_mode_it_is_in():
+    assert "UNGUARDED" in repr(MemoryStore(guarded=False))
+    assert "guarded" in repr(MemoryStore())
+
+
+def test_pause_runs_between_the_check_and_the_write():
+    events = []
+    store = MemoryStore(pause=lambda: events.append("pause"))
+    with store.transaction() as tx:
+        events.append("check")
+        assert tx.lookup(ANA, "r7") is None
+        tx.create(ANA, P2, "f", NOW)
+        events.append("written")
+    assert events == ["check", "pause", "written"]
+
+
+def test_integrity_problems_are_reported():
+    store = MemoryStore()
+    _create(store)
+    store._receipts.clear()  # break it on purpose
+    assert store.integrity_problems() == [
+        "job job-1 has no receipt",
+        "key (tech-ana, r7) points at job-1, which has no receipt",
+    ]

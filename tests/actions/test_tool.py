@@ -1,0 +1,242 @@
+"""propose_inspection: a tool definition a model API accepts, and a hand-written validator that agrees with it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft7Validator, Draft202012Validator
+
+from botie.actions.tool import (
+    ARGUMENTS,
+    FIELDS,
+    INSPECTION_TOOL,
+    MAX_MINUTES,
+    MIN_MINUTES,
+    FieldError,
+    Problem,
+    validate_inspection,
+)
+from tests.strategies import inspection_arguments, json_values, valid_proposals
+
+SCHEMA = INSPECTION_TOOL["input_schema"]
+SCHEMA_VALIDATOR = Draft202012Validator(SCHEMA)
+
+
+def _proposal(**changes):
+    base = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    base.update(changes)
+    return base
+
+
+def _without(name):
+    p = _proposal()
+    del p[name]
+    return p
+
+
+# --- the definition ---------------------------------------------------------------
+
+
+def test_schema_is_valid_under_jsonschemas_own_meta_schemas():
+    Draft202012Validator.check_schema(SCHEMA)
+    Draft7Validator.check_schema(SCHEMA)  # many model APIs still speak draft 7
+
+
+def test_definition_has_name_description_and_a_closed_object_schema():
+    assert INSPECTION_TOOL["name"] == "propose_inspection"
+    assert SCHEMA["type"] == "object"
+    assert SCHEMA["additionalProperties"] is False
+    assert sorted(SCHEMA["required"]) == sorted(FIELDS) == sorted(SCHEMA["properties"])
+    minutes = SCHEMA["properties"]["duration_minutes"]
+    assert (minutes["type"], minutes["minimum"], minutes["maximum"]) == ("integer", MIN_MINUTES, MAX_MINUTES)
+    for name in ("asset_id", "request_id"):
+        assert SCHEMA["properties"][name] | {"description": ""} == {"type": "string", "minLength": 1,
+                                                                    "description": ""}
+
+
+def test_description_states_the_units_and_the_effect():
+    text = INSPECTION_TOOL["description"]
+    assert "minutes" in text and "1 through 60" in text
+    assert "reserves a technician" in text  # the effect
+    assert "nothing is booked" in text  # ... and when it does not happen
+    assert "retry" in text  # how request_id is meant to be used
+
+
+def test_definition_round_trips_through_json():
+    assert json.loads(json.dumps(INSPECTION_TOOL)) == INSPECTION_TOOL
+
+
+# --- the lesson's table and its neighbours ----------------------------------------
+
+
+def test_lesson_table_20_true_0_and_2_5():
+    verdicts = [validate_inspection(_proposal(duration_minutes=v)) == () for v in [20, True, 0, 2.5]]
+    assert verdicts == [True, False, False, False]
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (True, Problem.WRONG_TYPE),
+        (False, Problem.WRONG_TYPE),
+        (20.0, Problem.WRONG_TYPE),
+        (2.5, Problem.WRONG_TYPE),
+        ("20", Problem.WRONG_TYPE),
+        (None, Problem.WRONG_TYPE),
+        (float("nan"), Problem.WRONG_TYPE),
+        (0, Problem.OUT_OF_RANGE),
+        (-1, Problem.OUT_OF_RANGE),
+        (61, Problem.OUT_OF_RANGE),
+        (10**100, Problem.OUT_OF_RANGE),
+        (-(10**100), Problem.OUT_OF_RANGE),
+    ],
+)
+def test_duration_rejects(value, problem):
+    (error,) = validate_inspection(_proposal(duration_minutes=value))
+    assert (error.field, error.problem) == ("duration_minutes", problem)
+
+
+@pytest.mark.parametrize("value", [1, 20, 60])
+def test_duration_accepts_whole_minutes_from_1_through_60(value):
+    assert validate_inspection(_proposal(duration_minutes=value)) == ()
+
+
+def test_twenty_point_zero_gets_a_repair_hint():
+    (error,) = validate_inspection(_proposal(duration_minutes=20.0))
+    assert error.message.endswith("write 20")
+
+
+@pytest.mark.parametrize("value", [10**5000, -(10**5000), 2**65], ids=["1e5000", "-1e5000", "2**65"])
+def test_huge_int_is_reported_without_flooding_the_message(value):
+    (error,) = validate_inspection(_proposal(duration_minutes=value))
+    assert error.problem is Problem.OUT_OF_RANGE
+    assert len(error.message) < 200 and "bits" in error.message
+
+
+@pytest.mark.parametrize("name", ["asset_id", "request_id"])
+@pytest.mark.parametrize(("value", "problem"), [("", Problem.EMPTY), (7, Problem.WRONG_TYPE),
+                                                (None, Problem.WRONG_TYPE), (["P-2"], Problem.WRONG_TYPE)])
+def test_ids_must_be_non_empty_text(name, value, problem):
+    (error,) = validate_inspection(_proposal(**{name: value}))
+    assert (error.field, error.problem) == (name, problem)
+
+
+@pytest.mark.parametrize("name", FIELDS)
+def test_a_missing_field_is_reported_by_name(name):
+    (error,) = validate_inspection(_without(name))
+    assert (error.field, error.problem) == (name, Problem.MISSING)
+
+
+def test_admin_field_is_refused_not_honoured():
+    (error,) = validate_inspection(_proposal(admin=True))
+    assert (error.field, error.problem) == ("admin", Problem.UNEXPECTED)
+    assert "grants nothing" in error.message
+
+
+def test_one_error_per_problem_in_a_stable_order():
+    errors = validate_inspection({"duration_minutes": True, "request_id": "", "zeta": 1, "admin": 1})
+    assert [(e.field, e.problem) for e in errors] == [
+        ("asset_id", Problem.MISSING),
+        ("duration_minutes", Problem.WRONG_TYPE),
+        ("request_id", Problem.EMPTY),
+        ("admin", Problem.UNEXPECTED),
+        ("zeta", Problem.UNEXPECTED),
+    ]
+
+
+@pytest.mark.parametrize("arguments", [None, "asset_id=P-2", ["P-2", 20, "r7"], 20, b"{}"])
+def test_non_object_arguments_are_an_error_value_not_a_traceback(arguments):
+    (error,) = validate_inspection(arguments)
+    assert isinstance(error, FieldError)
+    assert (error.field, error.problem) == (ARGUMENTS, Problem.NOT_AN_OBJECT)
+
+
+def test_non_string_keys_are_reported_as_unexpected():
+    (error,) = validate_inspection(_proposal() | {1: "x"})
+    assert (error.field, error.problem) == ("1", Problem.UNEXPECTED)
+
+
+def test_an_empty_extra_key_is_still_readable():
+    (error,) = validate_inspection(_proposal() | {"": None})
+    assert error.field == "" and error.message.startswith("'' is not an argument")
+
+
+@settings(max_examples=500)
+@given(valid_proposals())
+def test_every_valid_proposal_passes_both(arguments):
+    assert validate_inspection(arguments) == ()
+    assert SCHEMA_VALIDATOR.is_valid(arguments)
+
+
+@settings(max_examples=500)
+@given(inspection_arguments())
+def test_every_error_names_a_field_and_says_something(arguments):
+    for error in validate_inspection(arguments):
+        assert isinstance(error.field, str)
+        named = repr(error.field) if error.problem is Problem.UNEXPECTED else error.field
+        assert error.message.startswith(("the arguments", named))
+        assert str(error) == error.message
+
+
+# --- differential: the hand-written rules against jsonschema -----------------------
+
+
+def _schema_fields(arguments) -> set[str]:
+    """The fields jsonschema complains about, in our vocabulary."""
+    fields: set[str] = set()
+    for error in SCHEMA_VALIDATOR.iter_errors(arguments):
+        if not error.path and error.validator == "type":
+            fields.add(ARGUMENTS)
+        elif error.validator == "required":
+            fields.update(name for name in error.validator_value if name not in arguments)
+        elif error.validator == "additionalProperties":
+            fields.update(name for name in arguments if name not in SCHEMA["properties"])
+        else:
+            fields.add(error.path[0])
+    return fields
+
+
+def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bool:
+    """jsonschema counts 20.0 as an integer; we want an int. That is the one place we may differ."""
+    value = arguments.get("duration_minutes") if isinstance(arguments, dict) else None
+    return (
+        type(value) is float
+        and value.is_integer()
+        and MIN_MINUTES <= value <= MAX_MINUTES
+        and ours - theirs == {"duration_minutes"}
+        and theirs <= ours
+    )
+
+
+@pytest.mark.slow
+@settings(max_examples=2000)
+@given(inspection_arguments())
+def test_hand_written_validator_agrees_with_jsonschema_except_whole_floats(arguments):
+    ours = {e.field for e in validate_inspection(arguments)}
+    theirs = _schema_fields(arguments)
+    if ours != theirs:
+        assert _is_documented_difference(arguments, ours, theirs), (arguments, ours, theirs)
+
+
+@settings(max_examples=500)
+@given(st.integers(min_value=MIN_MINUTES, max_value=MAX_MINUTES).map(float))
+def test_documented_difference_whole_floats_pass_jsonschema_and_fail_ours(value):
+    arguments = _proposal(duration_minutes=value)
+    assert SCHEMA_VALIDATOR.is_valid(arguments)
+    (error,) = validate_inspection(arguments)
+    assert (error.field, error.problem) == ("duration_minutes", Problem.WRONG_TYPE)
+
+
+def test_true_is_refused_by_both():
+    arguments = _proposal(duration_minutes=True)
+    assert not SCHEMA_VALIDATOR.is_valid(arguments)
+    assert validate_inspection(arguments)
+
+
+@settings(max_examples=500)
+@given(json_values)
+def test_any_json_value_yields_errors_never_an_exception(value):
+    assert isinstance(validate_inspection(value), tuple)

@@ -1,0 +1,279 @@
+"""plan_context: count first, guard against one oversized document, then route by total; coverage adds up."""
+
+from __future__ import annotations
+
+import json
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from botie.context.records import Record
+from botie.context.routing import (
+    ALERT_FRACTION,
+    SOFT_FRACTION,
+    DocumentCoverage,
+    Strategy,
+    alert_threshold,
+    execute_plan,
+    plan_context,
+    share_of,
+)
+from botie.errors import BudgetError, PolicyError, RecordError, SettingError
+from botie.lessons.fixtures import fixture_path, load_records
+from tests.strategies import attached_documents
+
+CEILING = 900_000
+
+
+def _docs(*sizes):
+    return [Record(f"d{i}", "acct", f"document {i}", n) for i, n in enumerate(sizes)]
+
+
+@pytest.fixture(scope="module")
+def agreements():
+    return load_records(fixture_path("agreements_41.json"))
+
+
+# --- the soft budget ----------------------------------------------------------------
+
+
+def test_sixty_percent_of_900k_is_exactly_540k():
+    assert share_of(CEILING, 0.6) == 540_000
+    assert isinstance(share_of(CEILING, 0.6), int)
+    assert plan_context([], ceiling=CEILING).soft_budget == 540_000
+
+
+def test_the_soft_budget_does_not_depend_on_float_luck():
+    """Read as the decimal written, 0.6 and 0.7 give exact shares where float products may not."""
+    assert int(330 * 0.7) == 230  # the float product is 230.99999999999997
+    assert share_of(330, 0.7) == 231
+    for ceiling in (900_000, 1_000_000, 128_000, 200_000, 999_999):
+        assert share_of(ceiling, 0.6) == ceiling * 6 // 10
+        assert share_of(ceiling, Fraction(3, 5)) == ceiling * 3 // 5
+
+
+def test_a_fractional_share_is_rounded_down():
+    assert share_of(10, 0.55) == 5
+    assert share_of(900_001, 0.6) == 540_000
+
+
+def test_the_alert_fires_at_70_percent_of_the_ceiling():
+    assert (SOFT_FRACTION, ALERT_FRACTION) == (0.6, 0.7)
+    assert alert_threshold(CEILING) == 630_000
+    assert alert_threshold(10, 0.55) == 6  # rounded up: 5 tokens would be below 55%
+
+
+# --- the four strategies and their order ------------------------------------------
+
+
+def test_a_total_at_the_soft_budget_is_stuffed():
+    plan = plan_context(_docs(300_000, 240_000), ceiling=CEILING)
+    assert plan.strategy is Strategy.STUFF_ALL
+    assert [c.name for c in plan.checks] == ["oversized_document", "total_within_soft_budget"]
+    assert "all 2 documents (540,000 tokens) fit" in plan.note
+
+
+def test_one_token_over_the_soft_budget_selects_documents():
+    plan = plan_context(_docs(300_000, 240_001), ceiling=CEILING)
+    assert plan.strategy is Strategy.SELECT_DOCUMENTS
+    assert [(c.name, c.fired) for c in plan.checks] == [
+        ("oversized_document", False), ("total_within_soft_budget", False), ("total_within_select_limit", True),
+    ]
+
+
+def test_four_soft_budgets_is_the_last_total_for_select_documents():
+    exactly = plan_context(_docs(*[540_000] * 4), ceiling=CEILING)
+    over = plan_context(_docs(*[540_000] * 4, 1), ceiling=CEILING)
+    assert exactly.select_limit == 2_160_000
+    assert exactly.strategy is Strategy.SELECT_DOCUMENTS
+    assert over.strategy is Strategy.RETRIEVE_CHUNKS
+    assert "more than 4 soft budgets (2,160,000)" in over.note
+
+
+def test_the_oversized_guard_runs_before_the_total():
+    """One huge document beside small ones: the total (590,000) would pass for select_documents."""
+    docs = _docs(20_000, 560_000, 5_000, 5_000)
+    plan = plan_context(docs, ceiling=CEILING)
+    assert plan.total == 590_000 <= plan.select_limit
+    assert plan.strategy is Strategy.RETRIEVE_WITHIN_DOCUMENT
+    assert plan.oversized_ids == ("d1",)
+    assert [(c.name, c.fired) for c in plan.checks] == [("oversized_document", True)]
+    assert plan.note.startswith("d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000)")
+
+
+def test_the_guard_matters_because_whole_document_selection_could_never_include_it():
+    docs = _docs(20_000, 560_000, 5_000, 5_000)
+    as_if_unguarded = plan_context(docs, ceiling=CEILING, soft_fraction=0.63)  # guard no longer fires
+    coverage = execute_plan(as_if_unguarded)
+    assert as_if_unguarded.strategy is Strategy.SELECT_DOCUMENTS
+    assert "d1" in coverage.excluded_ids  # the big one could only ever be searched
+
+
+def test_a_document_exactly_at_the_soft_budget_is_not_oversized():
+    plan = plan_context(_docs(540_000, 1), ceiling=CEILING)
+    assert plan.strategy is Strategy.SELECT_DOCUMENTS
+
+
+def test_far_too_much_in_total_retrieves_chunks():
+    plan = plan_context(_docs(*[500_000] * 5), ceiling=CEILING)
+    assert plan.strategy is Strategy.RETRIEVE_CHUNKS
+
+
+def test_no_documents_is_trivially_stuffed():
+    plan = plan_context([], ceiling=CEILING)
+    assert plan.strategy is Strategy.STUFF_ALL and plan.total == 0
+
+
+def test_settings_change_the_thresholds():
+    plan = plan_context(_docs(100, 100), ceiling=300, soft_fraction=0.5, select_factor=2.5)
+    assert (plan.soft_budget, plan.select_limit, plan.strategy) == (150, 375, Strategy.SELECT_DOCUMENTS)
+    assert "within 2.5 of them" in plan.note
+
+
+# --- forty-one agreements: the lesson's coverage record ------------------------------
+
+
+def test_forty_one_agreements_are_1_6_times_the_ceiling(agreements):
+    assert len(agreements) == 41
+    assert sum(d.cost for d in agreements) == 1_440_000 == CEILING * 16 // 10
+
+
+def test_forty_one_agreements_route_to_select_documents(agreements):
+    plan = plan_context(agreements, ceiling=CEILING)
+    assert plan.strategy is Strategy.SELECT_DOCUMENTS
+    assert plan.soft_budget == 540_000
+
+
+def test_twelve_read_plus_twenty_nine_searched_is_forty_one(agreements):
+    coverage = execute_plan(plan_context(agreements, ceiling=CEILING))
+    assert coverage.documents_in_context == 12
+    assert coverage.documents_searched_not_included == 29
+    assert 12 + 29 == coverage.documents_attached == 41
+    assert coverage.token_budget_used == 512_400
+    assert coverage.explain().startswith("select_documents: 12 of 41 documents read in full, 29 searched")
+
+
+def test_the_coverage_record_has_the_lesson_fields(agreements):
+    record = execute_plan(plan_context(agreements, ceiling=CEILING)).as_dict()
+    assert list(record) == [
+        "strategy", "documents_attached", "documents_in_context", "documents_searched_not_included",
+        "excluded_ids", "token_budget_used",
+    ]
+    assert record["strategy"] == "select_documents"
+    assert {"msa-2019-acme", "sow-14"} <= set(record["excluded_ids"])
+    assert len(record["excluded_ids"]) == 29
+    json.dumps(record)  # travels with the answer as JSON
+
+
+def test_the_fixture_states_the_expected_numbers(agreements):
+    data = json.loads(fixture_path("agreements_41.json").read_text(encoding="utf-8"))
+    coverage = execute_plan(plan_context(agreements, ceiling=data["ceiling"], soft_fraction=data["soft_fraction"]))
+    for key, value in data["expected"].items():
+        assert getattr(coverage, key) == value, key
+
+
+def test_the_room_left_over_is_smaller_than_every_declined_document(agreements):
+    """About a twentieth of the soft budget stays unused: whole documents cannot be split."""
+    coverage = execute_plan(plan_context(agreements, ceiling=CEILING))
+    declined = [d.cost for d in agreements if d.id in set(coverage.excluded_ids)]
+    assert coverage.unused == 27_600 < min(declined)
+    assert 0.04 < coverage.unused / coverage.soft_budget < 0.06
+
+
+def test_skip_packs_past_a_document_that_does_not_fit_prefix_stops():
+    plan = plan_context(_docs(300_000, 300_000, 200_000), ceiling=CEILING)
+    assert execute_plan(plan).included_ids == ("d0", "d2")
+    assert execute_plan(plan, policy="prefix").included_ids == ("d0",)
+
+
+def test_coverage_counts_reuse_the_coverage_record(agreements):
+    counts = execute_plan(plan_context(agreements, ceiling=CEILING)).counts()
+    assert dict(counts.counts) == {"in_context": 12, "searched": 29}
+    assert counts.total == 41
+
+
+def test_stuff_all_reads_everything_and_retrieval_reads_nothing_whole():
+    stuffed = execute_plan(plan_context(_docs(10, 20), ceiling=CEILING))
+    assert (stuffed.documents_in_context, stuffed.token_budget_used, stuffed.excluded_ids) == (2, 30, ())
+    retrieved = execute_plan(plan_context(_docs(600_000, 20), ceiling=CEILING))
+    assert (retrieved.documents_in_context, retrieved.documents_searched_not_included) == (0, 2)
+
+
+def test_a_coverage_record_that_does_not_add_up_cannot_be_built():
+    with pytest.raises(BudgetError):
+        DocumentCoverage(Strategy.SELECT_DOCUMENTS, 41, 12, 28, ("x",) * 28, 0, 540_000, ())
+
+
+# --- bad input ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ceiling", [0, -1, 1.5, True, "900000", None])
+def test_the_ceiling_must_be_a_positive_int(ceiling):
+    with pytest.raises(BudgetError) as err:
+        plan_context([], ceiling=ceiling)
+    assert err.value.field == "ceiling"
+
+
+@pytest.mark.parametrize("fraction", [0, -0.1, 1.01, float("nan"), float("inf"), "0.6", True])
+def test_the_soft_fraction_must_be_above_0_and_at_most_1(fraction):
+    with pytest.raises(SettingError) as err:
+        plan_context([], ceiling=CEILING, soft_fraction=fraction)
+    assert err.value.field == "soft_fraction"
+
+
+@pytest.mark.parametrize("factor", [0, 0.5, None])
+def test_the_select_factor_must_be_at_least_1(factor):
+    with pytest.raises(SettingError):
+        plan_context([], ceiling=CEILING, select_factor=factor)
+
+
+def test_documents_must_be_records_with_unique_ids():
+    with pytest.raises(RecordError):
+        plan_context(_docs(1) + _docs(2), ceiling=CEILING)
+    with pytest.raises(RecordError):
+        plan_context(["not a record"], ceiling=CEILING)
+
+
+def test_execute_plan_needs_a_plan():
+    with pytest.raises(PolicyError):
+        execute_plan(_docs(1))
+
+
+@pytest.mark.parametrize("fraction", [0, 1.5, "0.7"])
+def test_the_alert_fraction_must_be_above_0_and_at_most_1(fraction):
+    with pytest.raises(SettingError):
+        alert_threshold(CEILING, fraction)
+
+
+# --- properties ---------------------------------------------------------------------------
+
+
+@settings(max_examples=300)
+@given(attached_documents(), st.integers(min_value=1, max_value=2_000_000))
+def test_the_strategy_follows_the_rule_in_order(docs, ceiling):
+    plan = plan_context(docs, ceiling=ceiling)
+    soft = ceiling * 6 // 10
+    total = sum(d.cost for d in docs)
+    if any(d.cost > soft for d in docs):
+        expected = Strategy.RETRIEVE_WITHIN_DOCUMENT
+    elif total <= soft:
+        expected = Strategy.STUFF_ALL
+    elif total <= 4 * soft:
+        expected = Strategy.SELECT_DOCUMENTS
+    else:
+        expected = Strategy.RETRIEVE_CHUNKS
+    assert plan.strategy is expected
+    assert plan.checks[-1].fired or plan.strategy is Strategy.RETRIEVE_CHUNKS
+
+
+@settings(max_examples=300)
+@given(attached_documents(), st.integers(min_value=1, max_value=2_000_000), st.sampled_from(["skip", "prefix"]))
+def test_document_coverage_always_adds_up(docs, ceiling, policy):
+    coverage = execute_plan(plan_context(docs, ceiling=ceiling), policy=policy)
+    assert coverage.documents_in_context + coverage.documents_searched_not_included == len(docs)
+    assert set(coverage.included_ids).isdisjoint(coverage.excluded_ids)
+    assert set(coverage.included_ids) | set(coverage.excluded_ids) == {d.id for d in docs}
+    if coverage.strategy is Strategy.SELECT_DOCUMENTS:
+        assert coverage.token_budget_used <= coverage.soft_budget

@@ -1,0 +1,149 @@
+"""The learner edition is exactly what generation writes from the instructor edition."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from botie.lessons import editions as _editions
+from botie.lessons.editions import BEGIN, END, STUB, EditionError, learner_notebook, shape, strip_solutions
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
+CHECK_CALL = re.compile(r"^check\((\w+)\)$", re.M)
+MINE = {"00_welcome", "01_which_records", "04_suggestion_to_action"}
+
+
+def read(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def outputs_of(nb, pattern):
+    return ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
+            if c.cell_type == "code" and pattern.search(c.source)]
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_committed_learner_edition_matches_generation(source):
+    committed = read(ROOT / "notebooks" / source.name)
+    generated = learner_notebook(read(source), source.name)
+    assert shape(committed) == shape(generated)
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_learner_edition_holds_no_solution(source):
+    learner = read(ROOT / "notebooks" / source.name)
+    for cell in learner.cells:
+        assert BEGIN not in cell.source and END not in cell.source
+        assert "instructor-only" not in cell.metadata.get("tags", [])
+    instructor = read(source)
+    solutions = [c.source for c in instructor.cells if c.cell_type == "code" and BEGIN in c.source]
+    stubs = [c.source for c in learner.cells if STUB in c.source]
+    assert len(solutions) == len(stubs)
+    if source.stem in MINE:
+        assert solutions, f"{source.name} has no exercise"
+
+
+@pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
+def test_every_exercise_passes_for_the_instructor_and_is_not_yet_for_the_learner(source):
+    instructor, learner = read(source), read(ROOT / "notebooks" / source.name)
+    passed = outputs_of(instructor, CHECK_CALL)
+    waiting = outputs_of(learner, CHECK_CALL)
+    assert len(passed) == len(waiting)
+    if source.stem in MINE:
+        assert passed, f"{source.name} never calls check(...)"
+    for text in passed:
+        assert re.match(r"\w+: all \d+ cases passed", text), text
+    for text in waiting:
+        assert re.match(r"\w+: not yet\. ", text) and "Hint 1 of" in text, text
+        assert "Traceback" not in text
+
+
+def test_the_check_mode_reports_no_drift():
+    assert _editions.drift(ROOT / "notebooks" / "instructor", ROOT / "notebooks") == []
+
+
+def test_a_stub_keeps_the_indentation_and_the_rest_of_the_cell():
+    source = "\n".join([
+        "def f(x):",
+        '    """Doc."""',
+        f"    {BEGIN}",
+        "    return x + 1",
+        f"    {END}",
+        "",
+        "print('after')",
+    ])
+    assert strip_solutions(source) == "\n".join([
+        "def f(x):",
+        '    """Doc."""',
+        f"    {_editions.STUB_COMMENT}",
+        f"    {STUB}",
+        "",
+        "print('after')",
+    ])
+
+
+def test_two_solutions_in_one_cell_become_two_stubs():
+    source = f"def a():\n    {BEGIN}\n    return 1\n    {END}\n\ndef b():\n    {BEGIN}\n    return 2\n    {END}"
+    out = strip_solutions(source)
+    assert out.count(STUB) == 2 and "return" not in out
+
+
+def test_the_stub_raises_not_implemented():
+    namespace: dict = {}
+    exec(strip_solutions(f"def f():\n    {BEGIN}\n    return 1\n    {END}"), namespace)
+    with pytest.raises(NotImplementedError):
+        namespace["f"]()
+
+
+@pytest.mark.parametrize(("source", "message"), [
+    (f"x = 1\n{BEGIN}\nx = 2", "never closed"),
+    (f"x = 1\n{END}", "without a"),
+    (f"{BEGIN}\n{BEGIN}\n{END}\n{END}", "inside another solution"),
+])
+def test_malformed_markers_are_refused(source, message):
+    with pytest.raises(EditionError, match=message):
+        strip_solutions(source, "nb, cell 3")
+
+
+def test_markers_in_markdown_are_refused():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"{BEGIN}\nanswer\n{END}")])
+    with pytest.raises(EditionError, match="code cells"):
+        learner_notebook(nb)
+
+
+def test_instructor_only_cells_are_dropped_and_tags_kept():
+    nb = nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_markdown_cell("note", metadata={"tags": ["instructor-only"]}),
+        nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["lesson-check"]}),
+    ])
+    out = learner_notebook(nb)
+    assert shape(out) == [("code", "print(1)", ("lesson-check",))]
+    assert out.cells[0].outputs == [] and out.cells[0].execution_count is None
+
+
+def test_generation_without_execution_writes_the_learner_file(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f"def f():\n    {BEGIN}\n    return 1\n    {END}")])
+    nbformat.write(nb, src / "07_demo.ipynb")
+    written = _editions.generate(src, tmp_path, run=False, log=lambda *a: None)
+    assert written == [tmp_path / "07_demo.ipynb"]
+    assert STUB in read(written[0]).cells[0].source
+    assert _editions.main([str(src), str(tmp_path), "--check"]) == 0
+
+
+@pytest.mark.slow
+def test_a_failing_cell_stops_generation_without_writing(tmp_path, capsys):
+    src = tmp_path / "src"
+    src.mkdir()
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")],
+                                  metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    nbformat.write(nb, src / "08_broken.ipynb")
+    assert _editions.main([str(src), str(tmp_path)]) == 3
+    assert "ZeroDivisionError" in capsys.readouterr().err
+    assert not (tmp_path / "08_broken.ipynb").exists()

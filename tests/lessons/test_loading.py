@@ -1,0 +1,139 @@
+"""Preloading against just-in-time loading: the read-only tool's checks, the simulated costs, seeded failures."""
+
+from __future__ import annotations
+
+import pytest
+
+from botie import Record, SettingError
+from botie.lessons.loading import (
+    DocumentTool,
+    FailureInjector,
+    LatencyModel,
+    LoadStatus,
+    compare_loading,
+    handles,
+    just_in_time,
+    preload,
+)
+from botie.lessons.scenarios import load_evidence_scenario
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return load_evidence_scenario()
+
+
+@pytest.fixture
+def tool(scenario):
+    return DocumentTool(scenario.records, allowed_assets=scenario.allowed_assets, max_tokens=40)
+
+
+def test_the_tool_checks_existence_permission_and_size_on_every_call(tool):
+    assert tool("tkt-5521").status is LoadStatus.OK and tool("tkt-5521").record.id == "tkt-5521"
+    assert tool("vendor-p2-seal-design").status is LoadStatus.NOT_PERMITTED
+    too_big = tool("man-p2-r4-s3.2")
+    assert too_big.status is LoadStatus.TOO_LARGE and too_big.record is None and "48 tokens" in too_big.reason
+    assert tool("docs://site-a/manuals/p2/rev4").status is LoadStatus.UNKNOWN_ID
+
+
+def test_an_injected_failure_returns_nothing(scenario):
+    broken = DocumentTool(scenario.records, allowed_assets=["P-2"], max_tokens=100, fail=lambda doc_id: True)
+    result = broken("tkt-5521")
+    assert result.status is LoadStatus.FAILED and result.record is None
+
+
+def test_the_tool_cannot_change_a_document(tool):
+    with pytest.raises(TypeError):
+        tool._records["tkt-5521"] = Record("tkt-5521", "P-2", "rewritten", 1)
+    assert not any(name for name in dir(tool) if name.startswith(("write", "update", "delete", "set")))
+
+
+def test_the_tool_refuses_bad_settings(scenario):
+    with pytest.raises(TypeError):
+        DocumentTool(scenario.records, allowed_assets="P-2", max_tokens=10)
+    with pytest.raises(SettingError):
+        DocumentTool(scenario.records, allowed_assets=["P-2"], max_tokens=-1)
+
+
+def test_failures_are_seeded(scenario):
+    a, b = FailureInjector(0.3, seed=5), FailureInjector(0.3, seed=5)
+    assert [a("x") for _ in range(50)] == [b("x") for _ in range(50)]
+    assert not any(FailureInjector(0.0)("x") for _ in range(100))
+    assert all(FailureInjector(1.0)("x") for _ in range(100))
+    for bad in (-0.1, 1.5, True, "0.1"):
+        with pytest.raises(SettingError):
+            FailureInjector(bad)
+
+
+def test_latency_is_whole_milliseconds_from_the_model():
+    assert LatencyModel().model_ms(443) == 600 + 88
+    assert LatencyModel(model_call_ms=0, per_100_tokens_ms=50).model_ms(199) == 99
+
+
+def test_preloading_sends_the_pack_in_one_call(scenario):
+    run = preload(scenario, 0)
+    assert (run.tokens_sent, run.model_calls, run.tool_calls, run.latency_ms) == (443, 1, 0, 688)
+    assert run.complete and run.result == "complete"
+    assert run.unneeded_tokens == 30 + 35 + 37  # the forum post, the anonymous note, ticket 5630
+
+
+def test_just_in_time_loads_in_rank_order_until_it_has_what_it_needs(scenario):
+    run = just_in_time(scenario, 0, count=lambda line: 10)
+    assert run.seen == ("man-p2-r4-s3.2", "forum-8812", "note-anon-77", "man-p2-r4-t3.4-head",
+                        "man-p2-r4-t3.4-m12", "man-p2-r4-s3.2.1")
+    assert run.tool_calls == 6 and run.model_calls == 7 and run.complete
+    assert run.unneeded_tokens == 30 + 35
+
+
+def test_each_model_call_rereads_everything_so_far(scenario):
+    run = just_in_time(scenario, 3, count=lambda line: 10, overhead_tokens=100, call_tokens=20)
+    first = 100 + 10 * 2  # two identifiers listed: ticket 5521, ticket 5630
+    assert run.seen == ("tkt-5521",)
+    assert run.tokens_sent == first + (first + 20 + 36)
+
+
+def test_a_refused_question_costs_nothing_either_way(scenario):
+    for run in (preload(scenario, 2), just_in_time(scenario, 2)):
+        assert run.refused and run.tokens_sent == 0 and run.model_calls == 0 and run.result == "refused"
+
+
+def test_a_size_limit_below_a_needed_document_leaves_the_answer_incomplete(scenario):
+    run = just_in_time(scenario, 0, max_tokens=40, count=lambda line: 10)
+    assert not run.complete and "man-p2-r4-s3.2" not in run.seen and run.result == "incomplete"
+
+
+def test_a_failed_call_without_retry_fails_the_turn(scenario):
+    run = just_in_time(scenario, 3, fail=lambda doc_id: True, count=lambda line: 10)
+    assert run.failed and run.tool_calls == 1 and run.result == "failed"
+    retried = just_in_time(scenario, 3, fail=lambda doc_id: True, retries=2, count=lambda line: 10)
+    assert retried.failed and retried.tool_calls == 3
+
+
+def test_the_comparison_on_the_fixture_questions(scenario):
+    c = compare_loading(scenario, trials=50, failure_rate=0.1, seed=1)
+    assert c == compare_loading(scenario, trials=50, failure_rate=0.1, seed=1)  # deterministic
+    pre, jit = c.totals("preload"), c.totals("just_in_time")
+    assert pre["tool_calls"] == 0 and jit["tool_calls"] == 9
+    assert jit["unneeded_tokens"] < pre["unneeded_tokens"]
+    assert jit["tokens_sent"] > pre["tokens_sent"] and jit["latency_ms"] > pre["latency_ms"]
+    assert c.failures["preload"] == (0, 150)
+    failed, turns = c.failures["just_in_time"]
+    assert turns == 150 and 0 < failed < turns
+    assert "just_in_time" in c.table() and "turns failed" in c.table()
+
+
+def test_a_retry_lowers_the_failure_rate_and_no_failures_means_none(scenario):
+    plain = compare_loading(scenario, trials=50, seed=3).failures["just_in_time"][0]
+    retried = compare_loading(scenario, trials=50, seed=3, retries=1).failures["just_in_time"][0]
+    assert retried < plain
+    assert compare_loading(scenario, trials=20, failure_rate=0.0).failures["just_in_time"][0] == 0
+
+
+def test_bad_trials_are_refused(scenario):
+    with pytest.raises(SettingError):
+        compare_loading(scenario, trials=-1)
+
+
+def test_handles_carry_no_text(scenario):
+    for h, r in zip(handles(scenario.records), scenario.records):
+        assert r.text not in h.line() and h.id == r.id and h.tokens == r.cost

@@ -1,0 +1,124 @@
+"""botie._checks: each shared input rule, once; every caller raises the same error for the same input."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+import botie
+from botie._checks import allowed_set, as_date, ceiling_tokens, digest, unique_records, unit_interval
+from botie.context.records import Record
+from botie.errors import AssetsError, BudgetError, InputError, RecordError, SettingError
+
+
+def test_a_bare_string_of_assets_is_refused_with_the_field_named():
+    with pytest.raises(AssetsError, match=r"not a single string \('P-2'\)") as caught:
+        allowed_set("P-2")
+    assert caught.value.field == "allowed_assets"
+    assert isinstance(caught.value, TypeError) and isinstance(caught.value, InputError)
+
+
+def test_allowed_assets_keep_exact_strings():
+    assert allowed_set(["P-2", "p-2"]) == frozenset({"P-2", "p-2"})
+    with pytest.raises(AssetsError):
+        allowed_set(7)
+
+
+A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda v: botie.select([A], v, 10),
+        lambda v: botie.decide({"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"},
+                               caller="u", allowed_assets=v, approval=None, previous=None),
+        lambda v: botie.select_evidence([A], v, 10, observed_on="2026-01-01"),
+        lambda v: botie.TurnSetup("u", v, "2026-01-01", 10),
+        lambda v: botie.DocumentTool([A], allowed_assets=v, max_tokens=10),
+    ],
+    ids=["select", "decide", "select_evidence", "TurnSetup", "DocumentTool"],
+)
+def test_every_caller_refuses_a_bare_string_with_one_message(call):
+    with pytest.raises(AssetsError) as caught:
+        call("P-2")
+    assert str(caught.value) == "allowed_assets must be a collection of asset ids such as ['P-2'], " \
+                                "not a single string ('P-2')"
+
+
+def test_unique_records_names_the_duplicate_and_the_bad_entry():
+    assert unique_records([A, B]) == (A, B)
+    with pytest.raises(RecordError, match="record a: duplicate id") as dup:
+        unique_records([A, B, A])
+    assert (dup.value.field, dup.value.record) == ("id", "a")
+    with pytest.raises(RecordError, match="document 1 is not a Record") as bad:
+        unique_records([A, {"id": "b"}], noun="document")
+    assert (bad.value.field, bad.value.record) == ("record", "1")
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda rs: botie.select(rs, ["P-2"], 10),
+        lambda rs: botie.select_evidence(rs, ["P-2"], 10, observed_on="2026-01-01"),
+        lambda rs: botie.plan_context(rs, ceiling=100),
+    ],
+    ids=["select", "select_evidence", "plan_context"],
+)
+def test_every_caller_refuses_duplicate_ids_the_same_way(call):
+    with pytest.raises(RecordError, match=r"^record a: duplicate id \(ids must be unique\)$"):
+        call([A, B, A])
+
+
+@pytest.mark.parametrize("bad", [0, -1, True, 1.0, "900000", None])
+def test_a_ceiling_is_a_whole_positive_number_of_tokens(bad):
+    with pytest.raises(BudgetError, match="ceiling must be a whole number of tokens") as caught:
+        ceiling_tokens(bad)
+    assert caught.value.field == "ceiling"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [lambda c: botie.plan_context([], ceiling=c), lambda c: botie.build_request("q", [], ceiling=c)],
+    ids=["plan_context", "build_request"],
+)
+def test_both_ceiling_callers_share_the_rule(call):
+    assert ceiling_tokens(1) == 1
+    with pytest.raises(BudgetError, match=r"^ceiling must be a whole number of tokens \(an int > 0\), got True$"):
+        call(True)
+
+
+def test_dates_read_the_same_for_records_and_settings():
+    assert as_date("2026-04-01", field="observed_on") == dt.date(2026, 4, 1)
+    assert as_date(dt.datetime(2026, 4, 1, 23, 59), field="observed_on") == dt.date(2026, 4, 1)
+    with pytest.raises(SettingError, match="observed_on must be a date") as setting:
+        as_date("April", field="observed_on")
+    assert setting.value.record is None
+    with pytest.raises(RecordError, match="record m1: effective_date must be a date") as rec:
+        Record("m1", "P-2", "x", 1, effective_date="01/04/2026")
+    assert (rec.value.field, rec.value.record) == ("effective_date", "m1")
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, True, float("nan"), "0.3"])
+def test_a_unit_interval_setting_names_its_field(bad):
+    with pytest.raises(SettingError, match="floor must be a number from 0 to 1") as caught:
+        unit_interval(bad, field="floor")
+    assert caught.value.field == "floor"
+    with pytest.raises(SettingError, match="band must be a number from above 0 to 1"):
+        unit_interval(0, field="band", allow_zero=False)
+
+
+def test_digest_is_sha256_of_the_utf8_bytes_and_keeps_lone_surrogates():
+    # Known vector: SHA-256("abc").
+    assert digest("abc").hex() == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert digest("\ud800") != digest("\udc00")
+
+
+def test_version_hash_changes_with_the_version_or_the_text_and_separates_them():
+    from botie.context.records import version_hash
+
+    base = Record("m", "P-2", "2 bar", 1, version="v1")
+    assert version_hash(base) != version_hash(Record("m", "P-2", "2 bar", 1, version="v2"))
+    assert version_hash(base) != version_hash(Record("m", "P-2", " bar", 1, version="v12"))
+    assert len(version_hash(base)) == 16
