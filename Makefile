@@ -13,12 +13,16 @@ LESSON ?= 01
 
 NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/instructor/*.ipynb)
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# One worker per core; loadscope keeps each notebook's cells (one kernel) and each test module on one worker.
+WORKERS ?= auto
+PARALLEL := -n $(WORKERS) --dist loadscope
 
 .PHONY: help env lab test test-fast learner bench bench-extras check present lint clean
 
 help:
 	@echo "make lab      open the workshop in JupyterLab (LAB_ARGS=--no-browser to pass flags)"
 	@echo "make test     every test: unit, property, widget, notebooks (nbval), browser"
+	@echo "make test-fast  the same without the real-browser tests (the quick loop while you work)"
 	@echo "make learner  regenerate the learner notebooks from notebooks/instructor/"
 	@echo "make bench    the benchmark report (make bench-extras first adds the LangChain peer row)"
 	@echo "make check    pre-flight: is this machine ready for the workshop? one table, a fix per failure"
@@ -36,10 +40,11 @@ lab: $(STAMP)
 	$(BIN)/python -m botie.lessons.lab notebooks $(LAB_ARGS)
 
 test: $(STAMP)
-	$(BIN)/python -m pytest tests $(NBVAL) $(NOTEBOOKS) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
 
+# Everything but the real-browser tests: unit, property, widget, and strict nbval on both editions.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not slow" $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests --ignore=tests/browser $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
 
 learner: $(STAMP)
 	$(BIN)/python -m botie.lessons.editions notebooks/instructor notebooks

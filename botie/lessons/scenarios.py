@@ -20,10 +20,12 @@ from botie._checks import as_date, unit_interval
 from botie.context.budget import Budget
 from botie.context.provenance import EvidenceSelection, select_evidence
 from botie.context.records import Record
-from botie.errors import FixtureError, RecordError
+from botie.errors import FixtureError, PolicyError, RecordError
 from botie.lessons.fixtures import fixture_path, load_records
 
-__all__ = ["EvidenceScenario", "FixtureQuestion", "load_evidence_scenario", "rescored"]
+__all__ = [
+    "EvidenceScenario", "FixtureQuestion", "attachments", "load_evidence_scenario", "rescored", "stored_previous",
+]
 
 
 def rescored(records: Iterable[Record], scores: Mapping[str, float]) -> tuple[Record, ...]:
@@ -110,3 +112,37 @@ def _question(entry: Mapping[str, Any], records: Sequence[Record], path: Path) -
     answered_by = tuple(entry["answered_by"])
     note = str(entry.get("note", ""))
     return FixtureQuestion(str(entry["question"]), answered_by, MappingProxyType(scores), note)
+
+
+# --- generated scenes for the panels ---------------------------------------------
+
+
+def attachments(count: int, size: int, largest: int) -> tuple[Record, ...]:
+    """``count`` documents: the largest first, then ``count - 1`` of ``size`` tokens each."""
+    if count <= 0:
+        return ()
+    rest = tuple(Record(f"doc-{i:03d}", "attachments", f"attachment {i}", size) for i in range(2, count + 1))
+    return (Record("doc-001", "attachments", "the largest attachment", largest), *rest)
+
+
+#: The job the decision panel's stored request created.
+STORED_JOB = "job-1"
+
+#: What the decision panel can say is stored under the request id.
+PREVIOUS_KINDS = ("none", "same", "different")
+
+
+def stored_previous(proposal: Mapping[str, Any], choice: str) -> Mapping[str, Any] | None:
+    """The payload the lesson stores under the proposal's request id: none, the same one, or a different one.
+
+    "different" changes the duration by ten minutes and stays within 1..60,
+    so the stored request is itself valid and differs in exactly one field.
+    """
+    if choice not in PREVIOUS_KINDS:
+        raise PolicyError(f"choice must be one of {', '.join(PREVIOUS_KINDS)}; got {choice!r}", field="previous")
+    if choice == "none":
+        return None
+    if choice == "same":
+        return dict(proposal)
+    minutes = proposal["duration_minutes"]
+    return {**proposal, "duration_minutes": minutes + 10 if minutes <= 50 else minutes - 10}

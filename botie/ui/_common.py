@@ -36,6 +36,19 @@ STYLES: dict[str, tuple[str, str]] = {
     "denied": ("#a3172b", "✗"),
     "conflict": ("#7a1ba3", "≠"),
     "invalid": ("#a3172b", "✗"),
+    # evidence statuses and verdicts (lessons 02, 03, 05)
+    "stale": ("#7a4a00", "⌛"),
+    "superseded": ("#6b3d8f", "↧"),
+    "duplicate": ("#5f6368", "="),
+    "below_floor": ("#8a3b12", "↓"),
+    "incomplete": ("#a35200", "½"),
+    "answer": ("#1b7a3a", "✓"),
+    "refuse": ("#a3172b", "✗"),
+    # routing strategies
+    "stuff_all": ("#1b7a3a", "▮"),
+    "select_documents": ("#1b5fa3", "▤"),
+    "retrieve_within_document": ("#a35200", "⌕"),
+    "retrieve_chunks": ("#7a1ba3", "⋯"),
     "problem": ("#a3172b", "✗"),
 }
 
@@ -60,6 +73,11 @@ def badge(word: str) -> str:
         f'padding:1px 6px;border-radius:3px;font-family:monospace;white-space:nowrap">'
         f"{symbol} {esc(word)}</span>"
     )
+
+
+def preview(text: str, limit: int = 72) -> str:
+    """The start of a record's text for a table cell; an ellipsis says it was shortened for display."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def problem_html(title: str, message: str) -> str:

@@ -18,13 +18,14 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from botie.lessons.scenarios import STORED_JOB, stored_previous
+
 from ._common import Panel, badge, control, esc
 
 __all__ = ["DecisionPanel", "decision_panel", "PREVIOUS_CHOICES"]
 
 DEFAULT_PROPOSAL = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 PREVIOUS_CHOICES = (("none", "none"), ("the same payload", "same"), ("a different payload", "different"))
-STORED_JOB = "job-1"
 
 
 def _payload_text(payload: Mapping[str, Any]) -> str:
@@ -98,22 +99,11 @@ class DecisionPanel(Panel):
             return None
         return Approval(self.approval_actor.value, self.approved_payload)
 
-    def _stored_payload(self, proposal: dict[str, Any]) -> dict[str, Any] | None:
-        choice = self.previous.value
-        if choice == "none":
-            return None
-        if choice == "same":
-            return dict(proposal)
-        other = dict(proposal)
-        minutes = proposal["duration_minutes"]
-        other["duration_minutes"] = minutes + 10 if minutes <= 50 else minutes - 10
-        return other
-
     def _previous(self, proposal: dict[str, Any]):
         from botie.actions.decision import StoredRequest
         from botie.errors import BotieError
 
-        payload = self._stored_payload(proposal)
+        payload = stored_previous(proposal, self.previous.value)
         if payload is None:
             return None, "nothing"
         try:

@@ -18,42 +18,11 @@ import ipywidgets as widgets
 from botie.context.provenance import EvidenceSelection, trust_of
 from botie.lessons.scenarios import EvidenceScenario
 
-from ._common import STYLES, Panel, control, esc
+from ._common import Panel, badge, control, esc, preview
 
-__all__ = ["ProvenancePanel", "provenance_panel", "status_badge"]
+__all__ = ["ProvenancePanel", "provenance_panel"]
 
 _PREVIEW = 64
-
-# Statuses the shared palette does not know yet. The word and the symbol carry the meaning; colour only helps.
-_MORE_STYLES: dict[str, tuple[str, str]] = {
-    "stale": ("#7a4a00", "⌛"),
-    "superseded": ("#6b3d8f", "↧"),
-    "duplicate": ("#5f6368", "="),
-    "below_floor": ("#8a3b12", "↓"),
-    "incomplete": ("#a35200", "½"),
-    "answer": ("#1b7a3a", "✓"),
-    "refuse": ("#a3172b", "✗"),
-    "conflict": ("#7a1ba3", "⚑"),
-    # routing strategies
-    "stuff_all": ("#1b7a3a", "▮"),
-    "select_documents": ("#1b5fa3", "▤"),
-    "retrieve_within_document": ("#a35200", "⌕"),
-    "retrieve_chunks": ("#7a1ba3", "⋯"),
-}
-
-
-def status_badge(word: str) -> str:
-    """A coloured label that says its word and a symbol, for any status the lessons use."""
-    colour, symbol = _MORE_STYLES.get(word) or STYLES.get(word, ("#333333", "•"))
-    return (
-        f'<span class="botie-badge botie-badge-{esc(word)}" style="background:{colour};color:#fff;'
-        f'padding:1px 6px;border-radius:3px;font-family:monospace;white-space:nowrap">{symbol} {esc(word)}</span>'
-    )
-
-
-def _preview(text: str) -> str:
-    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
-
 
 class ProvenancePanel(Panel):
     """Controls: ``question``, ``observed_on``, ``assets`` (one checkbox per asset), ``floor``, ``budget``.
@@ -114,9 +83,9 @@ class ProvenancePanel(Panel):
     def _result_html(self, selection: EvidenceSelection) -> str:
         records = {r.id: r for r in self.scenario.candidates(self.question.value)}
         if selection.refused:
-            verdict = f"{status_badge('refuse')} <b>refused:</b> {esc(selection.refusal)}"
+            verdict = f"{badge('refuse')} <b>refused:</b> {esc(selection.refusal)}"
         else:
-            verdict = (f"{status_badge('answer')} <b>pack:</b> {esc(', '.join(selection.selected_ids))} "
+            verdict = (f"{badge('answer')} <b>pack:</b> {esc(', '.join(selection.selected_ids))} "
                        f"({selection.used} of {selection.allowance} tokens)")
         rows = []
         for n, outcome in enumerate(selection.outcomes, start=1):
@@ -126,9 +95,9 @@ class ProvenancePanel(Panel):
                 "<tr>"
                 f"<td>{n}</td><td><code>{esc(r.id)}</code></td><td>{esc(trust_of(r))}</td>"
                 f'<td style="text-align:right">{r.score:.2f}</td>'
-                f"<td>{fate}</td><td>{status_badge(str(outcome.status))}</td>"
+                f"<td>{fate}</td><td>{badge(str(outcome.status))}</td>"
                 f"<td>{esc(outcome.check)}</td><td>{esc(outcome.reason)}</td>"
-                f'<td style="color:#555;font-size:90%">{esc(_preview(r.text))}</td>'
+                f'<td style="color:#555;font-size:90%">{esc(preview(r.text, _PREVIEW))}</td>'
                 "</tr>"
             )
         head = "".join(f"<th style='text-align:left'>{h}</th>"
@@ -151,7 +120,7 @@ class ProvenancePanel(Panel):
             f"({esc(tier)})<br>{esc(records[i].text)}</td>"
             for i, tier in ((a, conflict.tiers[0]), (b, conflict.tiers[1])))
         flag = "kept together, flagged" if conflict.kept_together else "ordered by authority"
-        return (f"<div class='botie-conflict'><p>{status_badge('conflict')} <b>conflict ({flag}):</b> "
+        return (f"<div class='botie-conflict'><p>{badge('conflict')} <b>conflict ({flag}):</b> "
                 f"{esc(conflict.explain())}</p><table><tr>{sides}</tr></table></div>")
 
 

@@ -15,23 +15,15 @@ import ipywidgets as widgets
 
 from botie.context.records import Record
 from botie.context.routing import SELECT_FACTOR, ContextPlan, DocumentCoverage, execute_plan, plan_context
+from botie.lessons.scenarios import attachments
 
-from ._common import FIGURE_CLASS, Panel, control, esc, figure_png
+from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png
 from .evidence_figures import routing_figure
-from .provenance import status_badge
 
-__all__ = ["RoutingPanel", "attachments", "routing_panel"]
+__all__ = ["RoutingPanel", "routing_panel"]
 
 # The lesson's starting point: 41 attachments, 1,440,000 tokens (1.6 times a 900,000-token ceiling).
 DEFAULTS = {"count": 41, "size": 33_500, "largest": 100_000, "ceiling": 900_000, "soft_fraction": 0.6}
-
-
-def attachments(count: int, size: int, largest: int) -> tuple[Record, ...]:
-    """``count`` documents: the largest first, then ``count - 1`` of ``size`` tokens each."""
-    if count <= 0:
-        return ()
-    rest = tuple(Record(f"doc-{i:03d}", "attachments", f"attachment {i}", size) for i in range(2, count + 1))
-    return (Record("doc-001", "attachments", "the largest attachment", largest), *rest)
 
 
 class RoutingPanel(Panel):
@@ -88,7 +80,7 @@ class RoutingPanel(Panel):
         head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("#", "check", "decided?", "detail"))
         share = f"{plan.soft_budget:,} of {plan.ceiling:,} tokens ({self.soft_fraction.value:.0%})"
         return (
-            f"<p style='font-size:115%'>{status_badge(strategy)} <b>strategy: {esc(strategy)}</b></p>"
+            f"<p style='font-size:115%'>{badge(strategy)} <b>strategy: {esc(strategy)}</b></p>"
             f"<p><b>why:</b> {esc(plan.note)}</p>"
             f"<p>{len(plan.docs)} attachments, {plan.total:,} tokens in all; soft budget {esc(share)}; "
             f"select limit {plan.select_limit:,} ({SELECT_FACTOR} soft budgets)</p>"

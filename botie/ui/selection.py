@@ -16,17 +16,10 @@ from botie.context.selection import POLICIES, Selection, select
 from botie.errors import BudgetError
 from botie.lessons.fixtures import Scene
 
-from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png
+from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png, preview
 from .figures import window_figure, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
-
-_PREVIEW = 72
-
-
-def _preview(text: str) -> str:
-    return text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…"
-
 
 class SelectionPanel(Panel):
     """Controls: ``assets`` (one checkbox per asset), ``total``, ``input_reserve``,
@@ -111,7 +104,7 @@ class SelectionPanel(Panel):
                 f'<td style="text-align:right">{outcome.cost}</td>'
                 f"<td>{badge(str(outcome.status))}</td>"
                 f"<td>{esc(outcome.reason)}</td>"
-                f'<td style="color:#555;font-size:90%">{esc(_preview(record.text))}</td>'
+                f'<td style="color:#555;font-size:90%">{esc(preview(record.text))}</td>'
                 "</tr>"
             )
         head = "".join(f"<th style='text-align:left'>{h}</th>"

@@ -19,8 +19,7 @@ from botie.lessons.scenarios import EvidenceScenario
 from botie.lessons.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
 
-from ._common import Panel, control, esc
-from .provenance import status_badge
+from ._common import Panel, badge, control, esc
 
 __all__ = ["TurnPanel", "turn_panel"]
 
@@ -96,7 +95,7 @@ class TurnPanel(Panel):
         outcome = str(turn.outcome)
         said = turn.answer if turn.answer is not None else turn.notice
         rows = "".join(
-            f"<tr><td>{esc(s.stage)}</td><td>{status_badge(_STATUS_WORD[str(s.status)])}</td>"
+            f"<tr><td>{esc(s.stage)}</td><td>{badge(_STATUS_WORD[str(s.status)])}</td>"
             f"<td>{esc(s.status)}</td><td style='text-align:right'>{len(s.ids) if s.ids else ''}</td>"
             f"<td>{esc(s.detail)}</td></tr>"
             for s in turn.stages
@@ -108,7 +107,7 @@ class TurnPanel(Panel):
         decision = (f"<p><b>decision:</b> {esc(turn.decision.branch)} on {esc(turn.proposal)}</p>"
                     if turn.decision is not None else "")
         return (
-            f"<p style='font-size:115%'>{status_badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
+            f"<p style='font-size:115%'>{badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
             f"<p>{esc(said or '')}</p>"
             f"<table class='botie-stages'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
             f"{lost}{decision}"

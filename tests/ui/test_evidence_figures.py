@@ -8,9 +8,9 @@ from botie.context.routing import plan_context
 from botie.context.tokens import compare_density
 from botie.lessons.adversarial import compare_designs
 from botie.lessons.loading import compare_loading
+from botie.lessons.scenarios import attachments
 from botie.ui._common import figure_png
 from botie.ui.evidence_figures import as_image, density_figure, loading_figure, routing_figure, slice_figure
-from botie.ui.routing import attachments
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from botie.context.routing import plan_context
+from botie.lessons.scenarios import attachments
 from botie.ui import routing_panel
-from botie.ui.routing import attachments
 
 
 @pytest.fixture

@@ -1,0 +1,38 @@
+"""botie.model: run_turn takes any object with reply(text) -> Reply, not only the workshop's scripted model."""
+
+from __future__ import annotations
+
+from botie.context.records import Record
+from botie.model import Reply, ToolProposal
+from botie.turn import ActionRequest, TurnSetup, run_turn
+
+DOC = Record("m-1", "P-2", "Torque the seal bolts to 25 N·m.", 12, score=0.9, trust="approved",
+             effective_date="2026-01-01")
+
+
+class EchoModel:
+    """Not a ScriptedModel: cites the first sentence it finds in the evidence, proposes nothing."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def reply(self, request: str) -> Reply:
+        self.seen.append(request)
+        if "Torque the seal bolts" in request:
+            return Reply("25 N·m", ({"id": "m-1", "quote": "Torque the seal bolts to 25 N·m."},))
+        return Reply("", (), ToolProposal("propose_inspection",
+                                          {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"}))
+
+
+def test_a_model_of_our_own_answers_and_its_citation_is_checked():
+    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
+    model = EchoModel()
+    result = run_turn("What torque for the seal?", [DOC], setup, model)
+    assert str(result.outcome) == "answered" and result.answer == "25 N·m"
+    assert result.context_ids == ("m-1",) and len(model.seen) == 1
+
+
+def test_a_model_of_our_own_can_propose_and_the_decision_still_gates_it():
+    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
+    result = run_turn("What torque?", [DOC], setup, EchoModel(), action=ActionRequest("book 20 minutes on P-2"))
+    assert str(result.decision.branch) == "needs_approval"
