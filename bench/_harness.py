@@ -1,4 +1,11 @@
-"""Timing helpers shared by the benchmark modules."""
+"""Timing helpers shared by the benchmark modules.
+
+Every timing runs with the garbage collector **on**, as it is in a learner's
+kernel: code that allocates millions of tracked objects pays for the
+collections they trigger, and the report should say so. Rows may also carry
+the same measurement with the collector off, shown beside the goal for
+insight (how much of the cost is collection), never instead of it.
+"""
 
 from __future__ import annotations
 
@@ -28,43 +35,68 @@ class Row:
     #: ``baseline``, which then hold the 95th percentiles.
     ours_p50: float | None = None
     baseline_p50: float | None = None
+    #: The same two measurements with the garbage collector off, when the row has them.
+    ours_off: float | None = None
+    baseline_off: float | None = None
 
     @property
     def ratio(self) -> float:
-        if self.kind == "rate":
-            return self.baseline / self.ours
-        return self.ours / self.baseline
+        return _ratio(self.ours, self.baseline, self.kind)
+
+    @property
+    def ratio_off(self) -> float | None:
+        if self.ours_off is None or self.baseline_off is None:
+            return None
+        return _ratio(self.ours_off, self.baseline_off, self.kind)
 
 
-def best_of(fn: Callable[[], object], *, repeat: int = 5, number: int = 1) -> float:
-    """Best wall time per call over ``repeat`` rounds of ``number`` calls, GC paused."""
+def _ratio(ours: float, baseline: float, kind: str) -> float:
+    return baseline / ours if kind == "rate" else ours / baseline
+
+
+def best_of(fn: Callable[[], object], *, repeat: int = 5, number: int = 1, collector: bool = True) -> float:
+    """Best wall time per call over ``repeat`` rounds of ``number`` calls.
+
+    The collector is on unless ``collector=False``. Garbage left by earlier
+    work is collected before each round, outside the timing, so one
+    candidate does not pay for another's leftovers.
+    """
     best = float("inf")
     enabled = gc.isenabled()
-    gc.disable()
     try:
         for _ in range(repeat):
+            gc.collect()
+            (gc.enable if collector else gc.disable)()
             start = time.perf_counter()
             for _ in range(number):
                 fn()
             best = min(best, (time.perf_counter() - start) / number)
     finally:
-        if enabled:
-            gc.enable()
+        (gc.enable if enabled else gc.disable)()
     return best
 
 
-def interleaved(candidates: dict[str, Callable[[], object]], *, rounds: int = 5) -> dict[str, float]:
+def interleaved(candidates: dict[str, Callable[[], object]], *, rounds: int = 5,
+                collector: bool = True) -> dict[str, float]:
     """Best time of each candidate, measured in alternation so all of them see the same machine load."""
     best = dict.fromkeys(candidates, float("inf"))
     for _ in range(rounds):
         for name, fn in candidates.items():
-            best[name] = min(best[name], best_of(fn, repeat=1))
+            best[name] = min(best[name], best_of(fn, repeat=1, collector=collector))
     return best
 
 
-def rate(fn: Callable[[], object], *, ops: int, repeat: int = 5) -> float:
+def interleaved_both(candidates: dict[str, Callable[[], object]], *, rounds: int = 5,
+                     ) -> tuple[dict[str, float], dict[str, float]]:
+    """:func:`interleaved` with the collector on (the figure that counts) and off (for insight)."""
+    on = interleaved(candidates, rounds=rounds, collector=True)
+    off = interleaved(candidates, rounds=rounds, collector=False)
+    return on, off
+
+
+def rate(fn: Callable[[], object], *, ops: int, repeat: int = 5, collector: bool = True) -> float:
     """Operations per second, where one call of ``fn`` performs ``ops`` operations."""
-    return ops / best_of(fn, repeat=repeat)
+    return ops / best_of(fn, repeat=repeat, collector=collector)
 
 
 def samples(fn: Callable[[int], object], n: int) -> list[float]:

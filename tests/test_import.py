@@ -22,3 +22,33 @@ def test_the_heavy_check_can_fail():
     code = "import sys, botie, json\nprint('json' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True"
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = f"import sys\n{code}\nprint(','.join(sorted(m for m in sys.modules if m.startswith('botie'))))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(out.stdout.strip().split(","))
+
+
+def test_import_botie_loads_only_the_error_tree():
+    """Every other public name loads its module on first use (botie/__init__.py's __getattr__)."""
+    assert _modules_after("import botie") == {"botie", "botie.errors"}
+
+
+def test_a_public_name_loads_its_own_module_and_not_the_rest():
+    loaded = _modules_after("import botie; botie.select")
+    assert "botie.context.selection" in loaded
+    assert not any(m.startswith(("botie.actions", "botie.lessons", "botie.ui")) for m in loaded)
+
+
+def test_every_public_name_resolves_and_unknown_names_raise_attribute_error():
+    import botie
+
+    assert all(getattr(botie, name) is not None for name in botie.__all__)
+    assert set(botie.__all__) <= set(dir(botie))
+    try:
+        botie.no_such_name  # noqa: B018
+    except AttributeError as exc:
+        assert "no_such_name" in str(exc)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")

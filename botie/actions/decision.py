@@ -307,30 +307,22 @@ class Decision:
 
 # --- the path ------------------------------------------------------------------
 
-_V, _P, _A, _I = CheckName.VALIDATION, CheckName.PERMISSION, CheckName.APPROVAL, CheckName.IDEMPOTENCY
-_PASSED, _FAILED, _NOT_REACHED = Verdict.PASSED, Verdict.FAILED, Verdict.NOT_REACHED
-# Enum members bound to module names once: looking one up on its class costs more than the check it serves.
-_INVALID, _DENIED, _NEEDS_APPROVAL = Branch.INVALID, Branch.DENIED, Branch.NEEDS_APPROVAL
-_CREATE, _REUSE, _CONFLICT, _IN_PROGRESS = Branch.CREATE, Branch.REUSE, Branch.CONFLICT, Branch.IN_PROGRESS
-_DONE, _PENDING = KeyState.DONE, KeyState.PENDING
-
-_WELL_FORMED = Check(_V, _PASSED, "asset_id, duration_minutes and request_id are present and well formed")
+_WELL_FORMED = Check(
+    CheckName.VALIDATION, Verdict.PASSED, "asset_id, duration_minutes and request_id are present and well formed"
+)
 _AFTER_INVALID = (
-    Check(_P, _NOT_REACHED, "not reached: the proposal must be repaired first"),
-    Check(_A, _NOT_REACHED, "not reached: the proposal must be repaired first"),
-    Check(_I, _NOT_REACHED, "not reached: the proposal must be repaired first"),
+    Check(CheckName.PERMISSION, Verdict.NOT_REACHED, "not reached: the proposal must be repaired first"),
+    Check(CheckName.APPROVAL, Verdict.NOT_REACHED, "not reached: the proposal must be repaired first"),
+    Check(CheckName.IDEMPOTENCY, Verdict.NOT_REACHED, "not reached: the proposal must be repaired first"),
 )
 _AFTER_DENIED = (
-    Check(_A, _NOT_REACHED, "not reached: permission was denied"),
-    Check(_I, _NOT_REACHED, "not reached: permission was denied, so nothing stored under this request id "
-                           "was read"),
+    Check(CheckName.APPROVAL, Verdict.NOT_REACHED, "not reached: permission was denied"),
+    Check(CheckName.IDEMPOTENCY, Verdict.NOT_REACHED,
+          "not reached: permission was denied, so nothing stored under this request id was read"),
 )
-_AFTER_NO_APPROVAL = Check(_I, _NOT_REACHED, "not reached: approval is needed first")
+_AFTER_NO_APPROVAL = Check(CheckName.IDEMPOTENCY, Verdict.NOT_REACHED, "not reached: approval is needed first")
 
 _ABSENT = object()
-# Checks on the common path are built with tuple.__new__ directly, skipping NamedTuple's Python-level
-# __new__: the same tuple, a little cheaper, and decide() runs in tight loops (see bench/bench_decisions.py).
-_new = tuple.__new__
 
 
 def _inspection_json(asset_id: str, duration_minutes: int, request_id: str) -> str:
@@ -382,13 +374,14 @@ def _approval_check(approval: Approval | None, caller: str, payload: Mapping[str
     if approval is None:
         reason = (f"no approval is recorded: show {caller} {payload['asset_id']} for "
                   f"{payload['duration_minutes']} minutes and record their answer")
-        return Check(_A, _FAILED, reason)
+        return Check(CheckName.APPROVAL, Verdict.FAILED, reason)
     if approval.actor != caller:
-        return Check(_A, _FAILED, f"the approval was recorded by {approval.actor}, not by the caller {caller}")
+        reason = f"the approval was recorded by {approval.actor}, not by the caller {caller}"
+        return Check(CheckName.APPROVAL, Verdict.FAILED, reason)
     if approval._canonical != text:
         changed = _compare_text("the approval was recorded for", approval.payload, payload)
-        return Check(_A, _FAILED, f"{changed}; a changed request needs a new approval")
-    return _new(Check, (_A, _PASSED, f"{caller} approved exactly this payload"))
+        return Check(CheckName.APPROVAL, Verdict.FAILED, f"{changed}; a changed request needs a new approval")
+    return Check(CheckName.APPROVAL, Verdict.PASSED, f"{caller} approved exactly this payload")
 
 
 def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: str, text: str,
@@ -396,7 +389,7 @@ def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: st
     """The last check: compare the proposal with what is stored under its request id."""
     if previous is None:
         reason = f"nothing is stored under {rid} for {caller}: create a new job"
-        return _CREATE, _new(Check, (_I, _PASSED, reason)), None
+        return Branch.CREATE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), None
     if not isinstance(previous, StoredRequest):
         raise DecisionError(f"previous must be None or a StoredRequest, got {previous!r}", field="previous")
     if previous._canonical != text:
@@ -405,16 +398,16 @@ def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: st
             raise DecisionError(f"previous was stored under {stored_under!r}, not {rid!r}", field="previous")
         why = _compare_text(f"{rid} was first used for", previous.payload, payload)
         reason = f"{why}; the first request stands, and a different inspection needs a new request id"
-        return _CONFLICT, Check(_I, _FAILED, reason), None
-    if previous.state is _DONE:
+        return Branch.CONFLICT, Check(CheckName.IDEMPOTENCY, Verdict.FAILED, reason), None
+    if previous.state is KeyState.DONE:
         job = previous.receipt.job_id
         reason = f"{rid} already created {job} with this exact payload: returning {job} instead of booking again"
-        return _REUSE, _new(Check, (_I, _PASSED, reason)), previous.receipt
-    if previous.state is _PENDING:
+        return Branch.REUSE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), previous.receipt
+    if previous.state is KeyState.PENDING:
         reason = f"an earlier attempt of {rid} is still being booked: ask again with the same request id shortly"
-        return _IN_PROGRESS, Check(_I, _FAILED, reason), None
+        return Branch.IN_PROGRESS, Check(CheckName.IDEMPOTENCY, Verdict.FAILED, reason), None
     reason = f"the earlier attempt of {rid} ended without a confirmed job: try again under the same key"
-    return _CREATE, Check(_I, _PASSED, reason), None
+    return Branch.CREATE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), None
 
 
 def _need_caller(caller: Any) -> None:
@@ -451,18 +444,19 @@ def decide(
     if errors:
         problems = "; ".join(e.message for e in errors)
         count = f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to repair"
-        return Decision(_INVALID, (Check(_V, _FAILED, f"{count}: {problems}"), *_AFTER_INVALID), errors)
+        failed = Check(CheckName.VALIDATION, Verdict.FAILED, f"{count}: {problems}")
+        return Decision(Branch.INVALID, (failed, *_AFTER_INVALID), errors)
 
     asset, minutes, rid = proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"]
     if asset not in allowed:
-        denied = _new(Check, (_P, _FAILED, f"{asset} is not in the assets {caller} may schedule"))
-        return Decision(_DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED))
-    permitted = _new(Check, (_P, _PASSED, f"{asset} is in the assets {caller} may schedule"))
+        denied = Check(CheckName.PERMISSION, Verdict.FAILED, f"{asset} is not in the assets {caller} may schedule")
+        return Decision(Branch.DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED))
+    permitted = Check(CheckName.PERMISSION, Verdict.PASSED, f"{asset} is in the assets {caller} may schedule")
 
     text = _inspection_json(asset, minutes, rid)
     approved = _approval_check(approval, caller, proposal, text)
-    if approved.verdict is _FAILED:
-        return Decision(_NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
+    if approved.verdict is Verdict.FAILED:
+        return Decision(Branch.NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
 
     branch, stored, receipt = _idempotency(previous, caller, proposal, rid, text)
     return Decision(branch, (_WELL_FORMED, permitted, approved, stored), (), receipt)

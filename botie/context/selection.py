@@ -7,9 +7,9 @@ nor crowd anything out. Then a *packing policy* decides what fits.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from operator import attrgetter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -19,7 +19,7 @@ from botie.context.budget import Budget
 from botie.context.records import Record
 from botie.errors import BudgetError, PolicyError
 
-__all__ = ["Status", "Outcome", "Coverage", "Selection", "select", "POLICIES"]
+__all__ = ["Status", "Outcome", "Outcomes", "Coverage", "Selection", "select", "POLICIES"]
 
 POLICIES = ("prefix", "skip")
 
@@ -36,8 +36,8 @@ class Status(ShortName):
 class Outcome(NamedTuple):
     """The fate of one candidate and the numbers behind it.
 
-    ``reason`` is built from the numbers on demand, so a million outcomes cost
-    a million small tuples rather than a million formatted strings.
+    ``reason`` is built from the numbers when it is read: a panel reads a few,
+    a million-record benchmark reads none.
     """
 
     record_id: str
@@ -92,6 +92,56 @@ class Coverage:
         return f"{parts} = {self.total} candidates"
 
 
+class Outcomes(Sequence):
+    """Every candidate's :class:`Outcome`, in input order, each built when it is read.
+
+    :func:`select` records only a status per candidate (a column of shared
+    enum members), so a million candidates cost a million list slots rather
+    than a million tuples for the garbage collector to walk. Reading an
+    outcome assembles it from the record, its status and the tokens used
+    before it. Compares equal to any sequence of the same outcomes.
+    """
+
+    def __init__(self, records: tuple[Record, ...], statuses: list[Status], allowance: int, policy: str,
+                 stopped_at: str | None) -> None:
+        self._records = records
+        self._statuses = statuses
+        self._allowance = allowance
+        self._policy = policy
+        self._stopped_at = stopped_at
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        r, status = self._records[index], self._statuses[index]
+        stopped_at = self._stopped_at if status is Status.NOT_CONSIDERED else None
+        return Outcome(r.id, status, r.asset, r.cost, self._used_before[index], self._allowance, stopped_at,
+                       self._policy)
+
+    @cached_property
+    def _used_before(self) -> list[int]:
+        """Tokens already kept when each candidate was reached (one pass, on the first read)."""
+        totals, used = [], 0
+        for r, status in zip(self._records, self._statuses):
+            totals.append(used)
+            if status is Status.SELECTED:
+                used += r.cost
+        return totals
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None  # like a list: equal to sequences of the same outcomes, so not hashable
+
+    def __repr__(self) -> str:
+        return f"Outcomes({list(self)!r})"
+
+
 @dataclass(frozen=True)
 class Selection:
     """The result of :func:`select`: what was kept, what it used, and why for each."""
@@ -99,20 +149,23 @@ class Selection:
     selected_ids: tuple[str, ...]
     used: int
     allowance: int
-    outcomes: tuple[Outcome, ...]
+    outcomes: Outcomes
     policy: str
-    _coverage: list = field(default_factory=list, repr=False, compare=False)
 
-    @property
+    @cached_property
     def coverage(self) -> Coverage:
-        if not self._coverage:
-            self._coverage.append(Coverage.of(self.outcomes, Status))
-        return self._coverage[0]
+        """Counts per status and the excluded ids, from the status column (no outcome is built)."""
+        statuses = self.outcomes._statuses
+        counts = dict.fromkeys(Status, 0)
+        for status in statuses:
+            counts[status] += 1
+        excluded = tuple(r.id for r, s in zip(self.outcomes._records, statuses) if s is not Status.SELECTED)
+        return Coverage(MappingProxyType({str(s): n for s, n in counts.items()}), excluded, len(statuses))
 
     def outcome(self, record_id: str) -> Outcome:
-        for o in self.outcomes:
-            if o.record_id == record_id:
-                return o
+        for index, r in enumerate(self.outcomes._records):
+            if r.id == record_id:
+                return self.outcomes[index]
         raise KeyError(record_id)
 
 
@@ -142,15 +195,15 @@ def select(
         Walk the permitted records in ranked order and keep each whole record
         until the next would exceed the allowance; stop there. A record that
         fills the remaining room exactly is kept. The result is a prefix of the
-        permitted ranking, so nothing ranked lower ever displaces something
-        ranked higher. The cost: one large record early on can waste room that
-        a smaller record further down would have used.
+        permitted ranking, so every kept record outranks every permitted record
+        left out. The cost: one large record early on can waste room that a
+        smaller record further down would have used.
 
     ``"skip"``
         Skip a permitted record that does not fit and keep going. Uses at least
         as much room as ``"prefix"``, but the kept set is no longer a prefix of
-        the ranking: a low-ranked scrap can ride along while a more relevant
-        record is left out.
+        the ranking: a lower-ranked record can be kept while a higher-ranked
+        one is left out.
 
     ``budget`` is a :class:`Budget` (its evidence allowance is used) or a bare
     int allowance. ``allowed_assets`` is matched by exact string membership.
@@ -160,37 +213,38 @@ def select(
     allowed = allowed_set(allowed_assets)
     allowance = _allowance(budget)
     records = unique_records(records)
-    outcomes, kept, used = _pack(records, allowed, allowance, policy)
-    return Selection(tuple(kept), used, allowance, tuple(outcomes), policy)
+    statuses, kept, used, stopped_at = _pack(records, allowed, allowance, stop=policy == "prefix")
+    outcomes = Outcomes(records, statuses, allowance, policy, stopped_at)
+    return Selection(tuple(kept), used, allowance, outcomes, policy)
 
 
-_record_id = attrgetter("id")
-_new = tuple.__new__
+def _pack(records: tuple[Record, ...], allowed: frozenset[str], allowance: int, *, stop: bool):
+    """Walk the ranked records once: a status for each, the kept ids, the tokens used, where it stopped.
 
-
-def _pack(records: list[Record], allowed: frozenset[str], allowance: int, policy: str):
-    """Walk the ranked records once: an outcome for each, the kept ids, the tokens used."""
-    # The benchmark's hot loop: locals only, and outcomes built with tuple.__new__
-    # (NamedTuple's own __new__ is a Python function, several times slower).
-    SEL, DENY, OVER, LATER = Status.SELECTED, Status.NOT_PERMITTED, Status.OVER_BUDGET, Status.NOT_CONSIDERED
-    skip = policy == "skip"
+    Permission first: a record the caller may not read never competes for room.
+    """
+    statuses: list[Status] = []
+    kept: list[str] = []
     used = 0
     stopped_at = None
-    kept: list[str] = []
-    outcomes: list[Outcome] = []
-    add = outcomes.append
     for r in records:
-        rid, asset, cost = r.id, r.asset, r.cost
-        if asset not in allowed:
-            add(_new(Outcome, (rid, DENY, asset, cost, used, allowance, None, policy)))
+        if r.asset not in allowed:
+            statuses.append(NOT_PERMITTED)
         elif stopped_at is not None:
-            add(_new(Outcome, (rid, LATER, asset, cost, used, allowance, stopped_at, policy)))
-        elif used + cost > allowance:
-            add(_new(Outcome, (rid, OVER, asset, cost, used, allowance, None, policy)))
-            if not skip:
-                stopped_at = rid
+            statuses.append(NOT_CONSIDERED)
+        elif used + r.cost > allowance:
+            statuses.append(OVER_BUDGET)
+            if stop:
+                stopped_at = r.id
         else:
-            add(_new(Outcome, (rid, SEL, asset, cost, used, allowance, None, policy)))
-            kept.append(rid)
-            used += cost
-    return outcomes, kept, used
+            statuses.append(SELECTED)
+            kept.append(r.id)
+            used += r.cost
+    return statuses, kept, used, stopped_at
+
+
+# Module-level names for the four statuses: the packing loop runs once per candidate, and a module
+# global is read faster than an enum member through its class.
+SELECTED, NOT_PERMITTED, OVER_BUDGET, NOT_CONSIDERED = (
+    Status.SELECTED, Status.NOT_PERMITTED, Status.OVER_BUDGET, Status.NOT_CONSIDERED,
+)

@@ -191,3 +191,29 @@ def test_skip_never_leaves_out_a_permitted_record_that_would_still_fit(records, 
     sel = select(records, allowed, allowance, policy="skip")
     left_out = [r for r in records if r.asset in allowed and r.id not in sel.selected_ids]
     assert all(sel.used + r.cost > allowance for r in left_out)
+
+
+def test_selecting_ten_thousand_candidates_creates_a_handful_of_tracked_objects_not_one_per_candidate():
+    """Statuses live in one column of shared enum members; outcomes are built when read (issue 15)."""
+    import gc
+
+    records = [Record(f"r{i}", ("P-1", "P-2", "K-7")[i % 3], "", i % 7) for i in range(10_000)]
+    gc.collect()
+    before = len(gc.get_objects())
+    sel = select(records, ["P-1", "P-2"], 20_000)
+    held = len(gc.get_objects()) - before
+    assert held < 50, held
+    # ...and reading builds exactly the outcome asked for, equal to a tuple of the same outcomes.
+    assert sel.outcomes[3] == tuple(sel.outcomes)[3]
+    assert sel.outcomes[:2] == (sel.outcomes[0], sel.outcomes[1])
+    assert len(sel.outcomes) == 10_000 and sel.outcomes[-1].record_id == "r9999"
+
+
+def test_the_outcomes_view_compares_like_a_sequence_and_reports_running_totals():
+    records = [Record("a", "P-2", "", 6), Record("b", "P-2", "", 5), Record("c", "P-2", "", 1)]
+    sel = select(records, ["P-2"], 8)
+    assert [o.used_before for o in sel.outcomes] == [0, 6, 6]
+    assert sel.outcomes == list(sel.outcomes) and sel.outcomes != sel.outcomes[:2]
+    assert sel.outcome("c").reason == "not considered: the prefix rule stopped at b"
+    assert sel.coverage.counts == {"selected": 1, "not_permitted": 0, "over_budget": 1, "not_considered": 1}
+    assert sel.coverage.excluded_ids == ("b", "c")
