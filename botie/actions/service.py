@@ -57,7 +57,7 @@ from botie.actions.decision import (
 )
 from botie.actions.stores.base import AuditRecord, Reservation, Store, Transaction
 from botie.actions.tool import FIELDS
-from botie.errors import ClockError, StoreBusyError
+from botie.errors import ClockError, SettingError, StoreBusyError
 
 __all__ = [
     "DEFAULT_RETENTION",
@@ -160,14 +160,15 @@ class InspectionService:
         backoff: float = 0.01,
     ) -> None:
         if not callable(getattr(store, "transaction", None)):
-            raise TypeError(f"store must offer transaction() (a MemoryStore or SQLiteStore), got {store!r}")
+            raise SettingError(f"store must offer transaction() (a MemoryStore or SQLiteStore), got {store!r}",
+                               field="store")
         if clock is not None and not callable(clock):
             raise ClockError(f"clock must be a zero-argument callable returning a datetime, got {clock!r}",
                              field="clock")
         if downstream is not None and not callable(downstream):
-            raise TypeError(f"downstream must be callable, got {downstream!r}")
+            raise SettingError(f"downstream must be callable, got {downstream!r}", field="downstream")
         if type(attempts) is not int or attempts < 1:
-            raise ValueError(f"attempts must be an int >= 1, got {attempts!r}")
+            raise SettingError(f"attempts must be an int >= 1, got {attempts!r}", field="attempts")
         self.store = store
         self.clock = clock or _utc_now
         self.retention = DEFAULT_RETENTION if retention is None else _need_duration(

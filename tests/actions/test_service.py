@@ -495,3 +495,18 @@ def test_a_failed_reservation_is_replaced_when_the_service_books_locally(store, 
     d = submit(local)
     assert d.branch is Branch.CREATE and d.receipt.external_ref is None
     assert submit(local).branch is Branch.REUSE and store.integrity_problems() == []
+
+
+@pytest.mark.parametrize(
+    ("options", "field"),
+    [({"store": object()}, "store"), ({"downstream": "not callable"}, "downstream"), ({"attempts": 0}, "attempts"),
+     ({"attempts": True}, "attempts")],
+)
+def test_a_misconfigured_service_raises_a_setting_error_naming_the_field(options, field):
+    from botie.actions.stores import MemoryStore
+    from botie.errors import InputError
+
+    store = options.pop("store", MemoryStore())
+    with pytest.raises(InputError) as caught:
+        InspectionService(store, **options)
+    assert caught.value.field == field
