@@ -18,6 +18,13 @@ Cells tagged ``instructor-only`` (teaching notes) are left out. The learner
 notebooks are then executed with nbclient so they are committed with outputs,
 as nbval expects.
 
+Two things keep ``make learner`` repeatable and fair. Widget model ids are
+random on every run, so after execution each is renamed to one derived from
+the notebook's name and the id's place in it: generating twice with no
+source change leaves ``git status`` clean. And a cell that asks for a hint
+(``hint("name")``) is stored without its output in the learner edition, so
+no hint is on the page before the learner asks for it.
+
 Usage: ``python -m botie.lessons.editions notebooks/instructor notebooks``
 (``make learner``). Options: ``--no-execute``; ``--execute-source`` also
 re-executes the instructor notebooks in place; ``--check`` writes nothing and
@@ -27,7 +34,10 @@ exits 1 when a committed learner notebook has drifted from its source.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -42,6 +52,8 @@ __all__ = [
     "EditionError",
     "execute",
     "generate",
+    "quiet_hints",
+    "stable_widget_ids",
     "learner_notebook",
     "shape",
     "strip_solutions",
@@ -167,6 +179,40 @@ def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
     return nb
 
 
+_MODEL_ID = re.compile(r"[0-9a-f]{32}")
+_HINT_CALL = re.compile(r"^\s*hint\(", re.M)
+
+
+def stable_widget_ids(nb: Any, name: str) -> Any:
+    """The same notebook with every widget model id replaced by one derived from ``name`` and its order.
+
+    Ids appear in the saved widget state (as keys and as ``IPY_MODEL_<id>``
+    references) and in each display output; all are renamed together, so the
+    notebook stays self-consistent. Execution creates widgets in the same
+    order every run, so the new ids repeat exactly.
+    """
+    import nbformat
+
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    text = json.dumps(nb, sort_keys=True)
+    renames = {}
+    for index, old in enumerate(state):
+        if _MODEL_ID.fullmatch(old):
+            renames[old] = hashlib.sha1(f"{name}:{index}".encode()).hexdigest()[:32]
+    if not renames:
+        return nb
+    text = _MODEL_ID.sub(lambda m: renames.get(m.group(0), m.group(0)), text)
+    return nbformat.from_dict(json.loads(text))
+
+
+def quiet_hints(nb: Any) -> Any:
+    """Clear the stored output of every cell that asks for a hint: the learner sees a hint only when they ask."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and _HINT_CALL.search(cell.source):
+            cell.outputs = []
+    return nb
+
+
 def _read(path: Path) -> Any:
     import nbformat
 
@@ -196,12 +242,13 @@ def generate(src_dir: Path, dst_dir: Path, *, run: bool = True, names: Iterable[
         source_nb = _read(src)
         if execute_source:
             log(f"executing {src}")
-            _write(execute(source_nb, src.parent), src)
+            source_nb = stable_widget_ids(execute(source_nb, src.parent), f"instructor/{src.stem}")
+            _write(source_nb, src)
         nb = learner_notebook(source_nb, src.name)
         dst = dst_dir / src.name
         if run:
             log(f"executing {dst}")
-            execute(nb, dst_dir)
+            nb = quiet_hints(stable_widget_ids(execute(nb, dst_dir), src.stem))
         _write(nb, dst)
         written.append(dst)
     return written
