@@ -137,3 +137,23 @@ def attached_documents(draw, max_size: int = 12) -> list[Record]:
     """Whole documents whose costs range from a memo to several ceilings' worth."""
     sizes = draw(st.lists(st.integers(min_value=0, max_value=2_500_000), max_size=max_size))
     return [Record(f"doc{i}", "acct", f"document {i}", size) for i, size in enumerate(sizes)]
+
+
+# --- whole-document selection: attachments that route to select_documents ------------------
+
+#: The ceiling for :func:`documents_to_select`: a soft budget of 600 at the default 60%.
+SELECT_CEILING = 1_000
+
+
+@st.composite
+def documents_to_select(draw) -> list[Record]:
+    """Attachments that route to ``select_documents`` under :data:`SELECT_CEILING`, with tied and missing scores.
+
+    Every document fits the 600-token soft budget alone and the total lies between one and four soft budgets,
+    so every example reaches the branch the relevance-order tests are about. Scores come from a small set so
+    ties (and documents with no score) are common.
+    """
+    costs = draw(st.lists(st.integers(min_value=1, max_value=600), min_size=2, max_size=10)
+                 .filter(lambda c: 600 < sum(c) <= 2_400))
+    scores = st.none() | st.sampled_from([0.2, 0.5, 0.5, 0.9])
+    return [Record(f"doc{i}", "acct", f"document {i}", cost, score=draw(scores)) for i, cost in enumerate(costs)]

@@ -7,6 +7,7 @@ matter are there to compare.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -67,17 +68,42 @@ def test_committed_executed_with_no_errors(path):
             assert out.get("name") != "stderr", f"stderr in:\n{cell.source}\n{out.get('text')}"
 
 
+def ignored_by_nbval(cell) -> bool:
+    """The instructor edition marks a cell with a comment; the learner edition with the equivalent tag."""
+    return cell.source.startswith("# NBVAL_IGNORE_OUTPUT") or "nbval-ignore-output" in cell.metadata.get("tags", [])
+
+
 @pytest.mark.parametrize("path", ALL, ids=_id)
 def test_only_widget_cells_are_ignored_and_all_widget_cells_are(path):
     for cell in code_cells(read(path)):
         shows_widget = any(WIDGET_MIME in o.get("data", {}) for o in cell.outputs)
-        ignored = cell.source.startswith("# NBVAL_IGNORE_OUTPUT")
+        ignored = ignored_by_nbval(cell)
         if shows_widget:
             assert ignored, f"widget output not marked # NBVAL_IGNORE_OUTPUT:\n{cell.source}"
         if ignored and not shows_widget:
-            # Anything else nbval may not compare must say why, in a comment right below the marker.
-            second = cell.source.splitlines()[1:2]
-            assert second and second[0].startswith("#"), f"ignored without a reason:\n{cell.source}"
+            # Anything else nbval may not compare must say why, in a comment at the top of the cell.
+            lines = [line for line in cell.source.splitlines() if not line.startswith("# NBVAL_IGNORE_OUTPUT")]
+            assert lines and lines[0].startswith("#"), f"ignored without a reason:\n{cell.source}"
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=_id)
+def test_the_learner_edition_shows_no_test_machinery(path):
+    """Learners read lessons, not our test harness: no nbval markers, no talk of tags or the test suite."""
+    for cell in read(path).cells:
+        assert "NBVAL" not in cell.source, cell.source
+        if cell.cell_type == "markdown":
+            for word in ("test suite", "nbval", "lesson-check"):
+                assert word not in cell.source, (word, cell.source)
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=_id)
+def test_no_hint_is_stored_before_the_learner_asks(path):
+    """A cell that calls hint(...) has no stored output, and no stored output goes beyond the first hint."""
+    for cell in code_cells(read(path)):
+        text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        if re.search(r"^\s*hint\(", cell.source, flags=re.M):
+            assert not cell.outputs, cell.source
+        assert not re.search(r"Hint [2-9] of", text), (cell.source, text)
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in INSTRUCTOR))
@@ -94,7 +120,8 @@ SEED_EXAMPLES = {
         "selected: ['first'] - 1 source, used 6",
         "second: 6 + 5 = 11 exceeds the 8-token allowance; stopped here",
         "[0]\n3\n",
-        "prefix [0] used 3\nskip   [0, 2] used 5",
+        "prefix kept [0], used 3; left out [1, 2], of which ranked above a kept one: []\n"
+        "skip   kept [0, 2], used 5; left out [1], of which ranked above a kept one: [1]",
         "tkt-5521        selected        5 + 3 = 8 fills the 8-token allowance exactly",
     ],
     "04_suggestion_to_action.ipynb": [

@@ -64,7 +64,7 @@ def test_the_stages_narrow_the_documents_step_by_step(scenario, setup, model):
     counts = [len(r.stage(s).ids) for s in (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.FIT)]
     assert counts == [16, 15, 11, 7]
     assert "vendor-p2-seal-design not_permitted" in r.stage(Stage.PERMITTED).detail
-    assert "man-p2-r5-s3.2 stale" in r.stage(Stage.FRESH).detail
+    assert "man-p2-r5-s3.2 not_yet_effective" in r.stage(Stage.FRESH).detail
     assert r.stage(Stage.PROPOSAL).status is StageStatus.SKIPPED
     trace = r.trace()
     assert trace.splitlines()[0].startswith("candidates  passed   16")

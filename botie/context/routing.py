@@ -44,7 +44,9 @@ __all__ = [
     "Strategy",
     "alert_threshold",
     "execute_plan",
+    "first_failing_turn",
     "plan_context",
+    "relevance_order",
     "share_of",
 ]
 
@@ -60,7 +62,7 @@ class Strategy(ShortName):
     """How the attachments will reach the model."""
 
     STUFF_ALL = "stuff_all"  # everything fits: send every document whole
-    SELECT_DOCUMENTS = "select_documents"  # send the best whole documents that fit, search the rest
+    SELECT_DOCUMENTS = "select_documents"  # send the most relevant whole documents that fit, search the rest
     RETRIEVE_WITHIN_DOCUMENT = "retrieve_within_document"  # one document alone is too big: retrieve passages
     RETRIEVE_CHUNKS = "retrieve_chunks"  # far too much in total: retrieve passages across all documents
 
@@ -202,7 +204,7 @@ def plan_context(
     checks.append(RouteCheck("total_within_select_limit", selectable, detail))
     if selectable:
         why = (f"{total:,} tokens is over the {soft:,}-token soft budget but within {times} of them: "
-               "read the best whole documents that fit, search the rest")
+               "read the most relevant whole documents that fit, search the rest")
         return plan(Strategy.SELECT_DOCUMENTS, why, checks)
     why = (f"{total:,} tokens is more than {times} soft budgets ({limit:,}): too much to choose whole "
            "documents from, so retrieve passages across all of them")
@@ -253,12 +255,16 @@ class DocumentCoverage:
         }
 
     def explain(self) -> str:
-        return (
+        counts = (
             f"{self.strategy}: {self.documents_in_context} of {self.documents_attached} documents read in full, "
             f"{self.documents_searched_not_included} searched but not included "
             f"({self.documents_in_context} + {self.documents_searched_not_included} = {self.documents_attached}); "
-            f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
         )
+        if self.strategy in (Strategy.RETRIEVE_CHUNKS, Strategy.RETRIEVE_WITHIN_DOCUMENT):
+            # Nothing is read whole, but passages will still be sent: "0 tokens used" would read as "nothing sent".
+            return counts + (f"no document is read whole; passages retrieved from them are chosen within the "
+                             f"{self.soft_budget:,}-token soft budget")
+        return counts + f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
 
     def counts(self) -> Coverage:
         """The same accounting as a :class:`botie.Coverage` (``in_context`` vs ``searched``)."""
@@ -270,26 +276,28 @@ def execute_plan(plan: ContextPlan, *, policy: str = "skip") -> DocumentCoverage
     """Carry out the whole-document part of a plan and return its coverage record.
 
     - ``stuff_all``: every document is read in full.
-    - ``select_documents``: walk the documents in rank order (the order given)
-      and read each whole one that fits the soft budget, via :func:`botie.select`.
-      The default ``"skip"`` policy steps over a document that does not fit and
-      keeps looking, so the room left over is smaller than every document it
+    - ``select_documents``: rank the documents by relevance (see
+      :func:`relevance_order`) and read each whole one that fits the soft
+      budget, via :func:`botie.select`. Attachment order never decides: the
+      order files were uploaded says nothing about the question. The default
+      ``"skip"`` policy steps over a document that does not fit and keeps
+      looking, so the room left over is smaller than every document it
       declined. The declined ones are searched, not lost.
     - ``retrieve_*``: no document is read whole; all of them are searched, and
       passages are chosen later (see :func:`botie.context.provenance.select_evidence`).
+
+    ``included_ids`` is in reading order (most relevant first); ``excluded_ids``
+    keeps attachment order, so a reader can tick them off against their files.
     """
     if not isinstance(plan, ContextPlan):
         raise PolicyError(f"execute_plan needs a ContextPlan from plan_context, got {plan!r:.80}", field="plan")
     if plan.strategy is Strategy.STUFF_ALL:
-        read = plan.docs
-        used = plan.total
+        read_ids, used = tuple(d.id for d in plan.docs), plan.total
     elif plan.strategy is Strategy.SELECT_DOCUMENTS:
         selection = _pack_documents(plan, policy)
-        read = tuple(d for d in plan.docs if d.id in set(selection.selected_ids))
-        used = selection.used
+        read_ids, used = selection.selected_ids, selection.used
     else:
-        read, used = (), 0
-    read_ids = tuple(d.id for d in read)
+        read_ids, used = (), 0
     chosen = set(read_ids)
     excluded = tuple(d.id for d in plan.docs if d.id not in chosen)
     return DocumentCoverage(
@@ -297,7 +305,44 @@ def execute_plan(plan: ContextPlan, *, policy: str = "skip") -> DocumentCoverage
     )
 
 
+def relevance_order(docs: Iterable[Record]) -> tuple[Record, ...]:
+    """The documents most relevant first: by ``score``, highest first.
+
+    A document without a score has no claim to relevance, so it goes after
+    every scored one. Ties (equal scores, or no score at all) are broken by
+    id, never by position, so shuffling the attachments cannot change which
+    documents are read.
+    """
+    def key(doc: Record) -> tuple[bool, float, str]:
+        return (doc.score is None, -(doc.score or 0.0), doc.id)
+
+    return tuple(sorted(docs, key=key))
+
+
 def _pack_documents(plan: ContextPlan, policy: str) -> Selection:
     # The user attached every one of these documents, so permission is not the
     # question here: allow exactly the assets present, and let select() pack.
-    return select(plan.docs, {d.asset for d in plan.docs}, plan.soft_budget, policy=policy)
+    return select(relevance_order(plan.docs), {d.asset for d in plan.docs}, plan.soft_budget, policy=policy)
+
+
+def first_failing_turn(ceiling: int, soft_fraction: float | Fraction, *, per_turn: int, fixed: int = 0) -> int:
+    """The first turn whose request no longer fits when the documents claim ``soft_fraction`` of the ceiling.
+
+    Turn ``n`` needs the documents (the soft budget, fully used), ``fixed``
+    tokens that every turn carries (instructions and the room kept for the
+    answer) and ``n * per_turn`` tokens of conversation: each turn adds its
+    question and answer to the history the next one re-sends. The answer is
+    the smallest ``n`` at which that sum exceeds the ceiling, so 1 means the
+    very first turn already fails: what happens when the documents may take
+    the whole ceiling and nothing is reserved for the rest.
+    """
+    ceiling = ceiling_tokens(ceiling)
+    for name, value in (("per_turn", per_turn), ("fixed", fixed)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "per_turn" else 0):
+            raise SettingError(f"{name} must be a whole number of tokens (per_turn at least 1), got {value!r}",
+                               field=name)
+    fraction = _exact(soft_fraction, "soft_fraction")
+    if not 0 < fraction <= 1:
+        raise SettingError(f"soft_fraction must be above 0 and at most 1, got {soft_fraction!r}", field="soft_fraction")
+    room = ceiling - share_of(ceiling, fraction) - fixed  # what is left for the conversation itself
+    return room // per_turn + 1 if room >= 0 else 1

@@ -213,19 +213,23 @@ def _authorisation(decision: Decision | None) -> tuple:
 
 
 def _ordinary(design: str, s: _Slice) -> list[CaseResult]:
+    """The questions the documents do answer. A question with no answer belongs to the answer-absent set only:
+    counted in both, one refusal would score twice and a design's gain in one row could hide in the other."""
     out = []
     for index, q in enumerate(s.scenario.questions):
+        if not q.answered_by:
+            continue
         candidates = s.scenario.candidates(index)
-        wants = "a refusal" if not q.answered_by else f"an answer resting on {', '.join(q.answered_by)}"
+        wants = f"an answer resting on {', '.join(q.answered_by)}"
         if design == "botie":
             r = run_turn(q.question, candidates, s.setup, s.careful, needed=q.answered_by)
-            refused, released, context = r.outcome is TurnOutcome.REFUSED, r.answer is not None, r.context_ids
+            released, context = r.answer is not None, r.context_ids
             got = f"{r.outcome}" + (f": {r.explain_losses()}" if r.losses else "")
         else:
             n = _naive_turn(q.question, candidates, s.setup, s.careful)
-            refused, released, context = False, True, n.context_ids
+            released, context = True, n.context_ids
             got = "answered (every question gets an answer)"
-        ok = refused if not q.answered_by else (released and set(q.answered_by) <= set(context))
+        ok = released and set(q.answered_by) <= set(context)
         out.append(CaseResult(SliceSet.ORDINARY, q.question, ok, wants, got))
     return out
 

@@ -14,9 +14,19 @@ a stub at the same indentation, which the checker reports as "not yet"::
         # Your code here (then run the check below).
         raise NotImplementedError("your code here")
 
-Cells tagged ``instructor-only`` (teaching notes) are left out. The learner
+Cells tagged ``instructor-only`` (teaching notes) are left out, and a leading
+``# NBVAL_IGNORE_OUTPUT`` line (test machinery, meaningless to a learner)
+becomes the equivalent ``nbval-ignore-output`` cell tag. The learner
 notebooks are then executed with nbclient so they are committed with outputs,
 as nbval expects.
+
+Three things keep ``make learner`` repeatable and fair. Widget model ids are
+random on every run, so after execution each is renamed to one derived from
+the notebook's name and the id's place in it; printed text that arrived in
+several chunks is joined into one output: generating twice with no source
+change leaves ``git status`` clean. And a cell that asks for a hint
+(``hint("name")``) is stored without its output in the learner edition, so
+no hint is on the page before the learner asks for it.
 
 Usage: ``python -m botie.lessons.editions notebooks/instructor notebooks``
 (``make learner``). Options: ``--no-execute``; ``--execute-source`` also
@@ -27,7 +37,10 @@ exits 1 when a committed learner notebook has drifted from its source.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import re
 import sys
 import tempfile
 from collections.abc import Iterable, Sequence
@@ -37,11 +50,17 @@ from typing import Any
 __all__ = [
     "BEGIN",
     "END",
+    "HINT_TAG",
+    "IGNORE_MARKER",
+    "IGNORE_TAG",
     "INSTRUCTOR_ONLY",
     "STUB",
     "EditionError",
     "execute",
     "generate",
+    "merge_streams",
+    "quiet_hints",
+    "stable_widget_ids",
     "learner_notebook",
     "shape",
     "strip_solutions",
@@ -52,6 +71,9 @@ END = "# END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
 STUB_COMMENT = "# Your code here (then run the check below)."
 INSTRUCTOR_ONLY = "instructor-only"
+IGNORE_MARKER = "# NBVAL_IGNORE_OUTPUT"
+IGNORE_TAG = "nbval-ignore-output"  # the same instruction to nbval, kept out of the learner's sight
+HINT_TAG = "nbval-skip"  # a hint cell is stored empty (see quiet_hints), so there is nothing to compare
 _ENV_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR",
              "TIKTOKEN_CACHE_DIR", "XDG_CACHE_HOME")
 
@@ -96,7 +118,13 @@ def learner_notebook(source_nb: Any, name: str = "notebook") -> Any:
         where = f"{name}, cell {index}"
         meta = {"tags": tags} if tags else {}
         if cell.cell_type == "code":
-            new = nbformat.v4.new_code_cell(strip_solutions(cell.source, where), metadata=meta)
+            source = strip_solutions(cell.source, where)
+            if source.startswith(IGNORE_MARKER):
+                source = source[len(IGNORE_MARKER):].lstrip("\n")
+                meta = {"tags": [*tags, IGNORE_TAG]}
+            elif _HINT_CALL.search(source):
+                meta = {"tags": [*tags, HINT_TAG]}
+            new = nbformat.v4.new_code_cell(source, metadata=meta)
         elif cell.cell_type == "markdown":
             if BEGIN in cell.source or END in cell.source:
                 raise EditionError(f"{where}: solution markers belong in code cells")
@@ -167,6 +195,61 @@ def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
     return nb
 
 
+_MODEL_ID = re.compile(r"[0-9a-f]{32}")
+_HINT_CALL = re.compile(r"^\s*hint\(", re.M)
+
+
+def stable_widget_ids(nb: Any, name: str) -> Any:
+    """The same notebook with every widget model id replaced by one derived from ``name`` and its order.
+
+    Ids appear in the saved widget state (as keys and as ``IPY_MODEL_<id>``
+    references) and in each display output; all are renamed together, so the
+    notebook stays self-consistent. Execution creates widgets in the same
+    order every run, so the new ids repeat exactly.
+    """
+    import nbformat
+
+    state = nb.metadata.get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {}).get("state", {})
+    text = json.dumps(nb, sort_keys=True)
+    renames = {}
+    for index, old in enumerate(state):
+        if _MODEL_ID.fullmatch(old):
+            renames[old] = hashlib.sha1(f"{name}:{index}".encode()).hexdigest()[:32]
+    if not renames:
+        return nb
+    text = _MODEL_ID.sub(lambda m: renames.get(m.group(0), m.group(0)), text)
+    return nbformat.from_dict(json.loads(text))
+
+
+def merge_streams(nb: Any) -> Any:
+    """Join adjacent stdout (or stderr) outputs of a cell into one.
+
+    The kernel flushes printed text in chunks whose boundaries vary from run
+    to run; one output per stream keeps the committed file the same.
+    """
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        merged: list[Any] = []
+        for out in cell.outputs:
+            last = merged[-1] if merged else None
+            if out.output_type == "stream" and last is not None and last.output_type == "stream" \
+                    and last.name == out.name:
+                last.text += out.text
+            else:
+                merged.append(out)
+        cell.outputs = merged
+    return nb
+
+
+def quiet_hints(nb: Any) -> Any:
+    """Clear the stored output of every cell that asks for a hint: the learner sees a hint only when they ask."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and _HINT_CALL.search(cell.source):
+            cell.outputs = []
+    return nb
+
+
 def _read(path: Path) -> Any:
     import nbformat
 
@@ -196,12 +279,13 @@ def generate(src_dir: Path, dst_dir: Path, *, run: bool = True, names: Iterable[
         source_nb = _read(src)
         if execute_source:
             log(f"executing {src}")
-            _write(execute(source_nb, src.parent), src)
+            source_nb = merge_streams(stable_widget_ids(execute(source_nb, src.parent), f"instructor/{src.stem}"))
+            _write(source_nb, src)
         nb = learner_notebook(source_nb, src.name)
         dst = dst_dir / src.name
         if run:
             log(f"executing {dst}")
-            execute(nb, dst_dir)
+            nb = quiet_hints(merge_streams(stable_widget_ids(execute(nb, dst_dir), src.stem)))
         _write(nb, dst)
         written.append(dst)
     return written

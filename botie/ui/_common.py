@@ -38,6 +38,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "invalid": ("#a3172b", "✗"),
     # evidence statuses and verdicts (lessons 02, 03, 05)
     "stale": ("#7a4a00", "⌛"),
+    "not_yet_effective": ("#7a4a00", "⏳"),
     "superseded": ("#6b3d8f", "↧"),
     "duplicate": ("#5f6368", "="),
     "below_floor": ("#8a3b12", "↓"),

@@ -21,7 +21,7 @@ from playwright.sync_api import Locator, Page
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 STATUS_WORDS = ("selected", "not_permitted", "over_budget", "not_considered",  # botie.select
-                "stale", "superseded", "duplicate", "below_floor", "incomplete")  # botie.select_evidence
+                "not_yet_effective", "superseded", "duplicate", "below_floor", "incomplete")  # botie.select_evidence
 _STATUS = re.compile(r"\b(" + "|".join(STATUS_WORDS) + r")\b")
 _BRANCH = re.compile(r"branch:\s*([a-z_]+)")
 # A cell that builds a panel: selection_panel(...), decision_panel(...), SomethingPanel(...).
@@ -366,7 +366,7 @@ def later_date_supersedes_revision_4(panel: Locator) -> str:
     after = statuses_of(panel)
     assert after.get(rev4) == "superseded" and after.get(rev5) == "selected", (
         f"on 2026-04-01 expected {rev4} superseded and {rev5} selected: {after}")
-    return f"observed on 2026-04-01: {rev4} selected -> superseded, {rev5} stale -> selected"
+    return f"observed on 2026-04-01: {rev4} selected -> superseded, {rev5} not_yet_effective -> selected"
 
 
 def turn_without_approval_needs_approval(panel: Locator) -> str:

@@ -114,7 +114,7 @@ def test_every_candidate_gets_the_status_its_metadata_earns(scenario):
     assert statuses == {
         "man-p2-r3-s3.2": S.SUPERSEDED,
         "man-p2-r4-s3.2": S.SELECTED,
-        "man-p2-r5-s3.2": S.STALE,
+        "man-p2-r5-s3.2": S.NOT_YET_EFFECTIVE,
         "portal-p2-r4-s3.2": S.DUPLICATE,
         "binder-p2-r4-s3.2": S.DUPLICATE,
         "man-p2-r4-s3.2.1": S.SELECTED,
@@ -156,7 +156,7 @@ def test_the_outdated_revision_is_kept_until_its_successor_takes_effect(scenario
     before = scenario.select(0)
     after = scenario.select(0, observed_on=dt.date(2026, 4, 1))
     assert before.outcome("man-p2-r4-s3.2").status is S.SELECTED
-    assert before.outcome("man-p2-r5-s3.2").status is S.STALE
+    assert before.outcome("man-p2-r5-s3.2").status is S.NOT_YET_EFFECTIVE
     assert after.outcome("man-p2-r4-s3.2").status is S.SUPERSEDED
     assert after.outcome("man-p2-r4-s3.2").reason == "superseded by man-p2-r5-s3.2, in force since 2026-04-01"
     assert after.outcome("man-p2-r5-s3.2").status is S.SELECTED
@@ -258,7 +258,7 @@ def test_permission_comes_before_relevance():
     assert result.outcome("secret").check == "permission"
 
 
-def test_a_future_effective_date_is_stale_whatever_the_score():
+def test_a_future_effective_date_is_not_yet_effective_whatever_the_score():
     result = _pick([_rec("draft", 1.0, effective_date="2026-03-16"), _rec("now", 0.4, effective_date="2026-03-15")])
     assert result.selected_ids == ("now",)
     assert result.outcome("draft").reason == "effective from 2026-03-16, after the observation date 2026-03-15"

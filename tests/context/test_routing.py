@@ -17,12 +17,14 @@ from botie.context.routing import (
     Strategy,
     alert_threshold,
     execute_plan,
+    first_failing_turn,
     plan_context,
+    relevance_order,
     share_of,
 )
 from botie.errors import BudgetError, PolicyError, RecordError, SettingError
 from botie.lessons.fixtures import fixture_path, load_records
-from tests.strategies import attached_documents
+from tests.strategies import SELECT_CEILING, attached_documents, documents_to_select
 
 CEILING = 900_000
 
@@ -277,3 +279,88 @@ def test_document_coverage_always_adds_up(docs, ceiling, policy):
     assert set(coverage.included_ids) | set(coverage.excluded_ids) == {d.id for d in docs}
     if coverage.strategy is Strategy.SELECT_DOCUMENTS:
         assert coverage.token_budget_used <= coverage.soft_budget
+
+
+# --- whole-document selection reads by relevance, never by attachment order -------------
+
+
+def test_reversing_the_forty_one_agreements_reads_the_same_twelve(agreements):
+    """Lesson 03's claim: attachment order carries no information, so reversing it changes nothing read."""
+    as_attached = execute_plan(plan_context(agreements, ceiling=CEILING))
+    reversed_ = execute_plan(plan_context(list(reversed(agreements)), ceiling=CEILING))
+    assert set(as_attached.included_ids) == set(reversed_.included_ids)
+    assert reversed_.included_ids == as_attached.included_ids  # reading order is relevance order too
+    assert (reversed_.documents_in_context, reversed_.token_budget_used) == (12, 512_400)
+
+
+def test_select_documents_reads_the_highest_scores_first():
+    docs = [Record("low", "a", "x", 300, score=0.1), Record("high", "a", "x", 300, score=0.9),
+            Record("mid", "a", "x", 300, score=0.5)]
+    coverage = execute_plan(plan_context(docs, ceiling=1_000))  # soft budget 600: two of the three fit
+    assert coverage.strategy is Strategy.SELECT_DOCUMENTS
+    assert coverage.included_ids == ("high", "mid")
+    assert coverage.excluded_ids == ("low",)
+
+
+def test_a_document_without_a_score_is_read_after_every_scored_one():
+    docs = [Record("unscored", "a", "x", 300), Record("weak", "a", "x", 300, score=0.01),
+            Record("strong", "a", "x", 300, score=0.8)]
+    assert [d.id for d in relevance_order(docs)] == ["strong", "weak", "unscored"]
+    assert execute_plan(plan_context(docs, ceiling=1_000)).excluded_ids == ("unscored",)
+
+
+def test_equal_scores_are_broken_by_id_not_by_position():
+    docs = [Record("b", "a", "x", 300, score=0.5), Record("a", "a", "x", 300, score=0.5),
+            Record("c", "a", "x", 300, score=0.5)]
+    assert [d.id for d in relevance_order(docs)] == ["a", "b", "c"]
+    assert [d.id for d in relevance_order(reversed(docs))] == ["a", "b", "c"]
+
+
+@settings(max_examples=200)
+@given(documents_to_select(), st.randoms(use_true_random=False), st.sampled_from(["skip", "prefix"]))
+def test_shuffling_the_attachments_never_changes_what_is_read(docs, rnd, policy):
+    shuffled = list(docs)
+    rnd.shuffle(shuffled)
+    first = execute_plan(plan_context(docs, ceiling=SELECT_CEILING), policy=policy)
+    second = execute_plan(plan_context(shuffled, ceiling=SELECT_CEILING), policy=policy)
+    assert first.strategy is Strategy.SELECT_DOCUMENTS
+    assert first.included_ids == second.included_ids
+    assert first.token_budget_used == second.token_budget_used
+
+
+def test_retrieval_coverage_does_not_read_as_nothing_sent():
+    """Lesson 03: under retrieve_chunks no document is read whole, yet passages still go out."""
+    coverage = execute_plan(plan_context(_docs(*[100_000] * 100), ceiling=CEILING))
+    assert coverage.strategy is Strategy.RETRIEVE_CHUNKS
+    assert "0 of 540,000 tokens used" not in coverage.explain()
+    assert "no document is read whole" in coverage.explain()
+
+
+def test_whole_document_coverage_still_reports_the_tokens_used(agreements):
+    assert "512,400 of 540,000 tokens used" in execute_plan(plan_context(agreements, ceiling=CEILING)).explain()
+
+
+# --- which turn fails first at a given soft fraction ---------------------------------
+
+
+def test_with_no_reserve_the_first_turn_already_fails():
+    """Lesson 03: documents that may take the whole ceiling leave nothing for turn one."""
+    assert first_failing_turn(CEILING, 1.0, per_turn=6_000, fixed=10_000) == 1
+    assert first_failing_turn(CEILING, 0.6, per_turn=6_000, fixed=10_000) == 59
+
+
+@settings(max_examples=300)
+@given(st.integers(min_value=1, max_value=5_000), st.sampled_from([0.05, 0.3, 0.5, 0.6, 0.95, 1.0]),
+       st.integers(min_value=1, max_value=400), st.integers(min_value=0, max_value=3_000))
+def test_the_first_failing_turn_is_the_first_whose_request_exceeds_the_ceiling(ceiling, fraction, per_turn, fixed):
+    n = first_failing_turn(ceiling, fraction, per_turn=per_turn, fixed=fixed)
+    need = lambda turn: share_of(ceiling, fraction) + fixed + turn * per_turn  # noqa: E731
+    assert n >= 1 and need(n) > ceiling
+    assert n == 1 or need(n - 1) <= ceiling
+
+
+@pytest.mark.parametrize("bad", [{"per_turn": 0}, {"per_turn": True}, {"per_turn": 5, "fixed": -1},
+                                 {"per_turn": 2.5}])
+def test_first_failing_turn_refuses_settings_it_cannot_read(bad):
+    with pytest.raises(SettingError):
+        first_failing_turn(CEILING, 0.6, **bad)

@@ -16,13 +16,28 @@ def reports():
 
 def test_the_scores_per_set(reports):
     assert reports["botie"].scores() == {
-        SliceSet.ORDINARY: (4, 4), SliceSet.OVERSIZED: (3, 3), SliceSet.EDITED: (2, 2),
+        SliceSet.ORDINARY: (3, 3), SliceSet.OVERSIZED: (3, 3), SliceSet.EDITED: (2, 2),
         SliceSet.ABSENT: (3, 3), SliceSet.INJECTED: (4, 5),
     }
     assert reports["naive"].scores() == {
-        SliceSet.ORDINARY: (3, 4), SliceSet.OVERSIZED: (0, 3), SliceSet.EDITED: (0, 2),
+        SliceSet.ORDINARY: (3, 3), SliceSet.OVERSIZED: (0, 3), SliceSet.EDITED: (0, 2),
         SliceSet.ABSENT: (0, 3), SliceSet.INJECTED: (0, 5),
     }
+
+
+def test_no_question_is_counted_in_two_sets(reports):
+    """Lesson 05: the unanswerable question is scored once, in the answer-absent set, not again as ordinary."""
+    for report in reports.values():
+        ordinary = {c.name for c in report.cases if c.set == SliceSet.ORDINARY}
+        absent = {c.name for c in report.cases if c.set == SliceSet.ABSENT}
+        assert ordinary and absent and not ordinary & absent
+
+
+def test_on_ordinary_questions_alone_the_naive_design_looks_as_good(reports):
+    """Lesson 05's claim: the first row cannot tell the designs apart; only the slice can."""
+    assert reports["naive"].score(SliceSet.ORDINARY) == reports["botie"].score(SliceSet.ORDINARY) == (3, 3)
+    for which in (SliceSet.OVERSIZED, SliceSet.EDITED, SliceSet.ABSENT, SliceSet.INJECTED):
+        assert reports["naive"].score(which)[0] < reports["botie"].score(which)[0]
 
 
 def test_no_planted_instruction_changes_a_tool_call_or_an_authorisation(reports):

@@ -147,3 +147,75 @@ def test_a_failing_cell_stops_generation_without_writing(tmp_path, capsys):
     assert _editions.main([str(src), str(tmp_path)]) == 3
     assert "ZeroDivisionError" in capsys.readouterr().err
     assert not (tmp_path / "08_broken.ipynb").exists()
+
+
+# --- make learner twice leaves the tree clean; no hint before it is asked for ----------------------
+
+
+def _widget_nb(ids):
+    nb = nbformat.v4.new_notebook()
+    state = {i: {"model_name": "VBoxModel", "state": {"children": [f"IPY_MODEL_{j}" for j in ids if j != i]}}
+             for i in ids}
+    nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2}}
+    cell = nbformat.v4.new_code_cell("panel.widget")
+    cell.id = "panel-cell"
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "application/vnd.jupyter.widget-view+json": {"model_id": ids[0], "version_major": 2, "version_minor": 0},
+        "text/plain": "VBox()"})]
+    nb.cells.append(cell)
+    return nb
+
+
+def test_widget_ids_from_two_runs_become_the_same_and_stay_consistent():
+    first = _editions.stable_widget_ids(_widget_nb(["a" * 32, "b" * 32]), "01_which_records")
+    second = _editions.stable_widget_ids(_widget_nb(["c" * 32, "d" * 32]), "01_which_records")
+    assert nbformat.writes(first) == nbformat.writes(second)
+    state = first.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]["state"]
+    shown = first.cells[0].outputs[0]["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+    assert shown in state and "a" * 32 not in nbformat.writes(first)
+    (other,) = [i for i in state if i != shown]
+    assert state[shown]["state"]["children"] == [f"IPY_MODEL_{other}"]
+
+
+def test_widget_ids_differ_between_notebooks():
+    one = _editions.stable_widget_ids(_widget_nb(["a" * 32]), "01_which_records")
+    two = _editions.stable_widget_ids(_widget_nb(["a" * 32]), "02_relevance_and_provenance")
+    assert nbformat.writes(one) != nbformat.writes(two)
+
+
+def test_printed_chunks_are_joined_into_one_output():
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("print('a'); print('b')")
+    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a\n"),
+                    nbformat.v4.new_output("stream", name="stdout", text="b\n"),
+                    nbformat.v4.new_output("stream", name="stderr", text="warn\n")]
+    nb.cells.append(cell)
+    outputs = _editions.merge_streams(nb).cells[0].outputs
+    assert [(o.name, o.text) for o in outputs] == [("stdout", "a\nb\n"), ("stderr", "warn\n")]
+
+
+def test_a_hint_cell_is_stored_without_output_and_a_check_cell_keeps_its_output():
+    nb = nbformat.v4.new_notebook()
+    for source in ('hint("permitted")', "check(permitted)", "from botie.lessons.checks import check, hint"):
+        cell = nbformat.v4.new_code_cell(source)
+        cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="something\n")]
+        nb.cells.append(cell)
+    kept = [bool(c.outputs) for c in _editions.quiet_hints(nb).cells]
+    assert kept == [False, True, True]
+
+
+def test_the_nbval_marker_becomes_a_tag_in_the_learner_edition():
+    source = nbformat.v4.new_notebook()
+    source.cells.append(nbformat.v4.new_code_cell("# NBVAL_IGNORE_OUTPUT\n# (differs per machine)\nrows = run()"))
+    (cell,) = learner_notebook(source).cells
+    assert cell.source == "# (differs per machine)\nrows = run()"
+    assert cell.metadata["tags"] == ["nbval-ignore-output"]
+
+
+def test_a_hint_cell_is_skipped_by_nbval_in_the_learner_edition():
+    source = nbformat.v4.new_notebook()
+    source.cells.append(nbformat.v4.new_code_cell('hint("permitted")'))
+    source.cells.append(nbformat.v4.new_code_cell("check(permitted)"))
+    hint_cell, check_cell = learner_notebook(source).cells
+    assert hint_cell.metadata["tags"] == ["nbval-skip"]
+    assert "tags" not in check_cell.metadata

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -96,3 +97,21 @@ def test_scene_with_reserves_over_total_is_a_fixture_error(tmp_path):
 def test_unknown_fixture_name_says_where_it_looked():
     with pytest.raises(FileNotFoundError, match="no fixture named"):
         fixture_path("nope.json")
+
+
+def test_an_id_in_two_fixtures_names_the_same_record():
+    """One id, one record: an id that appears in two fixtures has the same asset and text in both.
+
+    Lessons pass records from one scene to another (lesson 03 renders lesson 02's tickets beside a planted one);
+    if an id meant two different texts, a citation by id could point at words the reader never saw. Costs may
+    differ: lesson 01's scene counts in small invented units on purpose.
+    """
+    seen: dict[str, tuple[str, str, str]] = {}
+    clashes = []
+    for path in sorted(Path(fixture_path("p2_seal.json")).parent.glob("*.json")):
+        for record in load_records(path):
+            first = seen.setdefault(record.id, (path.name, record.asset, record.text))
+            if (first[1], first[2]) != (record.asset, record.text):
+                clashes.append(f"{record.id}: {first[0]} and {path.name} disagree")
+    assert len(seen) > 60  # all four fixtures were read, not just one
+    assert clashes == []

@@ -30,11 +30,13 @@ def lesson_checks(nb) -> str:
 
 SEED_EXAMPLES = {
     "02_relevance_and_provenance": [
-        "man-p2-r5-s3.2         stale         effective from 2026-04-01, after the observation date 2026-03-15",
-        "man-p2-r3-s3.2         superseded    superseded by man-p2-r4-s3.2, in force since 2026-01-10",
-        "vendor-p2-seal-design  not_permitted VENDOR-P2 is not in your allowed assets",
+        "man-p2-r5-s3.2         not_yet_effective effective from 2026-04-01, after the observation date 2026-03-15",
+        "man-p2-r3-s3.2         superseded        superseded by man-p2-r4-s3.2, in force since 2026-01-10",
+        "vendor-p2-seal-design  not_permitted     VENDOR-P2 is not in your allowed assets",
         "flag: man-p2-r4-s6.1 (approved) and eng-bulletin-2026-02 (reviewed) disagree: both are in the context",
         "tier assigned at ingestion: unverified",
+        "exception clause: not_considered; 113 of 150 tokens",
+        "exception clause: selected; 141 of 150 tokens",
         "read_document('vendor-p2-seal-design'): not_permitted",
         "read_document('man-p2-r4-s3.2'): too_large",
         "total                                    just_in_time",
@@ -51,11 +53,17 @@ SEED_EXAMPLES = {
         "turn 2: version_changed",
         "turn 6: ALERT",
         "escaped: the careful model follows []",
+        "read in full, reversed:       12 512,400 tokens",
+        "the same agreements either way: True",
+        "soft fraction 1.0: documents 900,000 tokens; first turn over the ceiling: 1",
         "withhold: 1 citation problem(s)",
         "characters per token",
     ],
     "05_one_turn_end_to_end": [
         "-> answered",
+        "ordinary questions           3      3/3      3/3",
+        "retrieval coverage: 3 of 4 needed documents retrieved",
+        "answer support:     release: the one citation is verbatim",
         "documents whose text appears in this request: []",
         "lost at candidates (missing candidate)",
         "lost at permitted  (not authorised)",
@@ -118,5 +126,6 @@ def test_figures_are_stored_and_panels_ignored(edition, lesson):
     nb = read(edition, lesson)
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     panels = [c for c in nb.cells if c.cell_type == "code" and "_panel(" in c.source]
-    assert panels and all(c.source.startswith("# NBVAL_IGNORE_OUTPUT") for c in panels)
+    assert panels and all(c.source.startswith("# NBVAL_IGNORE_OUTPUT")
+                          or "nbval-ignore-output" in c.metadata.get("tags", []) for c in panels)
     assert images, "each lesson shows at least one figure"

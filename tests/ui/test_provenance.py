@@ -42,7 +42,7 @@ def test_the_starting_scene_shows_six_reasons_and_the_pack(panel, scenario):
     s = statuses(panel)
     assert list(s) == [r.id for r in scenario.records]
     assert s["man-p2-r3-s3.2"] == "superseded"
-    assert s["man-p2-r5-s3.2"] == "stale"
+    assert s["man-p2-r5-s3.2"] == "not_yet_effective"
     assert s["portal-p2-r4-s3.2"] == s["binder-p2-r4-s3.2"] == "duplicate"
     assert s["vendor-p2-seal-design"] == "not_permitted"
     assert s["man-p3-r1-s2"] == "below_floor"
@@ -80,7 +80,7 @@ def test_moving_the_date_changes_what_is_current(panel):
     assert s["man-p2-r4-s3.2"] == "superseded"
     panel.observed_on.value = dt.date(2025, 12, 31)
     s = statuses(panel)
-    assert s["man-p2-r4-s3.2"] == "stale" and s["man-p2-r3-s3.2"] != "superseded"
+    assert s["man-p2-r4-s3.2"] == "not_yet_effective" and s["man-p2-r3-s3.2"] != "superseded"
 
 
 def test_allowing_the_vendor_file_lets_its_score_count(panel):

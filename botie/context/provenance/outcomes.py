@@ -26,7 +26,8 @@ class EvidenceStatus(ShortName):
 
     SELECTED = "selected"
     NOT_PERMITTED = "not_permitted"
-    STALE = "stale"
+    # Not in force yet: a future revision. Its own word, because "stale" would suggest an old one.
+    NOT_YET_EFFECTIVE = "not_yet_effective"
     SUPERSEDED = "superseded"
     DUPLICATE = "duplicate"
     BELOW_FLOOR = "below_floor"

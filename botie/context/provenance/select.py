@@ -44,9 +44,10 @@ __all__ = ["select_evidence"]
 
 
 def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple[EvidenceStatus, str] | None:
-    """Stale (not yet effective) or superseded (its successor is in force), else None."""
+    """Not yet effective (a future revision) or superseded (its successor is in force), else None."""
     if r.effective_date is not None and r.effective_date > today:
-        return EvidenceStatus.STALE, f"effective from {r.effective_date}, after the observation date {today}"
+        why = f"effective from {r.effective_date}, after the observation date {today}"
+        return EvidenceStatus.NOT_YET_EFFECTIVE, why
     successor_id = r.superseded_by
     if successor_id is None:
         return None
@@ -110,7 +111,7 @@ def select_evidence(
     """Decide which candidates may enter the context, in the lesson's order.
 
     1. **permission**: ``record.asset`` must be in ``allowed_assets``.
-    2. **freshness**: not effective after ``observed_on`` (``stale``), and not
+    2. **freshness**: in force on ``observed_on`` (else ``not_yet_effective``), and not
        replaced by a revision that is already in force (``superseded``).
     3. **duplicates**: a record ingestion marked as a copy of a live record
        gives way to it, so copies cannot crowd out anything else.
