@@ -239,7 +239,7 @@ def statuses_of(panel: Locator) -> dict[str, str]:
     return found
 
 
-def _changed(result: Locator, before: str, timeout: float = 10_000, what: str = "the change") -> str:
+def wait_changed(result: Locator, before: str, timeout: float = 10_000, what: str = "the change") -> str:
     """Wait until the result's text differs from ``before``; fail if the panel never answers."""
     deadline = time.monotonic() + timeout / 1000
     while time.monotonic() < deadline:
@@ -267,7 +267,7 @@ def lower_total_until_over_budget(panel: Locator) -> str:
         else:  # a number box: type one less and commit
             handle.fill(str(int(handle.input_value()) - 1))
             handle.press("Enter")
-        _changed(result, shown, what="pressing Left on total")
+        wait_changed(result, shown, what="pressing Left on total")
         assert not problems_in(panel), f"lowering the total showed a problem: {problems_in(panel)}"
         now = statuses_of(panel)
         flipped = [i for i in chosen if now.get(i) == "over_budget"]
@@ -283,11 +283,11 @@ def switch_approval_off(panel: Locator) -> str:
     if not box.is_checked():
         shown = result.inner_text()
         box.click()
-        _changed(result, shown, what="ticking approved")
+        wait_changed(result, shown, what="ticking approved")
     assert branch_of(panel) == "create", f"with approval on, expected branch create: {result.inner_text()!r}"
     shown = result.inner_text()
     box.click()
-    _changed(result, shown, what="unticking approved")
+    wait_changed(result, shown, what="unticking approved")
     assert branch_of(panel) == "needs_approval", f"approval off should need approval: {result.inner_text()!r}"
     assert not problems_in(panel), problems_in(panel)
     return "approved off: create -> needs_approval"
@@ -325,7 +325,7 @@ def any_control_changes_result(panel: Locator) -> str:
         shown = result.inner_text()
         try:
             _nudge(control)
-            _changed(result, shown, timeout=5_000, what=f"changing {name}")
+            wait_changed(result, shown, timeout=5_000, what=f"changing {name}")
         except AssertionError:
             tried.append(name)
             continue
@@ -346,7 +346,7 @@ def oversized_document_changes_the_route(panel: Locator) -> str:
     before = result.inner_text()
     assert "retrieve_within_document" not in before, f"the panel already starts oversized: {before[:200]!r}"
     _slider_key(panel, "largest", "End")
-    after = _changed(result, before, what="pressing End on the largest attachment")
+    after = wait_changed(result, before, what="pressing End on the largest attachment")
     assert "strategy: retrieve_within_document" in after, f"expected the oversized guard: {after[:300]!r}"
     assert not problems_in(panel), problems_in(panel)
     return "largest attachment to its maximum: strategy -> retrieve_within_document"
@@ -362,7 +362,7 @@ def later_date_supersedes_revision_4(panel: Locator) -> str:
     date = panel.locator(".botie-control-observed-on input, .botie-control-observed_on input").first
     date.fill("2026-04-01")
     date.press("Enter")
-    _changed(result, shown, what="setting observed on to 2026-04-01")
+    wait_changed(result, shown, what="setting observed on to 2026-04-01")
     after = statuses_of(panel)
     assert after.get(rev4) == "superseded" and after.get(rev5) == "selected", (
         f"on 2026-04-01 expected {rev4} superseded and {rev5} selected: {after}")
@@ -380,11 +380,11 @@ def turn_without_approval_needs_approval(panel: Locator) -> str:
     if not box.is_checked():
         shown = result.inner_text()
         box.click()
-        _changed(result, shown, what="ticking approved")
+        wait_changed(result, shown, what="ticking approved")
     assert decision() == "create", f"approved, the turn should create the job: {result.inner_text()[-400:]!r}"
     shown = result.inner_text()
     box.click()
-    _changed(result, shown, what="unticking approved")
+    wait_changed(result, shown, what="unticking approved")
     assert decision() == "needs_approval", f"unapproved, it should need approval: {result.inner_text()[-400:]!r}"
     return "approved off: decision create -> needs_approval"
 
