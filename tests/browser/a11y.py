@@ -27,12 +27,32 @@ class Violation:
     summary: str
 
 
+#: Tall enough for a whole panel on screen: axe checks the contrast of text it can see, and text
+#: scrolled out of the notebook counts as hidden (it would pass unchecked).
+SCAN_VIEWPORT = {"width": 1400, "height": 3200}
+
+
 def scan(page: Page, selector: str = ".botie-panel") -> list[Violation]:
-    """Every WCAG A/AA violation axe-core finds inside the elements matching ``selector``."""
+    """Every WCAG A/AA violation axe-core finds inside the elements matching ``selector``, each scrolled into view."""
+    panels = page.locator(selector)
+    before = page.viewport_size
+    page.set_viewport_size(SCAN_VIEWPORT)
+    found: list[Violation] = []
+    try:
+        for index in range(panels.count()):
+            panel = panels.nth(index)
+            panel.evaluate("(el, i) => { el.dataset.botieScan = String(i); el.scrollIntoView({block: 'start'}); }",
+                           index)
+            found += _scan_one(page, f'[data-botie-scan="{index}"]')
+    finally:
+        if before:
+            page.set_viewport_size(before)
+    return found
+
+
+def _scan_one(page: Page, selector: str) -> list[Violation]:
     from axe_playwright_python.sync_playwright import Axe
 
-    if page.locator(selector).count() == 0:
-        return []
     options = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "resultTypes": ["violations"]}
     results = Axe().run(page, context={"include": [[selector]]}, options=options)
     found = []
@@ -80,7 +100,8 @@ _ACTIVE = """() => {
     return {control: name, inPanel: !!panel, tag: e.tagName.toLowerCase(), role: e.getAttribute('role'),
             label: e.getAttribute('aria-label') || (e.labels && e.labels[0] ? e.labels[0].innerText : '')
                    || e.innerText || '',
-            atMax: e.getAttribute('role') === 'slider' && e.getAttribute('aria-valuenow') === e.getAttribute('aria-valuemax'),
+            atMax: e.getAttribute('role') === 'slider'
+                   && e.getAttribute('aria-valuenow') === e.getAttribute('aria-valuemax'),
             outline: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1,
             shadow: style.boxShadow !== 'none'};
 }"""

@@ -119,3 +119,4 @@ def test_keyboard_alone_reaches_a_control_and_changes_the_result(on_page: Ran):
         reached = f"{presses} x Tab to {focus['label']!r} ({focus['role'] or focus['tag']})"
         print(f"{on_page.notebook.stem} {kind}: {reached}, {key} -> the result changed and was announced: "
               f"{announced.inner_text()!r}")
+
