@@ -64,9 +64,10 @@ def expected_panels(notebook: Path) -> int:
 # The kernel is ready when both the toolbar indicator and the status bar say idle, and have
 # for a moment: restarting a kernel whose websocket is still being set up trips a race in
 # jupyter_server (jupyter-server/jupyter_server#1265) that can leave the page disconnected.
-_KERNEL_READY = """() => {
+_KERNEL_READY = """(statusBar) => {
     const ind = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
-    const bar = [...document.querySelectorAll('.jp-StatusBar-Item')].some(e => /\\|\\s*Idle\\s*$/.test(e.textContent));
+    const bar = !statusBar
+        || [...document.querySelectorAll('.jp-StatusBar-Item')].some(e => /\\|\\s*Idle\\s*$/.test(e.textContent));
     const ok = bar && ind && ind.getAttribute('data-status') === 'idle';
     if (!ok) { window.__botieReadySince = null; return false; }
     window.__botieReadySince = window.__botieReadySince || Date.now();
@@ -77,9 +78,14 @@ _KERNEL_READY = """() => {
 def open_notebook(page: Page, base: str, token: str, path: str) -> None:
     """Open ``path`` in a fresh workspace and wait until its kernel is ready."""
     workspace = f"botie-{uuid.uuid4().hex[:12]}"
-    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{quote(path)}?reset&token={token}")
+    open_url(page, f"{base}/lab/workspaces/{workspace}/tree/{quote(path)}?reset&token={token}")
+
+
+def open_url(page: Page, url: str, *, status_bar: bool = True) -> None:
+    """Open a notebook page (JupyterLab, or Notebook 7 with ``status_bar=False``: it has none); wait for its kernel."""
+    page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_function(_KERNEL_READY, timeout=120_000, polling=100)
+    page.wait_for_function(_KERNEL_READY, arg=status_bar, timeout=120_000, polling=100)
 
 
 # Watches the page for a queued cell ([*]) from the moment it is installed, so a
@@ -262,6 +268,7 @@ def lower_total_until_over_budget(panel: Locator) -> str:
     result = result_of(panel)
     for step in range(1, 80):
         shown = result.inner_text()
+        handle.focus()  # again: Notebook 7 moves the focus to the active cell after a run
         if handle.get_attribute("role") == "slider":
             handle.press("ArrowLeft")
         else:  # a number box: type one less and commit
@@ -293,7 +300,7 @@ def switch_approval_off(panel: Locator) -> str:
     return "approved off: create -> needs_approval"
 
 
-def _nudge(control: Locator) -> None:
+def nudge(control: Locator) -> None:
     """Change one control like a person would: click, pick another option, press a key, type."""
     target = control.locator("input[type=checkbox], .noUi-handle, select, button:not(.mod-active), "
                              "input[type=radio]:not(:checked), input, textarea").first
@@ -324,7 +331,7 @@ def any_control_changes_result(panel: Locator) -> str:
         name = next(c for c in (control.get_attribute("class") or "").split() if c.startswith("botie-control-"))
         shown = result.inner_text()
         try:
-            _nudge(control)
+            nudge(control)
             wait_changed(result, shown, timeout=5_000, what=f"changing {name}")
         except AssertionError:
             tried.append(name)
