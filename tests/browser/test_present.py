@@ -3,8 +3,10 @@
 Each lesson that displays a panel is served the way ``make present`` serves it
 (one Voila per lesson). On the page: no error, every panel drawn, no code,
 one control operated with the result it promises, and axe-core's WCAG A/AA
-rules passing in every panel, first in the light theme and then, reloaded
-with Voila's ``?theme=dark``, in the dark one. Contrast is checked here: in
+rules passing in every panel in the light theme; one lesson (the one with the
+most status badges) is reloaded with Voila's ``?theme=dark`` and scanned again
+in the dark theme (every page load runs the notebook, so once is what the
+time allows). Contrast is checked here: in
 JupyterLab's own page axe-core treats all notebook text as out of its reach
 (its colour-contrast rule comes back inapplicable), so the themes are scanned
 where it can see them.
@@ -19,6 +21,7 @@ import pytest
 from . import a11y, jlab, servers
 from .servers import ROOT
 
+DARK_LESSON = "02_relevance_and_provenance"
 LESSONS = [p for p in sorted((ROOT / "notebooks").glob("*.ipynb")) if jlab.expected_panels(p) > 0]
 _NONE = pytest.param(None, id="no-lessons", marks=pytest.mark.skip(reason="no learner notebook with a panel yet"))
 
@@ -36,7 +39,7 @@ def _scan(page, lesson: Path, theme: str) -> None:
 
 
 @pytest.mark.parametrize("lesson", [pytest.param(p, id=p.stem) for p in LESSONS] or [_NONE])
-def test_present_serves_the_panels_without_code_they_respond_and_pass_axe_in_both_themes(
+def test_present_serves_the_panels_without_code_they_respond_and_pass_axe(
         lesson: Path, voila_ready, browser, page, workshop, scratch):
     server = servers.voila(workshop / lesson.name, scratch)
     try:
@@ -54,11 +57,12 @@ def test_present_serves_the_panels_without_code_they_respond_and_pass_axe_in_bot
         print(f"Voila {lesson.name}: {jlab.panel_kind(panel)}: {jlab.operate(panel)}")
         assert jlab.error_outputs(page) == []
 
-        _open(page, server.base + "/?theme=dark")
-        dark = page.evaluate("() => document.body.dataset.jpThemeLight")
-        assert dark == "false", f"Voila did not switch to the dark theme (data-jp-theme-light={dark!r})"
-        _scan(page, lesson, "dark")
-        assert jlab.error_outputs(page) == []
+        if lesson.stem == DARK_LESSON:
+            _open(page, server.base + "/?theme=dark")
+            dark = page.evaluate("() => document.body.dataset.jpThemeLight")
+            assert dark == "false", f"Voila did not switch to the dark theme (data-jp-theme-light={dark!r})"
+            _scan(page, lesson, "dark")
+            assert jlab.error_outputs(page) == []
         assert browser.external == [], f"Voila's page tried to reach the network: {browser.external}"
     finally:
         server.stop()
