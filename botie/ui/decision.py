@@ -129,7 +129,7 @@ class DecisionPanel(Panel):
         else:
             approval_text = f"{esc(approval.actor)} approved {esc(_payload_text(approval.payload))}"
         self.inputs.value = (
-            f"<p style='color:#444'>proposal: {esc(_payload_text(proposal))}<br>"
+            f"<p>proposal: {esc(_payload_text(proposal))}<br>"
             f"approval on record: {approval_text}<br>"
             f"stored under {esc(proposal['request_id'] or '(empty)')}: {esc(stored_text)}</p>"
         )
@@ -153,6 +153,11 @@ class DecisionPanel(Panel):
             f"<p style='font-size:115%'>{badge(branch)} <b>branch: {esc(branch)}</b></p>"
             f"<table class='botie-checks'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{extra}"
         )
+
+    def _summary(self) -> str:
+        if self.decision is None:
+            return ""
+        return f"branch: {self.decision.branch}. {self.decision.reason}"
 
 
 def decision_panel(scene: Any = None, *, caller: str | None = None, allowed_assets: Iterable[str] | None = None,

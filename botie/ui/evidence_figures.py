@@ -15,11 +15,14 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from ._common import figure_png
+from ._bars import COLOURS, Marker, Segment, bars_html
+from ._common import OKABE_ITO, figure_png
 
-__all__ = ["as_image", "density_figure", "loading_figure", "routing_figure", "slice_figure"]
+__all__ = ["as_image", "density_figure", "loading_figure", "routing_bars", "routing_figure", "slice_figure"]
 
-_BLUE, _ORANGE, _GREEN, _GREY, _RED = "#4c72b0", "#dd8452", "#1b7a3a", "#8c8c8c", "#a3172b"
+# Okabe–Ito: distinct for the common kinds of colour blindness; every bar also has its own hatch.
+_BLUE, _ORANGE, _GREEN, _GREY, _RED = (OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["bluish_green"],
+                                       "#999999", OKABE_ITO["vermillion"])
 
 
 def as_image(fig: Figure) -> Any:
@@ -54,6 +57,18 @@ def density_figure(densities: Sequence[Any]) -> Figure:
     ax.set_title("The same number of characters is not the same number of tokens", fontsize=10)
     ax.tick_params(labelsize=8)
     return fig
+
+
+def routing_bars(plan: Any) -> str:
+    """The routing panel's drawing in HTML: the largest document and the total against the three limits."""
+    largest = max((d.cost for d in plan.docs), default=0)
+    rows = [[Segment("largest document", largest, COLOURS["largest"], "backstripes")],
+            [Segment("all attachments", plan.total, COLOURS["all"], "stripes")]]
+    markers = [Marker("soft budget", plan.soft_budget, COLOURS["soft budget"], "solid"),
+               Marker("select limit", plan.select_limit, COLOURS["select limit"], "dashed"),
+               Marker("ceiling", plan.ceiling, COLOURS["ceiling"], "dotted")]
+    span = max(plan.total, plan.select_limit, plan.ceiling, largest, 1)
+    return bars_html(rows, span, title=f"strategy: {plan.strategy}", markers=markers)
 
 
 def routing_figure(plan: Any) -> Figure:

@@ -1,22 +1,32 @@
-"""Matplotlib drawings of numbers the core already computed.
+"""Drawings of the context window, from numbers the core already computed.
+
+:func:`window_bars` is the HTML bar the selection panel redraws on every
+change (fast, themed, and read by screen readers through its legend);
+:func:`window_figure` is the same split as a matplotlib figure, for a static
+picture. Both use Okabe–Ito colours with a pattern (hatch) on every segment
+and the number written beside it, so neither depends on colour.
 
 Figures are built with ``matplotlib.figure.Figure`` (not pyplot), so no
-global figure state piles up and nothing needs closing. Each segment has a
-hatch as well as a colour, and its number written on it.
+global figure state piles up and nothing needs closing.
 """
 
 from __future__ import annotations
 
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
-__all__ = ["window_figure", "window_text"]
+from ._bars import COLOURS, Marker, Segment, bars_html
 
-# (label, colour, hatch)
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["window_bars", "window_figure", "window_text"]
+
+# (label, colour, matplotlib hatch, HTML pattern)
 _SEGMENTS = (
-    ("input reserve", "#8da0cb", "//"),
-    ("output reserve", "#e78ac3", "\\\\"),
-    ("evidence used", "#1b7a3a", ""),
-    ("room left", "#f0f0f0", ".."),
+    ("input reserve", COLOURS["input reserve"], "//", "stripes"),
+    ("output reserve", COLOURS["output reserve"], "\\\\", "backstripes"),
+    ("evidence used", COLOURS["evidence used"], "", "solid"),
+    ("room left", COLOURS["room left"], "..", "dots"),
 )
 
 
@@ -31,28 +41,54 @@ def window_text(total: int, input_reserve: int, output_reserve: int, used: int) 
             f"+ evidence used {used} + room left {left}")
 
 
-def window_figure(total: int, input_reserve: int, output_reserve: int, used: int = 0) -> Figure:
-    """One horizontal bar: input reserve, output reserve, evidence used, room left.
+def _widths(total: int, input_reserve: int, output_reserve: int, used: int) -> tuple[int, int, int, int]:
+    """Input reserve, output reserve, evidence used, room left; nothing is used or left past an overflow."""
+    reserved = input_reserve + output_reserve
+    if reserved > total:
+        return input_reserve, output_reserve, 0, 0
+    return input_reserve, output_reserve, used, total - reserved - used
 
-    When the reserves add up to more than the total, the bar overflows past a
-    red line at the total, which is what the BudgetError message says in words.
+
+def _title(total: int, input_reserve: int, output_reserve: int, used: int) -> str:
+    reserved = input_reserve + output_reserve
+    if reserved > total:
+        return f"reserves {reserved} > total {total}: over by {reserved - total}"
+    return f"window of {total} tokens: evidence allowance {total - reserved}, used {used}"
+
+
+def window_bars(total: int, input_reserve: int, output_reserve: int, used: int = 0) -> str:
+    """The window as an HTML bar: input reserve, output reserve, evidence used, room left.
+
+    Reserves above the total overflow past a solid line at the total, which is
+    what the BudgetError message says in words.
     """
+    widths = _widths(total, input_reserve, output_reserve, used)
+    segments = [Segment(label, width, colour, pattern)
+                for (label, colour, _hatch, pattern), width in zip(_SEGMENTS, widths)]
+    reserved = input_reserve + output_reserve
+    markers = [Marker("total", total, COLOURS["over"])] if reserved > total else []
+    return bars_html([segments], max(total, reserved), title=_title(total, input_reserve, output_reserve, used),
+                     markers=markers)
+
+
+def window_figure(total: int, input_reserve: int, output_reserve: int, used: int = 0) -> Figure:
+    """The same bar as :func:`window_bars`, drawn by matplotlib (a red line marks an overflowed total)."""
+    from matplotlib.figure import Figure
+
     reserved = input_reserve + output_reserve
     overflow = reserved > total
-    left = 0 if overflow else total - reserved - used
-    widths = (input_reserve, output_reserve, 0 if overflow else used, left)
+    widths = _widths(total, input_reserve, output_reserve, used)
 
     fig = Figure(figsize=(7.5, 1.9), dpi=90)
     ax = fig.add_axes((0.03, 0.42, 0.94, 0.33))
     start = 0
-    for (label, colour, hatch), width in zip(_SEGMENTS, widths):
+    for (label, colour, hatch, _pattern), width in zip(_SEGMENTS, widths):
         if width <= 0:
             continue
         ax.barh(0, width, left=start, color=colour, hatch=hatch, edgecolor="#333333", linewidth=0.8,
                 label=f"{label} ({width})")
-        dark = colour in ("#1b7a3a",)
         ax.text(start + width / 2, 0, str(width), ha="center", va="center", fontsize=10,
-                color="white" if dark else "black", fontweight="bold")
+                color="black", fontweight="bold", backgroundcolor="#ffffffcc")
         start += width
     span = max(total, reserved, 1)
     ax.set_xlim(0, span)
@@ -61,12 +97,8 @@ def window_figure(total: int, input_reserve: int, output_reserve: int, used: int
     ax.set_xticks(sorted({0, total, min(span, reserved)}))
     ax.tick_params(axis="x", labelsize=8)
     if overflow:
-        ax.axvline(total, color="#a3172b", linewidth=2.5)
-        ax.set_title(f"reserves {reserved} > total {total}: over by {reserved - total}", fontsize=10,
-                     color="#a3172b")
-    else:
-        ax.set_title(f"window of {total} tokens: evidence allowance {total - reserved}, used {used}",
-                     fontsize=10)
+        ax.axvline(total, color=COLOURS["over"], linewidth=2.5)
+    ax.set_title(_title(total, input_reserve, output_reserve, used), fontsize=10)
     handles, labels = ax.get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)

@@ -97,7 +97,7 @@ class ProvenancePanel(Panel):
                 f'<td style="text-align:right">{r.score:.2f}</td>'
                 f"<td>{fate}</td><td>{badge(str(outcome.status))}</td>"
                 f"<td>{esc(outcome.check)}</td><td>{esc(outcome.reason)}</td>"
-                f'<td style="color:#555;font-size:90%">{esc(preview(r.text, _PREVIEW))}</td>'
+                f'<td style="font-size:90%">{esc(preview(r.text, _PREVIEW))}</td>'
                 "</tr>"
             )
         head = "".join(f"<th style='text-align:left'>{h}</th>"
@@ -106,7 +106,7 @@ class ProvenancePanel(Panel):
         allowed = ", ".join(self.allowed) or "none"
         return (
             f"<p style='font-size:110%'>{verdict}</p>"
-            f"<p style='color:#444'>observed on {selection.observed_on} · allowed assets: {esc(allowed)} · "
+            f"<p>observed on {selection.observed_on} · allowed assets: {esc(allowed)} · "
             f"relevance floor {selection.floor:.2f} · evidence budget {selection.allowance} tokens</p>"
             f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"{conflicts}<p>{esc(selection.coverage.summary())}</p>"
@@ -122,6 +122,14 @@ class ProvenancePanel(Panel):
         flag = "kept together, flagged" if conflict.kept_together else "ordered by authority"
         return (f"<div class='botie-conflict'><p>{badge('conflict')} <b>conflict ({flag}):</b> "
                 f"{esc(conflict.explain())}</p><table><tr>{sides}</tr></table></div>")
+
+    def _summary(self) -> str:
+        selection = self.selection
+        if selection is None:
+            return ""
+        if selection.refused:
+            return f"refused: {selection.refusal}"
+        return f"pack: {', '.join(selection.selected_ids)} ({selection.used} of {selection.allowance} tokens)"
 
 
 def provenance_panel(scenario: EvidenceScenario | None = None, **options: Any) -> ProvenancePanel:

@@ -17,8 +17,8 @@ from botie.context.records import Record
 from botie.context.routing import SELECT_FACTOR, ContextPlan, DocumentCoverage, execute_plan, plan_context
 from botie.lessons.scenarios import attachments
 
-from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png
-from .evidence_figures import routing_figure
+from ._common import Panel, badge, control, esc
+from .evidence_figures import routing_bars
 
 __all__ = ["RoutingPanel", "routing_panel"]
 
@@ -47,8 +47,8 @@ class RoutingPanel(Panel):
         self.soft_fraction = control(widgets.FloatSlider(values["soft_fraction"], min=0.05, max=1.0, step=0.05,
                                                          readout_format=".2f", description="soft fraction"),
                                      "soft-fraction")
-        self.figure = widgets.Image(format="png", layout=widgets.Layout(width="680px", max_width="100%"))
-        self.figure.add_class(FIGURE_CLASS)
+        # An HTML bar, not a PNG: it redraws in microseconds on every slider step and its legend is text.
+        self.figure = widgets.HTML(layout=widgets.Layout(width="100%"))
         self.widget = self._root([
             widgets.HTML("Attachments are counted in tokens before any prompt exists. One is the largest; the "
                          "others share one size."),
@@ -67,7 +67,7 @@ class RoutingPanel(Panel):
                             select_factor=SELECT_FACTOR)
         coverage = execute_plan(plan)
         self.plan, self.coverage = plan, coverage
-        self.figure.value = figure_png(routing_figure(plan))
+        self.figure.value = routing_bars(plan)
         self.result.value = self._result_html(plan, coverage)
 
     def _result_html(self, plan: ContextPlan, coverage: DocumentCoverage) -> str:
@@ -87,6 +87,11 @@ class RoutingPanel(Panel):
             f"<table class='botie-checks'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
             f"<p><b>coverage:</b> {esc(coverage.explain())}</p>"
         )
+
+    def _summary(self) -> str:
+        if self.plan is None:
+            return ""
+        return f"strategy: {self.plan.strategy}. {self.plan.note}"
 
 
 def routing_panel(**start: Any) -> RoutingPanel:

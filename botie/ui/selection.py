@@ -16,8 +16,8 @@ from botie.context.selection import POLICIES, Selection, select
 from botie.errors import BudgetError
 from botie.lessons.fixtures import Scene
 
-from ._common import FIGURE_CLASS, Panel, badge, control, esc, figure_png, preview
-from .figures import window_figure, window_text
+from ._common import Panel, badge, control, esc, preview
+from .figures import window_bars, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
 
@@ -51,8 +51,8 @@ class SelectionPanel(Panel):
                                   tooltips=["stop at the first record that does not fit",
                                             "skip a record that does not fit and keep looking"]),
             "policy")
-        self.figure = widgets.Image(format="png", layout=widgets.Layout(width="640px", max_width="100%"))
-        self.figure.add_class(FIGURE_CLASS)
+        # An HTML bar, not a PNG: it redraws in microseconds on every slider step and its legend is text.
+        self.figure = widgets.HTML(layout=widgets.Layout(width="100%"))
 
         who = widgets.HTML(
             f"<b>{esc(scene.caller)}</b> asks: {esc(scene.question)}<br>"
@@ -78,13 +78,13 @@ class SelectionPanel(Panel):
             budget = Budget(total, ins, outs)
         except BudgetError as exc:
             self.selection = None
-            self.figure.value = figure_png(window_figure(total, ins, outs))
+            self.figure.value = window_bars(total, ins, outs)
             self.show_problem("This window cannot hold the request (BudgetError).",
                               f"{exc} Lower a reserve or raise the total.")
             return
         selection = self._select(budget)
         self.selection = selection
-        self.figure.value = figure_png(window_figure(total, ins, outs, selection.used))
+        self.figure.value = window_bars(total, ins, outs, selection.used)
         self.result.value = self._result_html(budget, selection)
 
     def _select(self, budget: Budget) -> Selection:
@@ -104,7 +104,7 @@ class SelectionPanel(Panel):
                 f'<td style="text-align:right">{outcome.cost}</td>'
                 f"<td>{badge(str(outcome.status))}</td>"
                 f"<td>{esc(outcome.reason)}</td>"
-                f'<td style="color:#555;font-size:90%">{esc(preview(record.text))}</td>'
+                f'<td style="font-size:90%">{esc(preview(record.text))}</td>'
                 "</tr>"
             )
         head = "".join(f"<th style='text-align:left'>{h}</th>"
@@ -119,6 +119,12 @@ class SelectionPanel(Panel):
             f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<p>{esc(selection.coverage.summary())}</p>"
         )
+
+    def _summary(self) -> str:
+        if self.selection is None:
+            return ""
+        chosen = ", ".join(self.selection.selected_ids) or "nothing"
+        return f"selected: {chosen}; {self.selection.used} of {self.selection.allowance} tokens used"
 
 
 def selection_panel(scene: Scene, **options: Any) -> SelectionPanel:

@@ -113,6 +113,12 @@ class TurnPanel(Panel):
             f"{lost}{decision}"
         )
 
+    def _summary(self) -> str:
+        if self.turn is None:
+            return ""
+        decision = f"; decision: {self.turn.decision.branch}" if self.turn.decision is not None else ""
+        return f"outcome: {self.turn.outcome}{decision}"
+
 
 def turn_panel(scenario: EvidenceScenario | None = None, model: ScriptedModel | None = None,
                **options: Any) -> TurnPanel:

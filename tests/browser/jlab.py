@@ -64,9 +64,10 @@ def expected_panels(notebook: Path) -> int:
 # The kernel is ready when both the toolbar indicator and the status bar say idle, and have
 # for a moment: restarting a kernel whose websocket is still being set up trips a race in
 # jupyter_server (jupyter-server/jupyter_server#1265) that can leave the page disconnected.
-_KERNEL_READY = """() => {
+_KERNEL_READY = """(statusBar) => {
     const ind = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');
-    const bar = [...document.querySelectorAll('.jp-StatusBar-Item')].some(e => /\\|\\s*Idle\\s*$/.test(e.textContent));
+    const bar = !statusBar
+        || [...document.querySelectorAll('.jp-StatusBar-Item')].some(e => /\\|\\s*Idle\\s*$/.test(e.textContent));
     const ok = bar && ind && ind.getAttribute('data-status') === 'idle';
     if (!ok) { window.__botieReadySince = null; return false; }
     window.__botieReadySince = window.__botieReadySince || Date.now();
@@ -77,9 +78,14 @@ _KERNEL_READY = """() => {
 def open_notebook(page: Page, base: str, token: str, path: str) -> None:
     """Open ``path`` in a fresh workspace and wait until its kernel is ready."""
     workspace = f"botie-{uuid.uuid4().hex[:12]}"
-    page.goto(f"{base}/lab/workspaces/{workspace}/tree/{quote(path)}?reset&token={token}")
+    open_url(page, f"{base}/lab/workspaces/{workspace}/tree/{quote(path)}?reset&token={token}")
+
+
+def open_url(page: Page, url: str, *, status_bar: bool = True) -> None:
+    """Open a notebook page (JupyterLab, or Notebook 7 with ``status_bar=False``: it has none); wait for its kernel."""
+    page.goto(url)
     page.wait_for_selector(".jp-NotebookPanel .jp-Notebook .jp-Cell", timeout=120_000)
-    page.wait_for_function(_KERNEL_READY, timeout=120_000, polling=100)
+    page.wait_for_function(_KERNEL_READY, arg=status_bar, timeout=120_000, polling=100)
 
 
 # Watches the page for a queued cell ([*]) from the moment it is installed, so a
@@ -239,7 +245,7 @@ def statuses_of(panel: Locator) -> dict[str, str]:
     return found
 
 
-def _changed(result: Locator, before: str, timeout: float = 10_000, what: str = "the change") -> str:
+def wait_changed(result: Locator, before: str, timeout: float = 10_000, what: str = "the change") -> str:
     """Wait until the result's text differs from ``before``; fail if the panel never answers."""
     deadline = time.monotonic() + timeout / 1000
     while time.monotonic() < deadline:
@@ -262,12 +268,13 @@ def lower_total_until_over_budget(panel: Locator) -> str:
     result = result_of(panel)
     for step in range(1, 80):
         shown = result.inner_text()
+        handle.focus()  # again: Notebook 7 moves the focus to the active cell after a run
         if handle.get_attribute("role") == "slider":
             handle.press("ArrowLeft")
         else:  # a number box: type one less and commit
             handle.fill(str(int(handle.input_value()) - 1))
             handle.press("Enter")
-        _changed(result, shown, what="pressing Left on total")
+        wait_changed(result, shown, what="pressing Left on total")
         assert not problems_in(panel), f"lowering the total showed a problem: {problems_in(panel)}"
         now = statuses_of(panel)
         flipped = [i for i in chosen if now.get(i) == "over_budget"]
@@ -283,17 +290,17 @@ def switch_approval_off(panel: Locator) -> str:
     if not box.is_checked():
         shown = result.inner_text()
         box.click()
-        _changed(result, shown, what="ticking approved")
+        wait_changed(result, shown, what="ticking approved")
     assert branch_of(panel) == "create", f"with approval on, expected branch create: {result.inner_text()!r}"
     shown = result.inner_text()
     box.click()
-    _changed(result, shown, what="unticking approved")
+    wait_changed(result, shown, what="unticking approved")
     assert branch_of(panel) == "needs_approval", f"approval off should need approval: {result.inner_text()!r}"
     assert not problems_in(panel), problems_in(panel)
     return "approved off: create -> needs_approval"
 
 
-def _nudge(control: Locator) -> None:
+def nudge(control: Locator) -> None:
     """Change one control like a person would: click, pick another option, press a key, type."""
     target = control.locator("input[type=checkbox], .noUi-handle, select, button:not(.mod-active), "
                              "input[type=radio]:not(:checked), input, textarea").first
@@ -324,8 +331,8 @@ def any_control_changes_result(panel: Locator) -> str:
         name = next(c for c in (control.get_attribute("class") or "").split() if c.startswith("botie-control-"))
         shown = result.inner_text()
         try:
-            _nudge(control)
-            _changed(result, shown, timeout=5_000, what=f"changing {name}")
+            nudge(control)
+            wait_changed(result, shown, timeout=5_000, what=f"changing {name}")
         except AssertionError:
             tried.append(name)
             continue
@@ -346,7 +353,7 @@ def oversized_document_changes_the_route(panel: Locator) -> str:
     before = result.inner_text()
     assert "retrieve_within_document" not in before, f"the panel already starts oversized: {before[:200]!r}"
     _slider_key(panel, "largest", "End")
-    after = _changed(result, before, what="pressing End on the largest attachment")
+    after = wait_changed(result, before, what="pressing End on the largest attachment")
     assert "strategy: retrieve_within_document" in after, f"expected the oversized guard: {after[:300]!r}"
     assert not problems_in(panel), problems_in(panel)
     return "largest attachment to its maximum: strategy -> retrieve_within_document"
@@ -362,7 +369,7 @@ def later_date_supersedes_revision_4(panel: Locator) -> str:
     date = panel.locator(".botie-control-observed-on input, .botie-control-observed_on input").first
     date.fill("2026-04-01")
     date.press("Enter")
-    _changed(result, shown, what="setting observed on to 2026-04-01")
+    wait_changed(result, shown, what="setting observed on to 2026-04-01")
     after = statuses_of(panel)
     assert after.get(rev4) == "superseded" and after.get(rev5) == "selected", (
         f"on 2026-04-01 expected {rev4} superseded and {rev5} selected: {after}")
@@ -380,11 +387,11 @@ def turn_without_approval_needs_approval(panel: Locator) -> str:
     if not box.is_checked():
         shown = result.inner_text()
         box.click()
-        _changed(result, shown, what="ticking approved")
+        wait_changed(result, shown, what="ticking approved")
     assert decision() == "create", f"approved, the turn should create the job: {result.inner_text()[-400:]!r}"
     shown = result.inner_text()
     box.click()
-    _changed(result, shown, what="unticking approved")
+    wait_changed(result, shown, what="unticking approved")
     assert decision() == "needs_approval", f"unapproved, it should need approval: {result.inner_text()[-400:]!r}"
     return "approved off: decision create -> needs_approval"
 

@@ -128,6 +128,27 @@ def jupyterlab(notebooks: Path, scratch: Path) -> Server:
     return server
 
 
+def notebook7(notebooks: Path, scratch: Path) -> Server:
+    """Notebook 7 (the ``notebook`` package) serving ``notebooks``, with a known token, its state in ``scratch``."""
+    import os
+
+    port, token = free_port(), secrets.token_hex(16)
+    for sub in ("nb7-user-settings", "nb7-workspaces"):
+        (scratch / sub).mkdir(parents=True, exist_ok=True)
+    argv = [
+        sys.executable, "-m", "notebook", "--no-browser", f"--ServerApp.root_dir={notebooks}",
+        f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}", "--ServerApp.terminals_enabled=False",
+        f"--JupyterNotebookApp.user_settings_dir={scratch / 'nb7-user-settings'}",
+        f"--JupyterNotebookApp.workspaces_dir={scratch / 'nb7-workspaces'}",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:  # CI runs as root
+        argv.append("--ServerApp.allow_root=True")
+    server = Server("Notebook 7", argv, port, scratch / "notebook7.log", "/api/status", f"?token={token}")
+    server.token = token
+    return server
+
+
 def voila(notebook: Path, scratch: Path) -> Server:
     """``make present``'s launcher: Voila presenting one notebook without its code."""
     port = free_port()

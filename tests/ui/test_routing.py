@@ -6,7 +6,7 @@ import pytest
 
 from botie.context.routing import plan_context
 from botie.lessons.scenarios import attachments
-from botie.ui import routing_panel
+from botie.ui import html_to_text, routing_panel
 
 
 @pytest.fixture
@@ -80,11 +80,17 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
     assert "RuntimeError: boom" in panel.result_text() and "not your fault" in panel.result_text()
 
 
-def test_the_figure_is_drawn_and_stable():
+def test_the_figure_states_its_numbers_in_text_and_follows_the_controls():
     a, b = routing_panel(), routing_panel()
-    assert bytes(a.figure.value).startswith(b"\x89PNG") and bytes(a.figure.value) == bytes(b.figure.value)
+    assert a.figure.value == b.figure.value
+    said = html_to_text(a.figure.value)
+    assert "strategy: select_documents" in said
+    for part in ("largest document 100,000", "all attachments 1,440,000", "soft budget 540,000 (solid line)",
+                 "select limit 2,160,000 (dashed line)", "ceiling 900,000 (dotted line)"):
+        assert part in said
     a.largest.value = 600_000
-    assert bytes(a.figure.value) != bytes(b.figure.value)
+    assert "largest document 600,000" in html_to_text(a.figure.value)
+    assert "strategy: retrieve_within_document" in html_to_text(a.figure.value)
 
 
 def test_dom_contract(panel):
