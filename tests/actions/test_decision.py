@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from botie.actions.canonical import canonical_json
@@ -25,7 +25,7 @@ from botie.actions.decision import (
 )
 from botie.actions.tool import Problem
 from botie.errors import BotieError, DecisionError
-from tests.strategies import inspection_arguments, inspection_assets, minutes, valid_proposals
+from tests.strategies import examples, inspection_arguments, inspection_assets, minutes, valid_proposals
 
 ANA = "tech-ana"
 ALLOWED = ("P-2", "P-3")
@@ -233,7 +233,7 @@ PREVIOUS = {
 }
 
 
-@settings(max_examples=500)
+@examples(500)
 @given(
     proposal=inspection_arguments(),
     allowed=st.lists(inspection_assets, max_size=3),
@@ -307,7 +307,7 @@ def decision_inputs(draw):
     return proposal, allowed, approval, previous
 
 
-@settings(max_examples=1000)
+@examples(1000)
 @given(decision_inputs())
 def test_decide_matches_the_plain_reference_model(inputs):
     proposal, allowed, approval, previous = inputs
@@ -321,7 +321,7 @@ def test_decide_matches_the_plain_reference_model(inputs):
     assert bool(d.errors) == (d.branch is Branch.INVALID)
 
 
-@settings(max_examples=1000)
+@examples(1000)
 @given(valid_proposals())
 def test_fast_canonical_text_equals_the_general_one(proposal):
     fast = _inspection_json(proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"])

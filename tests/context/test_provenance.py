@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from botie.context.budget import Budget
@@ -27,7 +27,7 @@ from botie.context.tokens import count_tokens
 from botie.errors import BudgetError, FixtureError, RecordError, SettingError
 from botie.lessons.fixtures import fixture_path
 from botie.lessons.scenarios import load_evidence_scenario, rescored
-from tests.strategies import OBSERVED_ON, allowances, allowed_lists, provenance_candidates
+from tests.strategies import OBSERVED_ON, allowances, allowed_lists, examples, provenance_candidates
 
 S = EvidenceStatus
 TODAY = dt.date(2026, 3, 15)
@@ -457,7 +457,7 @@ def test_the_scenario_budget_is_a_budget(scenario):
 # --- properties -------------------------------------------------------------------
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(provenance_candidates(), allowed_lists, allowances)
 def test_coverage_always_adds_up_and_every_candidate_has_one_outcome(records, allowed, allowance):
     result = _pick(records, allowed_assets=allowed, budget=allowance, observed_on=OBSERVED_ON)
@@ -470,7 +470,7 @@ def test_coverage_always_adds_up_and_every_candidate_has_one_outcome(records, al
     assert result.refused == (result.branch is EvidenceBranch.REFUSE) == (not result.ranking)
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(provenance_candidates(), allowed_lists, allowances, st.data())
 def test_relevance_never_overrides_permission_or_freshness(records, allowed, allowance, data):
     """A score of 1.0 does not get a record that is not permitted, or not yet effective, into the context."""
@@ -489,7 +489,7 @@ def test_relevance_never_overrides_permission_or_freshness(records, allowed, all
             assert r.effective_date is None or r.effective_date <= OBSERVED_ON
 
 
-@settings(max_examples=200)
+@examples(200)
 @given(provenance_candidates(), allowed_lists, allowances)
 def test_the_text_is_never_read(records, allowed, allowance):
     """Rewriting every body to claim official authority changes no decision."""
@@ -499,7 +499,7 @@ def test_the_text_is_never_read(records, allowed, allowance):
     assert a.outcomes == b.outcomes and a.selected_ids == b.selected_ids
 
 
-@settings(max_examples=200)
+@examples(200)
 @given(provenance_candidates(), allowed_lists, allowances)
 def test_selected_records_arrive_with_everything_they_depend_on(records, allowed, allowance):
     result = _pick(records, allowed_assets=allowed, budget=allowance, observed_on=OBSERVED_ON)
@@ -512,7 +512,7 @@ def test_selected_records_arrive_with_everything_they_depend_on(records, allowed
             assert carrier in chosen
 
 
-@settings(max_examples=200)
+@examples(200)
 @given(provenance_candidates(), allowed_lists, allowances)
 def test_high_authority_conflicts_are_never_settled_by_the_selector(records, allowed, allowance):
     result = _pick(records, allowed_assets=allowed, budget=allowance, observed_on=OBSERVED_ON)

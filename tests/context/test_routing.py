@@ -6,7 +6,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from botie.context.records import Record
@@ -22,7 +22,7 @@ from botie.context.routing import (
 )
 from botie.errors import BudgetError, PolicyError, RecordError, SettingError
 from botie.lessons.fixtures import fixture_path, load_records
-from tests.strategies import attached_documents
+from tests.strategies import attached_documents, examples
 
 CEILING = 900_000
 
@@ -250,7 +250,7 @@ def test_the_alert_fraction_must_be_above_0_and_at_most_1(fraction):
 # --- properties ---------------------------------------------------------------------------
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(attached_documents(), st.integers(min_value=1, max_value=2_000_000))
 def test_the_strategy_follows_the_rule_in_order(docs, ceiling):
     plan = plan_context(docs, ceiling=ceiling)
@@ -268,7 +268,7 @@ def test_the_strategy_follows_the_rule_in_order(docs, ceiling):
     assert plan.checks[-1].fired or plan.strategy is Strategy.RETRIEVE_CHUNKS
 
 
-@settings(max_examples=300)
+@examples(300)
 @given(attached_documents(), st.integers(min_value=1, max_value=2_000_000), st.sampled_from(["skip", "prefix"]))
 def test_document_coverage_always_adds_up(docs, ceiling, policy):
     coverage = execute_plan(plan_context(docs, ceiling=ceiling), policy=policy)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from botie import Budget, BudgetError, PolicyError, Record, RecordError, Status, select
-from tests.strategies import allowances, allowed_lists, budgets, record_lists
+from tests.strategies import allowances, allowed_lists, budgets, examples, record_lists
 
 
 def _records(costs, asset="P-2"):
@@ -126,7 +126,7 @@ def test_an_unknown_policy_is_refused():
 
 # --- properties ---------------------------------------------------------------
 
-PROPERTY = settings(max_examples=500)
+PROPERTY = examples(500)
 policies = st.sampled_from(["prefix", "skip"])
 budget_like = st.one_of(allowances, budgets())
 
