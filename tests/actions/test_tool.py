@@ -19,7 +19,7 @@ from botie.actions.tool import (
     Problem,
     validate_inspection,
 )
-from tests.strategies import examples, inspection_arguments, json_values, valid_proposals
+from tests.strategies import argument_labels, events, examples, inspection_arguments, json_values, valid_proposals
 
 SCHEMA = INSPECTION_TOOL["input_schema"]
 SCHEMA_VALIDATOR = Draft202012Validator(SCHEMA)
@@ -174,6 +174,7 @@ def test_every_valid_proposal_passes_both(arguments):
 @examples(500)
 @given(inspection_arguments())
 def test_every_error_names_a_field_and_says_something(arguments):
+    events(argument_labels(arguments))
     for error in validate_inspection(arguments):
         assert isinstance(error.field, str)
         named = repr(error.field) if error.problem is Problem.UNEXPECTED else error.field
@@ -215,6 +216,7 @@ def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bo
 @examples(2000)
 @given(inspection_arguments())
 def test_hand_written_validator_agrees_with_jsonschema_except_whole_floats(arguments):
+    events(argument_labels(arguments))
     ours = {e.field for e in validate_inspection(arguments)}
     theirs = _schema_fields(arguments)
     if ours != theirs:
