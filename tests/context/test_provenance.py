@@ -531,6 +531,20 @@ def test_high_authority_conflicts_are_never_settled_by_the_selector(case):
             assert c.in_context == (c.ids[0] in chosen)
 
 
+@pytest.mark.parametrize(("budget", "expected"), [(25, set()), (30, {"c4", "c6", "c7"})])
+def test_a_chain_of_high_authority_disagreements_goes_in_whole_or_not_at_all(budget, expected):
+    """c7 disagrees with c4 and with c6: keeping c4 and c7 but dropping c6 would let the budget settle c6/c7."""
+    records = [
+        Record("c4", "P-2", "torque 18", 10, trust="reviewed", score=0.97),
+        Record("c6", "P-2", "torque 20", 10, trust="reviewed", score=0.7),
+        Record("c7", "P-2", "torque 19", 10, trust="approved", score=0.5, conflicts_with=("c4", "c6")),
+    ]
+    result = _pick(records, budget=budget)
+    assert set(result.selected_ids) == expected
+    pairs = {(c.ids, c.kept_together, c.in_context) for c in result.conflicts}
+    assert pairs == {(("c4", "c7"), True, bool(expected)), (("c7", "c6"), True, bool(expected))}
+
+
 def test_a_copy_of_a_superseded_revision_is_superseded_too():
     """Ingestion marks the original; its mirrors must not outlive it."""
     from botie.context.provenance import select_evidence as _select
