@@ -111,6 +111,8 @@ def run_module(module: str, *, max_children: int, timeout: float, log_dir: Path)
             os.killpg(proc.pid, signal.SIGTERM)  # our own child's group: mutmut and the workers it forked
             proc.wait()
             return "timed out"
+    if code != 0 and "nothing matches" in log.read_text(errors="replace"):
+        return "no mutants (no functions)"
     return "done" if code == 0 else f"failed (exit {code}), see {log}"
 
 

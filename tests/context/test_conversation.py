@@ -130,3 +130,31 @@ def test_conversations_read_records_and_turns_are_text():
         conv.ask("Q", ["not a record"])
     with pytest.raises(RecordError):
         conv.add_turn("Q", None)
+
+
+def test_a_turn_refused_as_too_large_pins_nothing():
+    """Pins are saved only once the request was built: a refused turn must not fix a version nobody read."""
+    conv = Conversation(ceiling=200)
+    huge = Record("manual", "P-2", "gland nut torque " * 200, 600, version="rev 4")
+    with pytest.raises(RequestTooLargeError):
+        conv.ask("What torque?", [huge])
+    assert dict(conv.pins) == {}
+    short = dataclasses.replace(huge, text="Tighten to 19 N·m.")  # a different version of the same document
+    turn = conv.ask("What torque?", [short])
+    assert turn.branch is TurnBranch.ASSEMBLED and turn.newly_pinned == ("manual",)
+
+
+def test_earlier_turns_sit_between_the_evidence_and_the_question():
+    """Order: instructions, evidence, the conversation so far, then the question (written out by hand)."""
+    conv = Conversation(ceiling=10_000, instructions="Answer from the documents only.")
+    doc = Record("m1", "P-2", "torque 19 N·m", 5, version="r5", trust="approved")
+    conv.add_turn("Which pump?", "P-2.")
+    conv.add_turn("Its model?", "PX-200.")
+    request = conv.ask("And the torque?", [doc]).request
+    assert request.text == (
+        "Answer from the documents only.\n\n"
+        '<evidence>\n<document id="m1" version="r5" trust="approved">\ntorque 19 N·m\n</document>\n</evidence>\n\n'
+        "User: Which pump?\nAssistant: P-2.\n\n"
+        "User: Its model?\nAssistant: PX-200.\n\n"
+        "Question: And the torque?"
+    )
