@@ -17,8 +17,7 @@ def _lesson():
 
 def test_present_serves_a_panel_without_code_and_it_responds(voila_ready, browser, page, workshop, scratch):
     lesson = _lesson()
-    if lesson is None:
-        pytest.skip("no learner notebook with a panel in notebooks/ yet")
+    assert lesson is not None, "no learner notebook in notebooks/ displays a panel: run `make learner`"
     server = servers.voila(workshop / lesson.name, scratch)
     try:
         server.start()
