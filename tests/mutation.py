@@ -41,6 +41,7 @@ LAST = ("botie.context.selection", "botie.actions.decision")
 # mutmut's exit codes for a mutant (see mutmut.stats.status_by_exit_code), folded into our columns.
 _STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
            36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", None: "not checked"}
+SHOWN = 25  # unexplained survivors printed; the rest go to mutants/unexplained.txt
 COLUMNS = ("killed", "timeout", "survived", "no tests", "not checked", "other")
 
 
@@ -208,8 +209,12 @@ def main(argv: list[str] | None = None) -> int:
     results = {m: results[m] for m in chosen}
     unexplained, stale = explain(results, parse_equivalents(EQUIVALENTS.read_text(encoding="utf-8")))
     print(table(results))
-    for name in unexplained:
+    for name in unexplained[:SHOWN]:
         print(f"unexplained survivor: {name}  (mutmut show {name})")
+    if len(unexplained) > SHOWN:
+        listing = ROOT / "mutants" / "unexplained.txt"
+        listing.write_text("\n".join(unexplained) + "\n", encoding="utf-8")
+        print(f"... and {len(unexplained) - SHOWN} more, all listed in {listing}")
     for line in stale:
         print(f"stale equivalent: {line}")
     return 1 if unexplained or stale else 0
