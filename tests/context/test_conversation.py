@@ -158,3 +158,39 @@ def test_earlier_turns_sit_between_the_evidence_and_the_question():
         "User: Its model?\nAssistant: PX-200.\n\n"
         "Question: And the torque?"
     )
+
+
+def test_two_changed_documents_are_both_named_in_the_notice():
+    conv = Conversation(ceiling=10_000)
+    conv.ask("Q1", [POLICY, TICKET])
+    turn = conv.ask("Q2", [EDITED, dataclasses.replace(TICKET, text="Seal replaced on 2026-03-15.")])
+    assert turn.newly_pinned == () and len(turn.changes) == 2
+    assert turn.notice == (
+        "Some documents changed after this conversation first read it (man-p2-r4-s3.2, tkt-5521). Answers here "
+        "stay with the version already read; open a fresh conversation to work from the current one."
+    )
+
+
+def test_an_assembled_turn_has_no_changes_and_the_settings_reach_the_request():
+    conv = Conversation(ceiling=10_000, alert_fraction=0.5)
+    assert conv.answer_allowance == 0  # nothing is held back for the answer unless asked
+    turn = conv.ask("What torque?", [POLICY])
+    assert turn.changes == ()
+    assert (turn.request.answer_allowance, turn.request.alert_fraction, turn.request.alert_at) == (0, 0.5, 5_000)
+
+
+def test_the_conversation_counts_with_its_own_encoding():
+    from botie.errors import TokenizerError
+
+    with pytest.raises(TokenizerError):
+        Conversation(ceiling=10_000, encoding="no-such-encoding").ask("What torque?", [POLICY])
+
+
+def test_bad_turns_and_records_name_the_field():
+    conv = Conversation(ceiling=10_000)
+    with pytest.raises(RecordError) as info:
+        conv.add_turn("What torque?", None)
+    assert (str(info.value), info.value.field) == ("a turn is a question and an answer, both str", "turn")
+    with pytest.raises(RecordError) as info:
+        conv.ask("What torque?", ["man-p2-r4-s3.2"])
+    assert (str(info.value), info.value.field) == ("a conversation reads Records, got 'man-p2-r4-s3.2'", "record")
