@@ -162,7 +162,7 @@ def provenance_candidates(draw, max_size: int = 12) -> list[Record]:
             rid, draw(asset_ids), f"text of {rid}", draw(costs),
             effective_date=draw(effective_dates), trust=draw(high if sometimes(draw, 50) else trust_labels),
             score=draw(relevance_scores if sometimes(draw, 30) else st.floats(min_value=0.35, max_value=1)),
-            superseded_by=link(10), duplicate_of=link(10), conflicts_with=links(25), depends_on=links(25),
+            superseded_by=link(10), duplicate_of=link(10), conflicts_with=links(25), depends_on=links(35),
         ))
     return records
 
