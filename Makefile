@@ -17,7 +17,9 @@ NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.
 WORKERS ?= auto
 PARALLEL := -n $(WORKERS) --dist loadscope
 
-.PHONY: help env lab test test-fast learner bench bench-extras check present lint clean
+MUTATION_ARGS ?=
+
+.PHONY: help env lab test test-fast learner bench bench-extras check present lint mutation clean
 
 help:
 	@echo "make lab      open the workshop in JupyterLab (LAB_ARGS=--no-browser to pass flags)"
@@ -25,6 +27,7 @@ help:
 	@echo "make test-fast  the same without the real-browser tests (the quick loop while you work)"
 	@echo "make learner  regenerate the learner notebooks from notebooks/instructor/"
 	@echo "make bench    the benchmark report (make bench-extras first adds the LangChain peer row)"
+	@echo "make mutation  mutmut over the library, one module at a time (MUTATION_ARGS=botie.context.budget for one)"
 	@echo "make check    pre-flight: is this machine ready for the workshop? one table, a fix per failure"
 	@echo "make present  LESSON=01: a lesson's panels without code, in Voila, for the projector"
 
@@ -62,8 +65,13 @@ present: $(STAMP)
 	@$(BIN)/python -c "import voila" 2>/dev/null || $(BIN)/python -m pip install --quiet -e ".[$(EXTRAS),present]"
 	$(BIN)/python -m botie.lessons.lab --present $(LESSON) $(PRESENT_ARGS)
 
+# Mutation testing of the library (not the UI, not the lesson machinery), driven by the fast library
+# tests; prints killed / timed out / survived per module and exits 1 on an unexplained survivor.
+mutation: $(STAMP)
+	$(BIN)/python -m tests.mutation $(MUTATION_ARGS)
+
 lint: $(STAMP)
 	$(BIN)/python -m ruff check botie tests bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis mutants

@@ -36,7 +36,9 @@ os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
 settings.register_profile(
     "botie", database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-settings.load_profile("botie")
+# `make mutation` (BOTIE_MUTATION=1) reruns the suite once per surviving mutant: fewer examples there.
+settings.register_profile("mutation", parent=settings.get_profile("botie"), max_examples=10)
+settings.load_profile("mutation" if os.environ.get("BOTIE_MUTATION") == "1" else "botie")
 
 
 @pytest.fixture(params=["memory", "sqlite"])

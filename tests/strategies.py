@@ -5,9 +5,30 @@ Sections are owned by the module they serve; add new strategies under a header.
 
 from __future__ import annotations
 
+import json
+import os
+
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from botie import Budget, Record
+
+# --- how many examples --------------------------------------------------------
+
+#: Set by `make mutation`: every surviving mutant reruns every test that reaches it, so there each
+#: property runs a tenth of its examples (at least 10). The score measured that way is a lower bound.
+MUTATION_RUN = os.environ.get("BOTIE_MUTATION") == "1"
+
+
+def examples(n: int) -> settings:
+    """``settings(max_examples=n)``, cut to a tenth under ``make mutation``."""
+    return settings(max_examples=max(10, n // 10) if MUTATION_RUN else n)
+
+
+def sometimes(draw, percent: int) -> bool:
+    """True in about ``percent`` % of examples: how the strategies below steer toward every branch."""
+    return draw(st.integers(min_value=0, max_value=99)) < percent
+
 
 # --- records and selection -------------------------------------------------
 
@@ -58,16 +79,18 @@ minutes = st.integers(min_value=1, max_value=60)
 @st.composite
 def inspection_arguments(draw) -> object:
     """Proposals as a model might write them: each field present or not, well or badly typed, plus extras."""
-    if draw(st.integers(min_value=0, max_value=19)) == 0:
-        return draw(json_values)  # sometimes not even an object
+    if sometimes(draw, 12):
+        return draw(json_values.filter(lambda v: not isinstance(v, dict)))  # sometimes not even an object
     good = {"asset_id": inspection_assets, "duration_minutes": minutes, "request_id": request_ids}
     arguments = {}
     for name, right in good.items():
-        choice = draw(st.sampled_from(["right", "right", "wrong", "absent"]))
+        choice = draw(st.sampled_from(["right"] * 6 + ["wrong", "absent"]))
         if choice != "absent":
             arguments[name] = draw(right if choice == "right" else json_values)
+    if not sometimes(draw, 30):
+        return arguments
     extras = draw(st.dictionaries(st.sampled_from(["admin", "approved", "note"]) | st.text(max_size=5),
-                                  json_scalars, max_size=2))
+                                  json_scalars, min_size=1, max_size=2))
     for key, value in extras.items():
         arguments.setdefault(key, value)
     return arguments
@@ -116,20 +139,42 @@ effective_dates = st.none() | st.dates(min_value=_dt.date(2025, 6, 1), max_value
 
 @st.composite
 def provenance_candidates(draw, max_size: int = 12) -> list[Record]:
-    """Candidates with assorted assets, dates, tiers, scores and ingestion relations (cycles included)."""
+    """Candidates with assorted assets, dates, tiers, scores and ingestion relations (cycles included).
+
+    Each relation is drawn for a minority of records, and most scores clear the default floor, so
+    that most examples answer and the relations (supersession, copies, conflicts, dependencies)
+    still turn up often: see tests/test_strategies.py for the measured spread.
+    """
     n = draw(st.integers(min_value=0, max_value=max_size))
     ids = [f"c{i}" for i in range(n)]
-    others = st.sampled_from([*ids, "not-retrieved"])
+    others = st.sampled_from([*ids, "not-retrieved"]) if ids else st.just("not-retrieved")
+    high = st.sampled_from([Trust.APPROVED.value, Trust.REVIEWED.value])
+
+    def link(percent: int) -> str | None:
+        return draw(others) if sometimes(draw, percent) else None
+
+    def links(percent: int) -> tuple[str, ...]:
+        return tuple(draw(st.lists(others, min_size=1, max_size=2, unique=True))) if sometimes(draw, percent) else ()
+
     records = []
     for rid in ids:
         records.append(Record(
             rid, draw(asset_ids), f"text of {rid}", draw(costs),
-            effective_date=draw(effective_dates), trust=draw(trust_labels), score=draw(relevance_scores),
-            superseded_by=draw(st.none() | others), duplicate_of=draw(st.none() | others),
-            conflicts_with=tuple(draw(st.lists(others, max_size=2, unique=True))),
-            depends_on=tuple(draw(st.lists(others, max_size=2, unique=True))),
+            effective_date=draw(effective_dates), trust=draw(high if sometimes(draw, 50) else trust_labels),
+            score=draw(relevance_scores if sometimes(draw, 30) else st.floats(min_value=0.35, max_value=1)),
+            superseded_by=link(10), duplicate_of=link(10), conflicts_with=links(25), depends_on=links(35),
         ))
     return records
+
+
+@st.composite
+def provenance_cases(draw, max_size: int = 12) -> tuple[list[Record], tuple[str, ...], int]:
+    """(candidates, allowed assets, allowance) for select_evidence: usually the candidates' assets are allowed."""
+    records = draw(provenance_candidates(max_size))
+    allowed = draw(allowed_lists)
+    if sometimes(draw, 80):
+        allowed = (*allowed, *sorted({r.asset for r in records}))
+    return records, allowed, draw(allowances)
 
 
 @st.composite
@@ -157,3 +202,113 @@ def documents_to_select(draw) -> list[Record]:
                  .filter(lambda c: 600 < sum(c) <= 2_400))
     scores = st.none() | st.sampled_from([0.2, 0.5, 0.5, 0.9])
     return [Record(f"doc{i}", "acct", f"document {i}", cost, score=draw(scores)) for i, cost in enumerate(costs)]
+
+
+@st.composite
+def attachment_cases(draw, max_size: int = 12) -> tuple[list[Record], int]:
+    """(documents, ceiling) for plan_context, spread over all four strategies and their boundaries.
+
+    Sizes are drawn relative to the soft budget (60% of the ceiling): small, middling, exactly
+    the soft budget, or now and then one token or more above it, so that every rule in the
+    routing order (oversized first, then the total against 1 and 4 soft budgets) is reached.
+    """
+    ceiling = draw(st.integers(min_value=10, max_value=2_000_000))
+    soft = ceiling * 6 // 10
+    count = draw(st.integers(min_value=0, max_value=max_size))
+    small = st.integers(min_value=0, max_value=soft // 6)
+    middling = st.integers(min_value=soft // 3, max_value=soft)
+    big_docs = sometimes(draw, 60)
+    sizes = [soft if sometimes(draw, 10) else draw(middling if big_docs else small) for _ in range(count)]
+    if sizes and sometimes(draw, 25):  # one document one token or more above the soft budget
+        where = draw(st.integers(min_value=0, max_value=len(sizes) - 1))
+        sizes[where] = draw(st.integers(min_value=soft + 1, max_value=3 * soft + 1))
+    return [Record(f"doc{i}", "acct", f"document {i}", size) for i, size in enumerate(sizes)], ceiling
+
+
+# --- decisions over every branch (issue 11) -----------------------------------------
+
+DECIDER = "tech-ana"
+_SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+
+
+def _json_ready(value: object) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@st.composite
+def decision_cases(draw) -> tuple[object, list[str], object, object]:
+    """(proposal, allowed assets, approval, previous) for decide, with DECIDER as the caller.
+
+    A route is drawn first, one for each way decide can go (a failed key and a pending one
+    included), so that every branch is reached often. A conflicting stored payload is a
+    different duration or a twin equal only under Python's == (20.0 for 20, true for 1).
+    """
+    from botie.actions.decision import Approval, KeyState, Receipt, StoredRequest
+    from botie.actions.tool import validate_inspection
+
+    route = draw(st.sampled_from(["conflict", "invalid", "done", "denied", "unapproved", "absent", "failed", "done",
+                                  "pending"]))
+    if route == "invalid":
+        proposal = draw(inspection_arguments().filter(lambda a: validate_inspection(a)))
+    else:
+        proposal = draw(valid_proposals())
+    base = proposal if isinstance(proposal, dict) and _json_ready(proposal) else _SAMPLE_PAYLOAD
+    asset = base.get("asset_id")
+    allowed = draw(st.lists(inspection_assets.filter(lambda a: a != asset), max_size=3))
+    if route != "denied" and isinstance(asset, str):
+        allowed.append(asset)
+    minutes_now = base.get("duration_minutes")
+    other = 60 if minutes_now == 20 else 20
+    twin = True if minutes_now == 1 else float(minutes_now) if type(minutes_now) is int else 20.0
+    approval = Approval(DECIDER, base)
+    if route == "unapproved":
+        approval = draw(st.sampled_from([None, Approval("Tech-Ana", base),
+                                         Approval(DECIDER, base | {"duration_minutes": other})]))
+    rid = base.get("request_id")
+    if route == "absent" or not (isinstance(rid, str) and rid):
+        return proposal, allowed, approval, None
+    state = route if route in ("failed", "done", "pending") else draw(st.sampled_from(["done", "pending", "failed"]))
+    payload = base
+    if route == "conflict":
+        payload = base | {"duration_minutes": draw(st.sampled_from([other, twin]))}
+    receipt = Receipt("job-1", rid, str(payload.get("asset_id")), 20) if state == "done" else None
+    return proposal, allowed, approval, StoredRequest(payload, receipt, KeyState(state))
+
+
+# --- what an example reached (hypothesis.event in the properties, shares in tests/test_strategies.py) ---
+
+
+def selection_labels(selection) -> set[str]:
+    """The statuses a botie.select result holds (selected, not_permitted, over_budget, not_considered)."""
+    return {str(o.status) for o in selection.outcomes}
+
+
+def argument_labels(arguments) -> set[str]:
+    """'valid', or each kind of repair validate_inspection asks for."""
+    from botie.actions.tool import validate_inspection
+
+    problems = {str(e.problem) for e in validate_inspection(arguments)}
+    return problems or {"valid"}
+
+
+def provenance_labels(records, result) -> set[str]:
+    """The branch, plus whether a kept-together conflict or a selected record with dependencies occurred."""
+    found = {f"branch {result.branch}"}
+    if any(c.kept_together for c in result.conflicts):
+        found.add("kept-together conflict")
+    chosen = set(result.selected_ids)
+    if any(r.depends_on for r in records if r.id in chosen):
+        found.add("selected with dependencies")
+    return found
+
+
+def events(labels: set[str]) -> None:
+    """Record each label with hypothesis.event, so `pytest --hypothesis-show-statistics` shows the spread."""
+    from hypothesis import event
+
+    for label in sorted(labels):
+        event(label)

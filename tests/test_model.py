@@ -36,3 +36,14 @@ def test_a_model_of_our_own_can_propose_and_the_decision_still_gates_it():
     setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
     result = run_turn("What torque?", [DOC], setup, EchoModel(), action=ActionRequest("book 20 minutes on P-2"))
     assert str(result.decision.branch) == "needs_approval"
+
+
+def test_a_proposal_prints_as_a_call_and_compares_by_canonical_arguments():
+    from botie.model import ToolProposal
+
+    shown = {"asset_id": "P-2", "duration_minutes": 20}
+    proposal = ToolProposal("propose_inspection", shown)
+    shown["duration_minutes"] = 45  # the proposal kept its own read-only copy
+    assert str(proposal) == "propose_inspection(asset_id='P-2', duration_minutes=20)"
+    assert proposal.key() == ("propose_inspection", '{"asset_id":"P-2","duration_minutes":20}')
+    assert ToolProposal("propose_inspection", {"duration_minutes": 20.0, "asset_id": "P-2"}).key() != proposal.key()

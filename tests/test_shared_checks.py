@@ -122,3 +122,43 @@ def test_version_hash_changes_with_the_version_or_the_text_and_separates_them():
     assert version_hash(base) != version_hash(Record("m", "P-2", "2 bar", 1, version="v2"))
     assert version_hash(base) != version_hash(Record("m", "P-2", " bar", 1, version="v12"))
     assert len(version_hash(base)) == 16
+
+
+# --- messages and fields, written out by hand (each was once free to change unnoticed) ---------------
+
+
+def test_a_value_that_cannot_be_iterated_is_an_assets_error_naming_the_field():
+    from botie._checks import allowed_set
+    from botie.errors import AssetsError
+
+    with pytest.raises(AssetsError) as info:
+        allowed_set(42)
+    assert info.value.field == "allowed_assets"
+    assert str(info.value) == "allowed_assets must be a collection of asset ids such as ['P-2'], got 42"
+
+
+def test_the_default_noun_for_an_entry_is_candidate():
+    from botie._checks import unique_records
+
+    with pytest.raises(RecordError) as info:
+        unique_records(["not a record"])
+    assert str(info.value) == "candidate 0 is not a Record: 'not a record'"
+
+
+def test_a_setting_date_error_has_no_record_prefix():
+    from botie._checks import as_date
+    from botie.errors import SettingError
+
+    with pytest.raises(SettingError) as info:
+        as_date("15 March", field="observed_on")
+    assert str(info.value) == "observed_on must be a date (YYYY-MM-DD), got '15 March'"
+    with pytest.raises(RecordError) as info:
+        as_date("15 March", field="effective_date", record="r7")
+    assert str(info.value) == "record r7: effective_date must be a date (YYYY-MM-DD), got '15 March'"
+
+
+def test_one_is_inside_the_unit_interval():
+    from botie._checks import unit_interval
+
+    assert unit_interval(1, field="floor") == 1.0
+    assert unit_interval(0, field="floor") == 0.0

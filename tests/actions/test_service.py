@@ -440,6 +440,30 @@ def test_recover_completes_a_reservation_left_by_a_crash(booking, store, schedul
     assert "recovery_completed" in [a.outcome for a in store.audit_log()]
 
 
+def test_a_pending_key_never_expires_however_old(booking, store, scheduler, clock):
+    """Only settled keys expire: forgetting a pending one would book the inspection twice downstream."""
+    scheduler.crash_after_booking = True
+    with pytest.raises(Crash):
+        submit(booking)
+    scheduler.crash_after_booking = False
+    clock.advance(hours=25)  # beyond the 24-hour retention
+    d = submit(booking)
+    assert d.branch is Branch.IN_PROGRESS and d.receipt is None
+    assert len(scheduler.calls) == 1 and len(store.jobs()) == 0
+    with store.transaction() as tx:
+        assert tx.lookup(ANA, "r7").state is KeyState.PENDING
+
+
+def test_a_failed_key_never_expires_and_its_retry_reuses_the_token(booking, store, scheduler, clock):
+    """A failed attempt's outcome downstream is unknown, so even a day later the retry sends the same key."""
+    scheduler.fail_next = 1
+    assert submit(booking).branch is Branch.UNAVAILABLE
+    clock.advance(hours=25)
+    retried = submit(booking)
+    assert retried.branch is Branch.CREATE and "expired" not in retried.reason
+    assert scheduler.calls[0].idempotency_key == scheduler.calls[1].idempotency_key
+
+
 def test_recover_without_retry_marks_failed_and_the_callers_retry_books(booking, store, scheduler, clock):
     scheduler.crash_after_booking = True
     with pytest.raises(Crash):

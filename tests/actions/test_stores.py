@@ -150,6 +150,31 @@ def test_sqlite_runs_in_wal_mode_with_the_constraints_in_the_schema(tmp_path):
     raw.close()
 
 
+def test_sqlite_a_second_transaction_cannot_begin_while_one_is_open(tmp_path):
+    """BEGIN IMMEDIATE takes the write lock before the look-up: the second worker waits, it never races.
+
+    With a deferred BEGIN the second transaction would start at once, look up the key the
+    first one is about to write, and find nothing.
+    """
+    path = tmp_path / "a.db"
+    with SQLiteStore(path) as first, SQLiteStore(path, timeout=0.05) as second:
+        with first.transaction() as tx:
+            assert tx.lookup(ANA, "r7") is None
+            with pytest.raises(StoreBusyError), second.transaction():
+                pass
+            tx.create(ANA, P2, "f", NOW)
+        assert _lookup(second).receipt.job_id == "job-1"  # once the first commits, the second finds its key
+
+
+def test_sqlite_connections_enforce_foreign_keys(tmp_path):
+    """A receipt for a job that does not exist is refused by SQLite itself, not only by our care."""
+    with SQLiteStore(tmp_path / "a.db") as s:
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), s.transaction() as tx:
+            tx._conn.execute("INSERT INTO receipts (job_id, caller, request_id, fingerprint)"
+                             " VALUES (99, 'a', 'r', 'f')")
+        assert s.integrity_problems() == []
+
+
 def test_sqlite_state_survives_reopening(tmp_path):
     path = tmp_path / "a.db"
     with SQLiteStore(path) as first:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
 
@@ -19,7 +19,7 @@ from botie.actions.tool import (
     Problem,
     validate_inspection,
 )
-from tests.strategies import inspection_arguments, json_values, valid_proposals
+from tests.strategies import argument_labels, events, examples, inspection_arguments, json_values, valid_proposals
 
 SCHEMA = INSPECTION_TOOL["input_schema"]
 SCHEMA_VALIDATOR = Draft202012Validator(SCHEMA)
@@ -164,16 +164,17 @@ def test_an_empty_extra_key_is_still_readable():
     assert error.field == "" and error.message.startswith("'' is not an argument")
 
 
-@settings(max_examples=500)
+@examples(500)
 @given(valid_proposals())
 def test_every_valid_proposal_passes_both(arguments):
     assert validate_inspection(arguments) == ()
     assert SCHEMA_VALIDATOR.is_valid(arguments)
 
 
-@settings(max_examples=500)
+@examples(500)
 @given(inspection_arguments())
 def test_every_error_names_a_field_and_says_something(arguments):
+    events(argument_labels(arguments))
     for error in validate_inspection(arguments):
         assert isinstance(error.field, str)
         named = repr(error.field) if error.problem is Problem.UNEXPECTED else error.field
@@ -212,16 +213,17 @@ def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bo
 
 
 @pytest.mark.slow
-@settings(max_examples=2000)
+@examples(2000)
 @given(inspection_arguments())
 def test_hand_written_validator_agrees_with_jsonschema_except_whole_floats(arguments):
+    events(argument_labels(arguments))
     ours = {e.field for e in validate_inspection(arguments)}
     theirs = _schema_fields(arguments)
     if ours != theirs:
         assert _is_documented_difference(arguments, ours, theirs), (arguments, ours, theirs)
 
 
-@settings(max_examples=500)
+@examples(500)
 @given(st.integers(min_value=MIN_MINUTES, max_value=MAX_MINUTES).map(float))
 def test_documented_difference_whole_floats_pass_jsonschema_and_fail_ours(value):
     arguments = _proposal(duration_minutes=value)
@@ -236,7 +238,7 @@ def test_true_is_refused_by_both():
     assert validate_inspection(arguments)
 
 
-@settings(max_examples=500)
+@examples(500)
 @given(json_values)
 def test_any_json_value_yields_errors_never_an_exception(value):
     assert isinstance(validate_inspection(value), tuple)

@@ -5,8 +5,10 @@ of tests/browser, a new page per test. Both are package-scoped, so they are
 gone before the rest of the suite (nbval) runs. Nothing leaves the machine: every request that is
 not to 127.0.0.1 is aborted and recorded, and a test can assert there were none.
 
-Where Chromium or Playwright is missing these tests skip with the reason;
-with ``BOTIE_REQUIRE_BROWSER=1`` (set by .ci/run) that skip is a failure.
+Where Chromium, Playwright or Voila is missing, these tests fail and print the fix: a
+suite that silently skipped them would pass without having looked at a browser. Set
+``BOTIE_SKIP_BROWSER=1`` to skip them instead, on a machine that cannot have a browser (the
+README says so); ``BOTIE_REQUIRE_BROWSER=1`` (set by .ci/run) overrides that opt-out.
 On a failure, a screenshot of the page is saved and its path printed.
 """
 
@@ -24,6 +26,7 @@ from . import servers
 
 CHROMIUM = os.environ.get("BOTIE_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("BOTIE_REQUIRE_BROWSER", "") not in ("", "0")
+OPT_OUT = os.environ.get("BOTIE_SKIP_BROWSER", "") not in ("", "0") and not REQUIRE
 CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -42,9 +45,10 @@ def _unavailable() -> str | None:
 
 
 def _skip_or_fail(reason: str) -> None:
-    if REQUIRE:
-        pytest.fail(f"BOTIE_REQUIRE_BROWSER is set but the browser tests cannot run: {reason}")
-    pytest.skip(reason)
+    if OPT_OUT:
+        pytest.skip(f"{reason}; skipped because BOTIE_SKIP_BROWSER is set")
+    pytest.fail(f"the browser tests cannot run: {reason}. To skip them on this machine instead: "
+                "make test BOTIE_SKIP_BROWSER=1 (or make test-fast, which leaves them out)", pytrace=False)
 
 
 @pytest.fixture(scope="package")

@@ -130,3 +130,67 @@ def test_conversations_read_records_and_turns_are_text():
         conv.ask("Q", ["not a record"])
     with pytest.raises(RecordError):
         conv.add_turn("Q", None)
+
+
+def test_a_turn_refused_as_too_large_pins_nothing():
+    """Pins are saved only once the request was built: a refused turn must not fix a version nobody read."""
+    conv = Conversation(ceiling=200)
+    huge = Record("manual", "P-2", "gland nut torque " * 200, 600, version="rev 4")
+    with pytest.raises(RequestTooLargeError):
+        conv.ask("What torque?", [huge])
+    assert dict(conv.pins) == {}
+    short = dataclasses.replace(huge, text="Tighten to 19 N·m.")  # a different version of the same document
+    turn = conv.ask("What torque?", [short])
+    assert turn.branch is TurnBranch.ASSEMBLED and turn.newly_pinned == ("manual",)
+
+
+def test_earlier_turns_sit_between_the_evidence_and_the_question():
+    """Order: instructions, evidence, the conversation so far, then the question (written out by hand)."""
+    conv = Conversation(ceiling=10_000, instructions="Answer from the documents only.")
+    doc = Record("m1", "P-2", "torque 19 N·m", 5, version="r5", trust="approved")
+    conv.add_turn("Which pump?", "P-2.")
+    conv.add_turn("Its model?", "PX-200.")
+    request = conv.ask("And the torque?", [doc]).request
+    assert request.text == (
+        "Answer from the documents only.\n\n"
+        '<evidence>\n<document id="m1" version="r5" trust="approved">\ntorque 19 N·m\n</document>\n</evidence>\n\n'
+        "User: Which pump?\nAssistant: P-2.\n\n"
+        "User: Its model?\nAssistant: PX-200.\n\n"
+        "Question: And the torque?"
+    )
+
+
+def test_two_changed_documents_are_both_named_in_the_notice():
+    conv = Conversation(ceiling=10_000)
+    conv.ask("Q1", [POLICY, TICKET])
+    turn = conv.ask("Q2", [EDITED, dataclasses.replace(TICKET, text="Seal replaced on 2026-03-15.")])
+    assert turn.newly_pinned == () and len(turn.changes) == 2
+    assert turn.notice == (
+        "Some documents changed after this conversation first read it (man-p2-r4-s3.2, tkt-5521). Answers here "
+        "stay with the version already read; open a fresh conversation to work from the current one."
+    )
+
+
+def test_an_assembled_turn_has_no_changes_and_the_settings_reach_the_request():
+    conv = Conversation(ceiling=10_000, alert_fraction=0.5)
+    assert conv.answer_allowance == 0  # nothing is held back for the answer unless asked
+    turn = conv.ask("What torque?", [POLICY])
+    assert turn.changes == ()
+    assert (turn.request.answer_allowance, turn.request.alert_fraction, turn.request.alert_at) == (0, 0.5, 5_000)
+
+
+def test_the_conversation_counts_with_its_own_encoding():
+    from botie.errors import TokenizerError
+
+    with pytest.raises(TokenizerError):
+        Conversation(ceiling=10_000, encoding="no-such-encoding").ask("What torque?", [POLICY])
+
+
+def test_bad_turns_and_records_name_the_field():
+    conv = Conversation(ceiling=10_000)
+    with pytest.raises(RecordError) as info:
+        conv.add_turn("What torque?", None)
+    assert (str(info.value), info.value.field) == ("a turn is a question and an answer, both str", "turn")
+    with pytest.raises(RecordError) as info:
+        conv.ask("What torque?", ["man-p2-r4-s3.2"])
+    assert (str(info.value), info.value.field) == ("a conversation reads Records, got 'man-p2-r4-s3.2'", "record")

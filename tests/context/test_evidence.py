@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 
 from botie.context.evidence import (
     DEFAULT_INSTRUCTIONS,
@@ -22,7 +22,7 @@ from botie.context.routing import alert_threshold
 from botie.context.tokens import count_tokens
 from botie.errors import BudgetError, EvidenceError, RecordError, RequestTooLargeError
 from botie.lessons.scenarios import load_evidence_scenario
-from tests.strategies import evidence_records
+from tests.strategies import evidence_records, examples
 
 MANUAL = Record("man-p2-r4-s3.2", "P-2", "Tighten to 18 N·m.", 8, version="rev 4", trust="approved")
 
@@ -116,7 +116,7 @@ def test_rendering_needs_records_with_distinct_ids():
 
 
 @pytest.mark.slow
-@settings(max_examples=2000)
+@examples(2000)
 @given(evidence_records(min_size=1, max_size=3))
 def test_any_texts_and_ids_render_and_parse_back_exactly(records):
     """2,000 examples (so at least 2,000 texts) full of delimiters, quotes and look-alikes round-trip exactly."""

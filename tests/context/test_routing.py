@@ -24,7 +24,7 @@ from botie.context.routing import (
 )
 from botie.errors import BudgetError, PolicyError, RecordError, SettingError
 from botie.lessons.fixtures import fixture_path, load_records
-from tests.strategies import SELECT_CEILING, attached_documents, documents_to_select
+from tests.strategies import SELECT_CEILING, attachment_cases, documents_to_select, events, examples
 
 CEILING = 900_000
 
@@ -252,10 +252,12 @@ def test_the_alert_fraction_must_be_above_0_and_at_most_1(fraction):
 # --- properties ---------------------------------------------------------------------------
 
 
-@settings(max_examples=300)
-@given(attached_documents(), st.integers(min_value=1, max_value=2_000_000))
-def test_the_strategy_follows_the_rule_in_order(docs, ceiling):
+@examples(300)
+@given(attachment_cases())
+def test_the_strategy_follows_the_rule_in_order(case):
+    docs, ceiling = case
     plan = plan_context(docs, ceiling=ceiling)
+    events({f"strategy {plan.strategy}"})
     soft = ceiling * 6 // 10
     total = sum(d.cost for d in docs)
     if any(d.cost > soft for d in docs):
@@ -270,10 +272,12 @@ def test_the_strategy_follows_the_rule_in_order(docs, ceiling):
     assert plan.checks[-1].fired or plan.strategy is Strategy.RETRIEVE_CHUNKS
 
 
-@settings(max_examples=300)
-@given(attached_documents(), st.integers(min_value=1, max_value=2_000_000), st.sampled_from(["skip", "prefix"]))
-def test_document_coverage_always_adds_up(docs, ceiling, policy):
+@examples(300)
+@given(attachment_cases(), st.sampled_from(["skip", "prefix"]))
+def test_document_coverage_always_adds_up(case, policy):
+    docs, ceiling = case
     coverage = execute_plan(plan_context(docs, ceiling=ceiling), policy=policy)
+    events({f"strategy {coverage.strategy}"})
     assert coverage.documents_in_context + coverage.documents_searched_not_included == len(docs)
     assert set(coverage.included_ids).isdisjoint(coverage.excluded_ids)
     assert set(coverage.included_ids) | set(coverage.excluded_ids) == {d.id for d in docs}

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from botie import Budget, BudgetError, PolicyError, Record, RecordError, Status, select
-from tests.strategies import allowances, allowed_lists, budgets, record_lists
+from tests.strategies import allowances, allowed_lists, budgets, events, examples, record_lists, selection_labels
 
 
 def _records(costs, asset="P-2"):
@@ -126,7 +126,7 @@ def test_an_unknown_policy_is_refused():
 
 # --- properties ---------------------------------------------------------------
 
-PROPERTY = settings(max_examples=500)
+PROPERTY = examples(500)
 policies = st.sampled_from(["prefix", "skip"])
 budget_like = st.one_of(allowances, budgets())
 
@@ -143,6 +143,7 @@ def test_no_record_outside_the_allowed_list_is_ever_selected(records, allowed, b
 @given(record_lists(), allowed_lists, budget_like, policies)
 def test_used_never_exceeds_the_allowance_and_equals_the_selected_costs(records, allowed, budget, policy):
     sel = select(records, allowed, budget, policy=policy)
+    events(selection_labels(sel))
     by_id = {r.id: r for r in records}
     assert sel.used <= sel.allowance
     assert sel.used == sum(by_id[i].cost for i in sel.selected_ids)

@@ -51,18 +51,20 @@ def test_hello_world_is_two_tokens():
     assert count_tokens("hello world") == 2
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "P-2 mechanical seal: tighten the gland nuts to 18 N·m.",
-        "PN 40417-B226/R3, 40417-B227/R3, 40418-C001/R1",
-        "ünïcödé and 日本語 and emoji 🛠️",
-        "<|endoftext|> is just text inside a document",
-        "   leading and trailing whitespace \n\n\t ",
-    ],
-)
-def test_counts_agree_with_tiktoken_encode_ordinary(text):
-    assert count_tokens(text) == len(_raw_encoding().encode_ordinary(text))
+# Counts pinned once from tiktoken's cl100k_base (ids shown for the first two), so that a change in how
+# botie counts (special tokens allowed, another encoding, a stripped text) shows up as a wrong number.
+PINNED = [
+    ("P-2 mechanical seal: tighten the gland nuts to 18 N·m.", 17),  # 47, 12, 17, 22936, 26418, 25, ...
+    ("PN 40417-B226/R3, 40417-B227/R3, 40418-C001/R1", 24),  # 18378, 220, 7507, 1114, 7826, ...
+    ("ünïcödé and 日本語 and emoji 🛠️", 17),
+    ("<|endoftext|> is just text inside a document", 13),
+    ("   leading and trailing whitespace \n\n\t ", 7),
+]
+
+
+@pytest.mark.parametrize(("text", "count"), PINNED)
+def test_pinned_counts(text, count):
+    assert count_tokens(text) == count
 
 
 def test_special_token_text_is_counted_as_ordinary_text_not_rejected():
@@ -71,8 +73,11 @@ def test_special_token_text_is_counted_as_ordinary_text_not_rejected():
 
 
 @given(st.text(max_size=200))
-def test_any_text_counts_like_tiktoken(text):
-    assert count_tokens(text) == len(_raw_encoding().encode_ordinary(text))
+def test_any_text_has_between_one_token_and_one_token_per_byte(text):
+    """A bound, not a restatement: every token covers at least one byte; only the empty text has none."""
+    n = count_tokens(text)
+    assert (n == 0) == (text == "")
+    assert n <= len(text.encode("utf-8"))
 
 
 def test_cl100k_base_maps_to_the_offline_copy():

@@ -90,25 +90,13 @@ def units(
             why = f"{problem}; alone it would be misread"
             decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
 
-    conflicts: list[Conflict] = []
-    seen_pairs: set[frozenset[str]] = set()
+    conflicts: dict[frozenset[str], Conflict] = {}
     claimed: set[str] = set()
     units: list[Unit] = []
     for r in ranked:
         if r.id in claimed or r.id in blocked:
             continue
-        partners = []
-        for other_id in _conflict_partners(r, by_id):
-            if other_id not in eligible or other_id in blocked:
-                continue
-            other = by_id[other_id]
-            together = trust_of(r) in HIGH_AUTHORITY and trust_of(other) in HIGH_AUTHORITY
-            pair = frozenset((r.id, other_id))
-            if pair not in seen_pairs:
-                seen_pairs.add(pair)
-                conflicts.append(Conflict((r.id, other_id), (trust_of(r), trust_of(other)), together, False))
-            if together and other_id not in claimed:
-                partners.append(other)
+        partners = _rivals(r, by_id, usable, eligible - blocked, claimed, conflicts)
         members: list[Record] = []
         for m in (r, *partners):
             _reading_order(m, by_id, usable, members)
@@ -116,7 +104,41 @@ def units(
         claimed.update(m.id for m in members)
         dependencies = tuple(m.id for m in members if m.id != r.id and m not in partners)
         units.append(Unit(r, tuple(members), dependencies, tuple(p.id for p in partners)))
-    return units, conflicts
+    return units, list(conflicts.values())
+
+
+def _rivals(r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], open_ids: set[str],
+            claimed: set[str], conflicts: dict[frozenset[str], Conflict]) -> list[Record]:
+    """The high-authority rivals of r and of everything that travels with it, closed under both relations.
+
+    The closure matters: if c7 disagrees with c4 and with c6, or a record c4 needs disagrees with
+    c2, a unit that left c6 or c2 out would settle that disagreement by the budget. Rivals that an
+    earlier unit claimed are not taken again. Every conflict met is noted once.
+    """
+    partners: list[Record] = []
+    queue, seen = [r], {r.id}
+    while queue:
+        x = queue.pop(0)
+        for dep in x.depends_on:  # what travels with x may have rivals of its own
+            target = by_id[usable[dep]]
+            if target.id not in seen:
+                seen.add(target.id)
+                queue.append(target)
+        if x.id not in open_ids:
+            continue  # a dependency below the floor travels along, but its disagreements were never in play
+        for other_id in _conflict_partners(x, by_id):
+            if other_id not in open_ids:
+                continue
+            other = by_id[other_id]
+            together = trust_of(x) in HIGH_AUTHORITY and trust_of(other) in HIGH_AUTHORITY
+            pair = frozenset((x.id, other_id))
+            if pair not in conflicts:
+                conflicts[pair] = Conflict((x.id, other_id), (trust_of(x), trust_of(other)), together, False)
+            if together and other_id not in claimed and other_id not in seen:
+                seen.add(other_id)
+                partners.append(other)
+                queue.append(other)
+    return partners
 
 
 def _conflict_partners(r: Record, by_id: Mapping[str, Record]) -> list[str]:
