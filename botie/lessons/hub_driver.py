@@ -140,7 +140,10 @@ def _execute_request(msg_id: str, code: str) -> dict:
 def _collect(ws: Any, msg_id: str) -> KernelRun:
     out, error = [], None
     while True:
-        msg = json.loads(ws.recv())
+        frame = ws.recv()
+        if isinstance(frame, bytes):
+            continue  # a binary frame carries buffers (widget data), never the text we collect
+        msg = json.loads(frame)
         if msg.get("parent_header", {}).get("msg_id") != msg_id or msg.get("channel") != "iopub":
             continue
         kind, content = msg["msg_type"], msg["content"]
