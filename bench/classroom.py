@@ -92,16 +92,17 @@ def _percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
 
 
-def report(learners: int, timings: dict, peaks: dict, errors: list, wall: float) -> str:
+def report(learners: int, timings: dict, peaks: dict, errors: list, wall: float, reconnects: int = 0) -> str:
     lines = [f"{'lesson':<36}{'runs':>6}{'p50 s':>9}{'p95 s':>9}"]
     for lesson in LESSONS:
         runs = timings.get(lesson, [])
         lines.append(f"{lesson:<36}{len(runs):>6}{_percentile(runs, 0.5):>9.1f}{_percentile(runs, 0.95):>9.1f}")
     mib = sorted(v / 2**20 for v in peaks.values())
     if mib:
-        lines.append(f"peak memory per learner (server + kernel): median {statistics.median(mib):.0f} MiB, "
-                     f"max {mib[-1]:.0f} MiB, over {len(mib)} learners")
+        lines.append(f"peak memory per learner (server + kernel): min {mib[0]:.0f}, median "
+                     f"{statistics.median(mib):.0f}, max {mib[-1]:.0f} MiB, over {len(mib)} learners")
     lines.append(f"wall time for the whole class: {wall:.0f} s on {psutil.cpu_count()} cores")
+    lines.append(f"kernel websocket handshakes retried once (as JupyterLab reconnects): {reconnects}")
     lines.extend(f"error: {e}" for e in errors)
     lines.append(f"{learners} learners, {len(LESSONS)} lessons each, {len(errors)} errors")
     return "\n".join(lines)
@@ -130,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             sampler.join()
         if hub.left_behind:
             errors.append(f"processes left behind after the hub stopped: {sorted(hub.left_behind)}")
-    print(report(args.learners, timings, peaks, errors, wall))
+    print(report(args.learners, timings, peaks, errors, wall, hub.client.reconnects))
     return 1 if errors else 0
 
 
