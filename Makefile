@@ -10,6 +10,8 @@ LAB_ARGS ?=
 PRESENT_ARGS ?=
 PYTEST_ARGS ?=
 LESSON ?= 01
+LEARNERS ?= 20
+CLASSROOM_STAMP := $(VENV)/.botie-classroom
 
 NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/instructor/*.ipynb)
 NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
@@ -19,7 +21,7 @@ PARALLEL := -n $(WORKERS) --dist loadscope
 
 MUTATION_ARGS ?=
 
-.PHONY: help env lab test test-fast learner bench bench-extras check present lint mutation clean
+.PHONY: help env lab test test-fast learner bench bench-extras check present lint mutation clean classroom-env publish-learner bench-class
 
 help:
 	@echo "make lab      open the workshop in JupyterLab (LAB_ARGS=--no-browser to pass flags)"
@@ -30,6 +32,8 @@ help:
 	@echo "make mutation  mutmut over the library, one module at a time (MUTATION_ARGS=botie.context.budget for one)"
 	@echo "make check    pre-flight: is this machine ready for the workshop? one table, a fix per failure"
 	@echo "make present  LESSON=01: a lesson's panels without code, in Voila, for the projector"
+	@echo "make publish-learner  commit the learner edition (no solutions) onto the branch 'learner' for nbgitpuller"
+	@echo "make bench-class LEARNERS=20  simulated learners run every lesson through a local JupyterHub"
 
 env: $(STAMP)
 
@@ -42,12 +46,12 @@ $(STAMP): pyproject.toml
 lab: $(STAMP)
 	$(BIN)/python -m botie.lessons.lab notebooks $(LAB_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) $(CLASSROOM_STAMP)
 	$(BIN)/python -m pytest tests $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
 
-# Everything but the real-browser tests: unit, property, widget, and strict nbval on both editions.
+# Everything but the real-browser tests and the JupyterHub test: unit, property, widget, strict nbval.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests --ignore=tests/browser $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
+	$(BIN)/python -m pytest tests --ignore=tests/browser --ignore=tests/classroom $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
 
 learner: $(STAMP)
 	$(BIN)/python -m botie.lessons.editions notebooks/instructor notebooks
@@ -69,6 +73,19 @@ present: $(STAMP)
 # tests; prints killed / timed out / survived per module and exits 1 on an unexplained survivor.
 mutation: $(STAMP)
 	$(BIN)/python -m tests.mutation $(MUTATION_ARGS)
+
+# JupyterHub, the Python proxy and nbgitpuller (classroom/), for the hub test and bench-class.
+classroom-env: $(CLASSROOM_STAMP)
+
+$(CLASSROOM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS),classroom]"
+	@touch $(CLASSROOM_STAMP)
+
+publish-learner:
+	$(PYTHON) classroom/publish.py learner-branch
+
+bench-class: $(CLASSROOM_STAMP)
+	$(BIN)/python -m bench.classroom --learners $(LEARNERS)
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check botie tests bench

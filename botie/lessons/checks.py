@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from botie._enum import ShortName
+from botie.lessons import progress
 
 __all__ = [
     "Case",
@@ -223,11 +224,15 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
     """Print which cases of the exercise pass (see :func:`run`). Never raises."""
     try:
         report = run(target, fn)
+        shown = 0
         if isinstance(report, Report) and report.verdict is Verdict.NOT_YET:
             # "not yet" already showed hint 1, so the next hint() call moves on to hint 2.
             name = report.exercise.name
             _HINTS_GIVEN[name] = max(_HINTS_GIVEN.get(name, 0), 1)
+            shown = 1
         print(report)
+        if isinstance(report, Report):
+            progress.record_check(report.exercise.name, report.passed, hint_shown=shown)
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(f"The checker itself failed ({_describe_exception(exc)}). This is not your fault; "
               "please tell the instructor.")
@@ -246,6 +251,7 @@ def hint(name: str, level: int | None = None) -> None:
     _HINTS_GIVEN[name] = level
     more = " (that is the last one)" if level == total else f'; hint("{name}") again for the next'
     print(f"Hint {level} of {total}{more}:\n{exercise.hints[level - 1]}")
+    progress.record_hint(name, level)
 
 
 # --- comparing ----------------------------------------------------------------

@@ -158,6 +158,8 @@ def _isolated_env(scratch: Path) -> dict[str, str]:
         path = scratch / var.lower()
         path.mkdir(parents=True, exist_ok=True)
         env[var] = str(path)
+    # Exercise checks record progress: keep that record out of the notebooks being written.
+    env["BOTIE_PROGRESS_FILE"] = str(scratch / "botie-progress.json")
     env["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
     env["JUPYTER_PLATFORM_DIRS"] = "1"
     env["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
@@ -172,8 +174,8 @@ def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
     """
     from nbclient import NotebookClient
 
-    saved = {var: os.environ.get(var) for var in (*_ENV_DIRS, "MPLBACKEND", "JUPYTER_PLATFORM_DIRS",
-                                                  "PYDEVD_DISABLE_FILE_VALIDATION")}
+    saved = {var: os.environ.get(var) for var in (*_ENV_DIRS, "BOTIE_PROGRESS_FILE", "MPLBACKEND",
+                                                  "JUPYTER_PLATFORM_DIRS", "PYDEVD_DISABLE_FILE_VALIDATION")}
     with tempfile.TemporaryDirectory(prefix="botie-editions-") as scratch:
         os.environ.update(_isolated_env(Path(scratch)))
         try:

@@ -1,0 +1,139 @@
+"""A class on one hub: N simulated learners each run every learner notebook through JupyterHub.
+
+    make bench-class LEARNERS=20        # or: python -m bench.classroom --learners 20
+
+Not a test and not part of ``make bench``. It starts ``classroom/jupyterhub_config.py``
+on 127.0.0.1 (test mode), gives every learner the workshop through nbgitpuller from a
+local bare clone, and then, all learners at once, opens each lesson as JupyterLab does
+(a session, so the kernel runs in the notebook's folder) and runs its code cells in
+order over the kernel websocket. A lesson's kernel is shut down when it is done, as a
+learner closing the tab would. It reports per-lesson p50/p95 run time, peak memory per
+learner (their server plus the kernel, sampled every half second), and every error seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import psutil
+
+from botie.lessons.hub_driver import LocalHub, workshop_repo
+
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("0*.ipynb"))
+TARGET = "botie-workshop"
+
+
+def _learner_pids(hub_pid: int) -> dict[str, set[int]]:
+    """Each learner's processes: their single-user server and everything it started (kernels)."""
+    found: dict[str, set[int]] = defaultdict(set)
+    for proc in psutil.Process(hub_pid).children(recursive=True):
+        try:
+            if "jupyterhub-singleuser" in " ".join(proc.cmdline()):
+                user = proc.environ().get("JUPYTERHUB_USER", "?")
+                found[user] |= {proc.pid} | {c.pid for c in proc.children(recursive=True)}
+        except psutil.Error:
+            continue
+    return found
+
+
+def _sample(hub_pid: int, peaks: dict[str, int], stop: threading.Event) -> None:
+    while not stop.wait(0.5):
+        try:
+            groups = _learner_pids(hub_pid)
+        except psutil.Error:
+            continue
+        for user, pids in groups.items():
+            total = 0
+            for pid in pids:
+                try:
+                    total += psutil.Process(pid).memory_info().rss
+                except psutil.Error:
+                    pass
+            peaks[user] = max(peaks.get(user, 0), total)
+
+
+def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: list) -> None:
+    client, operator = hub.client, hub.operator
+    try:
+        client.start_server(operator, user, limit=600)
+        token = client.token_for(operator, user)
+        client.git_pull(user, token, repo, "learner", TARGET)
+    except Exception as exc:  # one learner's failure is a result to report, not the end of the run
+        errors.append(f"{user}: setup: {type(exc).__name__}: {exc}")
+        return
+    for lesson in LESSONS:
+        cells = [c.source for c in nbformat.read(ROOT / "notebooks" / lesson, as_version=4).cells
+                 if c.cell_type == "code"]
+        started = time.perf_counter()
+        try:
+            kernel = client.open_notebook(user, token, f"{TARGET}/notebooks/{lesson}")
+            for number, source in enumerate(cells, start=1):
+                run = client.execute(user, token, kernel, source)
+                if run.error and run.error != "NotImplementedError":
+                    errors.append(f"{user}: {lesson} cell {number}: {run.error}")
+            client.request("DELETE", f"/user/{user}/api/kernels/{kernel}", token)
+        except Exception as exc:
+            errors.append(f"{user}: {lesson}: {type(exc).__name__}: {exc}")
+            continue
+        timings[lesson].append(time.perf_counter() - started)
+
+
+def _percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def report(learners: int, timings: dict, peaks: dict, errors: list, wall: float, reconnects: int = 0) -> str:
+    lines = [f"{'lesson':<36}{'runs':>6}{'p50 s':>9}{'p95 s':>9}"]
+    for lesson in LESSONS:
+        runs = timings.get(lesson, [])
+        lines.append(f"{lesson:<36}{len(runs):>6}{_percentile(runs, 0.5):>9.1f}{_percentile(runs, 0.95):>9.1f}")
+    mib = sorted(v / 2**20 for v in peaks.values())
+    if mib:
+        lines.append(f"peak memory per learner (server + kernel): min {mib[0]:.0f}, median "
+                     f"{statistics.median(mib):.0f}, max {mib[-1]:.0f} MiB, over {len(mib)} learners")
+    lines.append(f"wall time for the whole class: {wall:.0f} s on {psutil.cpu_count()} cores")
+    lines.append(f"kernel websocket handshakes retried once (as JupyterLab reconnects): {reconnects}")
+    lines.extend(f"error: {e}" for e in errors)
+    lines.append(f"{learners} learners, {len(LESSONS)} lessons each, {len(errors)} errors")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--learners", type=int, default=20)
+    args = parser.parse_args(argv)
+    users = tuple(f"learner{i:03d}" for i in range(1, args.learners + 1))
+    timings: dict[str, list[float]] = defaultdict(list)
+    peaks: dict[str, int] = {}
+    errors: list[str] = []
+    with tempfile.TemporaryDirectory(prefix="botie-bench-class-") as scratch:
+        repo = f"file://{workshop_repo(ROOT, Path(scratch))}"
+        with LocalHub(ROOT, Path(scratch), users) as hub:
+            stop = threading.Event()
+            sampler = threading.Thread(target=_sample, args=(hub.process.pid, peaks, stop), daemon=True)
+            sampler.start()
+            started = time.perf_counter()
+            with ThreadPoolExecutor(max_workers=len(users)) as pool:
+                for user in users:
+                    pool.submit(_one_learner, hub, user, repo, timings, errors)
+            wall = time.perf_counter() - started
+            stop.set()
+            sampler.join()
+        if hub.left_behind:
+            errors.append(f"processes left behind after the hub stopped: {sorted(hub.left_behind)}")
+    print(report(args.learners, timings, peaks, errors, wall, hub.client.reconnects))
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

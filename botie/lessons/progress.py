@@ -1,0 +1,247 @@
+"""A learner's progress: one small JSON file in their working folder.
+
+Every exercise check records its result here (lesson, exercise, passed or
+not yet, attempts, hints shown, when), and every hint shown is counted.
+``show_progress()`` prints the learner's table across all lessons.
+
+The file is the learner's own. Nothing here sends it anywhere; on a class
+server the instructor's view reads it through the hub (see ``classroom/``).
+
+Recording progress must never get in the way of a check:
+
+- the file is written whole to a temporary file beside it, then renamed over
+  the old one, so a kernel stopped mid-write leaves the previous file intact;
+- a missing or empty file is a fresh start; a file that cannot be read as
+  progress is kept aside (renamed, never deleted) and a fresh one begins;
+- any problem is said once per session, plainly, and the check still answers.
+
+Where the file lives: ``BOTIE_PROGRESS_FILE`` if set (tests point it at a
+scratch folder; ``off`` turns recording off), else ``botie-progress.json``
+in the current folder, which in Jupyter is the notebook's folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "FILE_NAME",
+    "FORMAT",
+    "PLACES",
+    "Entry",
+    "ProgressFile",
+    "load",
+    "progress_path",
+    "record_check",
+    "record_hint",
+    "show_progress",
+    "table_text",
+]
+
+FILE_NAME = "botie-progress.json"
+FORMAT = 1
+
+#: Where each exercise sits: (lesson, its number within the lesson). The learner
+#: notebooks are the truth; tests/lessons/test_progress.py checks this table against them.
+PLACES: dict[str, tuple[str, int]] = {
+    "evidence_allowance": ("00", 1),
+    "permitted": ("01", 1),
+    "choose_evidence": ("01", 2),
+    "shortlist": ("02", 1),
+    "settle_conflict": ("02", 2),
+    "untraceable": ("02", 3),
+    "route": ("03", 1),
+    "coverage_record": ("03", 2),
+    "span_check": ("03", 3),
+    "valid_minutes": ("04", 1),
+    "choose_branch": ("04", 2),
+    "field_errors": ("04", 3),
+    "first_lost_stage": ("05", 1),
+}
+
+PASSED = "passed"
+NOT_YET = "not yet"
+
+# Problems already reported this session, so each is said once, not at every check.
+_SAID: set[str] = set()
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One exercise's line in the progress file."""
+
+    name: str
+    lesson: str
+    number: int
+    status: str  # "passed" or "not yet": the latest check
+    attempts: int
+    hints: int  # the highest hint level shown
+    first_tried: str | None
+    last_tried: str | None
+    passed_at: str | None  # the first time it passed
+
+    @classmethod
+    def from_json(cls, name: str, raw: Any) -> Entry:
+        if not isinstance(raw, dict):
+            raise ValueError(f"entry {name!r} is not an object")
+        lesson, number = PLACES.get(name, (str(raw.get("lesson", "?")), int(raw.get("exercise", 0))))
+        status = raw.get("status", NOT_YET)
+        attempts, hints = raw.get("attempts", 0), raw.get("hints", 0)
+        if status not in (PASSED, NOT_YET) or type(attempts) is not int or type(hints) is not int:
+            raise ValueError(f"entry {name!r} has a status, attempts or hints that make no sense")
+        return cls(name, lesson, number, status, attempts, hints, raw.get("first_tried"),
+                   raw.get("last_tried"), raw.get("passed_at"))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lesson": self.lesson, "exercise": self.number, "status": self.status,
+                "attempts": self.attempts, "hints": self.hints, "first_tried": self.first_tried,
+                "last_tried": self.last_tried, "passed_at": self.passed_at}
+
+
+@dataclass(frozen=True)
+class ProgressFile:
+    """What a progress file held, and what happened when it was read."""
+
+    entries: dict[str, Entry]
+    state: str  # "ok", "missing", "empty" or "corrupt"
+    problem: str = ""  # for "corrupt": what was wrong with it
+
+
+def progress_path() -> Path | None:
+    """The file to use, or None when recording is turned off."""
+    setting = os.environ.get("BOTIE_PROGRESS_FILE", "")
+    if setting.lower() == "off":
+        return None
+    return Path(setting) if setting else Path.cwd() / FILE_NAME
+
+
+def parse(text: str) -> ProgressFile:
+    """Read the text of a progress file. Never raises: a bad file is reported as ``corrupt``."""
+    if not text.strip():
+        return ProgressFile({}, "empty")
+    try:
+        raw = json.loads(text)
+        if not isinstance(raw, dict) or not isinstance(raw.get("exercises"), dict):
+            raise ValueError("it is not a progress file (no 'exercises' object)")
+        entries = {name: Entry.from_json(name, item) for name, item in raw["exercises"].items()}
+    except (ValueError, TypeError) as exc:
+        return ProgressFile({}, "corrupt", str(exc))
+    return ProgressFile(entries, "ok")
+
+
+def load(path: Path) -> ProgressFile:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ProgressFile({}, "missing")
+    except UnicodeDecodeError as exc:
+        return ProgressFile({}, "corrupt", f"it is not text ({exc.reason})")
+    return parse(text)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _say_once(key: str, message: str) -> None:
+    if key not in _SAID:
+        _SAID.add(key)
+        print(message)
+
+
+def _keep_aside(path: Path, problem: str) -> None:
+    """Rename an unreadable file out of the way (never delete a learner's file) and say so once."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    aside = path.with_name(f"{path.stem}.unreadable-{stamp}{path.suffix}")
+    path.replace(aside)
+    _say_once(f"corrupt:{path}", f"(Your progress file could not be read: {problem}. It is kept as {aside.name}; "
+                                 "a fresh one starts now. Your check above is not affected.)")
+
+
+def _write(path: Path, entries: dict[str, Entry]) -> None:
+    """Write the whole file to a temporary file in the same folder, then rename it into place."""
+    body = {"format": FORMAT, "exercises": {name: e.to_json() for name, e in sorted(entries.items())}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(body, out, indent=1)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)  # atomic on one filesystem: readers see the old file or the new one
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _update(name: str, change: Callable[[Entry], Entry]) -> None:
+    """Read, change one entry, write back. Never raises: a problem is said once."""
+    path = progress_path()
+    if path is None:
+        return
+    try:
+        current = load(path)
+        if current.state == "corrupt":
+            _keep_aside(path, current.problem)
+        lesson, number = PLACES.get(name, ("?", 0))
+        old = current.entries.get(name) or Entry(name, lesson, number, NOT_YET, 0, 0, None, None, None)
+        _write(path, {**current.entries, name: change(old)})
+    except OSError as exc:
+        _say_once(f"write:{path}", f"(Your progress could not be saved in {path}: {exc.strerror or exc}. "
+                                   "Checks and hints still work; only the record is missing.)")
+
+
+def record_check(name: str, passed: bool, *, hint_shown: int = 0) -> None:
+    """Count one check of exercise ``name`` and keep its latest result (and any hint it showed)."""
+    when = _now()
+
+    def change(e: Entry) -> Entry:
+        hints = max(e.hints, hint_shown)
+        return Entry(e.name, e.lesson, e.number, PASSED if passed else NOT_YET, e.attempts + 1, hints,
+                     e.first_tried or when, when, e.passed_at or (when if passed else None))
+
+    _update(name, change)
+
+
+def record_hint(name: str, level: int) -> None:
+    """Remember the highest hint level shown for exercise ``name``."""
+
+    def change(e: Entry) -> Entry:
+        return Entry(e.name, e.lesson, e.number, e.status, e.attempts, max(e.hints, level), e.first_tried,
+                     e.last_tried, e.passed_at)
+
+    _update(name, change)
+
+
+def table_text(entries: dict[str, Entry]) -> str:
+    """The learner's table: every exercise of every lesson, in lesson order."""
+    lines = [f"{'lesson':<7}{'exercise':<22}{'result':<10}{'tries':>6}{'hints':>6}"]
+    for name, (lesson, number) in sorted(PLACES.items(), key=lambda item: item[1]):
+        e = entries.get(name)
+        result = "-" if e is None else e.status
+        tries = 0 if e is None else e.attempts
+        hints = 0 if e is None else e.hints
+        lines.append(f"{lesson:<7}{f'{number}. {name}':<22}{result:<10}{tries:>6}{hints:>6}")
+    done = sum(1 for e in entries.values() if e.status == PASSED and e.name in PLACES)
+    lines.append(f"{done} of {len(PLACES)} exercises passed.")
+    return "\n".join(lines)
+
+
+def show_progress() -> None:
+    """Print your progress across all lessons. Never raises."""
+    path = progress_path()
+    if path is None:
+        print("Progress recording is turned off (BOTIE_PROGRESS_FILE=off).")
+        return
+    current = load(path)
+    if current.state == "corrupt":
+        print(f"Your progress file ({path.name}) could not be read: {current.problem}. "
+              "The next check keeps it aside and starts a fresh one.")
+    print(table_text(current.entries))

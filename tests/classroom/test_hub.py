@@ -1,0 +1,159 @@
+"""A class on one hub: three learners get the workshop through nbgitpuller, run a check in their kernels,
+and the instructor's room shows the right rows; learners cannot read each other's progress.
+
+One hub for the whole module (127.0.0.1, dummy authenticator, local process spawner), stopped at the
+end with every process it started. Select it with ``-m hub``; it needs the ``classroom`` extra.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.test_notebooks import ROOT
+
+pytestmark = [pytest.mark.hub, pytest.mark.slow]
+
+LEARNERS = ("ana", "bo", "cy")
+INSTRUCTOR = "lee"
+PROGRESS = "botie-workshop/notebooks/botie-progress.json"
+LESSON = "botie-workshop/notebooks/01_which_records.ipynb"
+
+RIGHT = '''
+from botie.lessons.checks import check, hint
+def permitted(records, allowed_assets):
+    return [r for r in records if r.asset in allowed_assets]
+check(permitted)
+'''
+WRONG = '''
+from botie.lessons.checks import check, hint
+def permitted(records, allowed_assets):
+    return list(records)
+for _ in range(3):
+    check(permitted)
+hint("permitted"); hint("permitted")
+'''
+STUB = '''
+from botie.lessons.checks import check
+def permitted(records, allowed_assets):
+    raise NotImplementedError("your code here")
+check(permitted)
+'''
+CODE = {"ana": RIGHT, "bo": WRONG, "cy": STUB}
+
+
+def _require_classroom() -> None:
+    try:
+        import jupyterhub  # noqa: F401
+        import nbgitpuller  # noqa: F401
+        import psutil  # noqa: F401
+    except ImportError as exc:
+        pytest.fail(f"the hub test needs the classroom extra ({exc}). Fix: make classroom-env "
+                    '(or pip install -e ".[classroom]")', pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory):
+    _require_classroom()
+    from botie.lessons.hub_driver import LocalHub, workshop_repo
+
+    tmp = tmp_path_factory.mktemp("hub")
+    bare = workshop_repo(ROOT, tmp)
+    local = LocalHub(ROOT, tmp, LEARNERS, (INSTRUCTOR,), refresh=3)
+    with local:
+        client, operator = local.client, local.operator
+        tokens = {}
+        for user in LEARNERS:
+            client.start_server(operator, user)
+            tokens[user] = client.token_for(operator, user)
+        tokens[INSTRUCTOR] = client.token_for(operator, INSTRUCTOR)
+        yield {"client": client, "operator": operator, "room": local.room_token, "tokens": tokens, "bare": bare,
+               "homes": tmp / "homes", "log": local.log_path, "local": local}
+        local.remember_processes()
+    assert local.seen, "the test never saw the hub's processes, so it could not check they all ended"
+    assert not local.left_behind, f"processes left behind after the hub stopped: {sorted(local.left_behind)}"
+
+
+@pytest.fixture(scope="module")
+def classroom(hub):
+    """Each learner pulls the workshop with nbgitpuller, opens lesson 01 and runs a check in its kernel."""
+    client, tokens = hub["client"], hub["tokens"]
+    printed = {}
+    for user in LEARNERS:
+        client.git_pull(user, tokens[user], f"file://{hub['bare']}", "learner", "botie-workshop")
+        kernel = client.open_notebook(user, tokens[user], LESSON)
+        run = client.execute(user, tokens[user], kernel, CODE[user])
+        assert run.error is None, f"{user}'s kernel raised {run.error}: {run.stdout}"
+        printed[user] = run.stdout
+    hub["local"].remember_processes()  # servers and kernels are all up now
+    return printed
+
+
+def _room(hub) -> dict:
+    status, rows = hub["client"].request("GET", "/services/botie-room/api/room", hub["tokens"][INSTRUCTOR])
+    assert status == 200, hub["log"].read_text()[-4000:]
+    return {row["learner"]: row for row in rows}
+
+
+def test_learners_get_the_learner_edition_without_solutions(hub, classroom):
+    home = hub["homes"] / "ana" / "botie-workshop"
+    assert (home / "notebooks" / "01_which_records.ipynb").is_file()
+    assert not (home / "notebooks" / "instructor").exists() and not (home / "tests").exists()
+    for notebook in (home / "notebooks").glob("*.ipynb"):
+        assert "# BEGIN SOLUTION" not in notebook.read_text()
+
+
+def test_each_kernel_ran_its_check(classroom):
+    assert "cases passed. Well done!" in classroom["ana"]
+    assert classroom["bo"].count("cases passed.") == 3 and "Hint 2 of" in classroom["bo"]
+    assert "permitted: not yet." in classroom["cy"]
+
+
+def test_the_room_shows_three_rows_with_the_right_results(hub, classroom):
+    room = _room(hub)
+    assert sorted(room) == sorted(LEARNERS)  # the instructor is not a row
+    ana, bo, cy = (room[u]["entries"]["permitted"] for u in LEARNERS)
+    assert (ana["status"], ana["attempts"], room["ana"]["stuck"]) == ("passed", 1, [])
+    assert (bo["status"], bo["attempts"], bo["hints"], room["bo"]["stuck"]) == ("not yet", 3, 2, ["permitted"])
+    assert (cy["status"], cy["attempts"], cy["hints"]) == ("not yet", 1, 1)
+    assert all(room[u]["state"] == "working" for u in LEARNERS)
+    status, page = hub["client"].request("GET", "/services/botie-room/", hub["tokens"][INSTRUCTOR])
+    assert status == 200 and 'http-equiv="refresh" content="3"' in page and "class='stuck'" in page
+
+
+def test_a_learner_cannot_read_another_learners_progress_or_the_room(hub, classroom):
+    client, tokens = hub["client"], hub["tokens"]
+    assert client.request("GET", f"/user/ana/api/contents/{PROGRESS}", tokens["ana"])[0] == 200
+    assert client.request("GET", f"/user/ana/api/contents/{PROGRESS}", tokens["bo"])[0] == 403
+    assert client.request("GET", "/services/botie-room/api/room", tokens["bo"])[0] == 403
+
+
+def test_the_rooms_token_reads_files_and_nothing_else(hub, classroom):
+    client, token = hub["client"], hub["room"]
+    assert client.request("GET", f"/user/ana/api/contents/{PROGRESS}", token)[0] == 200
+    assert client.request("POST", "/user/ana/api/kernels", token, {"name": "python3"})[0] == 403  # no code
+    assert client.request("PUT", f"/user/ana/api/contents/{PROGRESS}", token,
+                          {"type": "file", "format": "text", "content": "{}"})[0] == 403  # no writes
+    status, users = client.request("GET", "/hub/api/users", token)
+    assert status == 200 and sorted(u["name"] for u in users) == sorted(LEARNERS)
+    assert client.request("POST", "/hub/api/users/ana/tokens", token, {})[0] == 403
+
+
+def test_a_corrupt_file_and_a_stopped_server_show_as_such(hub, classroom):
+    client, tokens = hub["client"], hub["tokens"]
+    status, _ = client.request("PUT", f"/user/cy/api/contents/{PROGRESS}", tokens["cy"],
+                               {"type": "file", "format": "text", "content": "{half a file"})
+    assert status == 200
+    client.stop_server(hub["operator"], "bo")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        room = _room(hub)
+        if room["bo"]["state"] == "server stopped":
+            break
+        time.sleep(1)
+    assert room["bo"]["state"] == "server stopped"
+    assert room["cy"]["state"] == "progress file unreadable" and room["cy"]["entries"] == {}
+    assert room["ana"]["state"] == "working"  # the others are unaffected
+    print(json.dumps({u: room[u]["state"] for u in room}))
