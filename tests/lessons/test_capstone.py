@@ -41,7 +41,7 @@ def test_the_reference_solutions_pass_every_set_but_the_note_that_supplies_its_o
     assert [c.name for c in reference.cases if not c.passed] == ["claims to be official policy (note-anon-77)"]
 
 
-def test_a_selector_with_no_permission_check_fails_restricted_never_sent():
+def test_dropping_the_permission_test_fails_restricted_never_sent_naming_the_vendor_file():
     def everything(records, allowed_assets, allowance):
         return choose_evidence(records, [r.asset for r in records], allowance)
 
@@ -50,7 +50,7 @@ def test_a_selector_with_no_permission_check_fails_restricted_never_sent():
     assert passed < total and "vendor-p2-seal-design" in report.failures()
 
 
-def test_a_decision_that_ignores_the_stored_request_fails_the_decisions_set():
+def test_a_choose_branch_that_ignores_previous_gets_two_decisions_wrong():
     def no_memory(proposal, *, caller, allowed_assets, approval, previous):
         return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=None)
 
