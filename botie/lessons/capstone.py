@@ -70,7 +70,16 @@ class CapstoneReport:
         missed = [c for c in self.cases if not c.passed]
         if not missed:
             return "every case passed"
-        return "\n".join(f"✗ {c.set} / {c.name}: {c.got}" for c in missed)
+        # A stub or a crash fails many cases with one message: say it once, with the count.
+        lines, seen = [], {}
+        for c in missed:
+            if c.got.startswith(("not yet", "your ")):
+                seen[c.got] = seen.get(c.got, 0) + 1
+                if seen[c.got] > 1:
+                    continue
+            lines.append(f"✗ {c.set} / {c.name}: {c.got}")
+        lines += [f"  ({n - 1} more cases failed with: {got})" for got, n in seen.items() if n > 1]
+        return "\n".join(lines)
 
 
 def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
@@ -78,7 +87,7 @@ def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except NotImplementedError:
-        raise LearnerError(f"not yet: {name} is still the stub; write it in its lesson's exercise first") from None
+        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)") from None
     except Exception as exc:  # a learner's bug becomes a message, never a traceback
         raise LearnerError(f"your {name} raised {type(exc).__name__}: {exc}") from None
 

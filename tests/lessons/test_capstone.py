@@ -67,6 +67,7 @@ def test_stubs_show_not_yet_and_a_crash_shows_its_message_never_a_traceback():
 
     stubbed = run_capstone(stub, stub)
     assert all(not c.passed and c.got.startswith("not yet") for c in stubbed.cases)
+    assert "(14 more cases failed with: not yet: choose_evidence" in stubbed.failures()
     crashed = run_capstone(crash, choose_branch)
     assert "your choose_evidence raised IndexError" in crashed.failures()
 
