@@ -87,7 +87,8 @@ def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except NotImplementedError:
-        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)") from None
+        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)",
+                           ) from None
     except Exception as exc:  # a learner's bug becomes a message, never a traceback
         raise LearnerError(f"your {name} raised {type(exc).__name__}: {exc}") from None
 

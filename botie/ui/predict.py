@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from botie.lessons.predict import QUESTIONS, Judgement, Question, judge
 
-from ._common import PANEL_CLASS, RESULT_CLASS, control, esc
+from ._common import RESULT_CLASS, control, esc
 
 __all__ = ["PredictWidget", "predict"]
 
@@ -35,8 +35,8 @@ class PredictWidget:
         self.output.add_class(RESULT_CLASS)
         self.button.on_click(self._on_click)
         self.widget = widgets.VBox([prompt, self.choice, self.button, self.output])
-        self.widget.add_class(PANEL_CLASS)
-        self.widget.add_class("botie-predict-panel")
+        # Not a "botie-panel": a question, not one of the lesson panels the browser tests operate.
+        self.widget.add_class("botie-predict")
 
     def _on_click(self, _button: Any = None) -> None:
         self.check()

@@ -8,7 +8,7 @@ def test_controls_have_accessible_names_and_start_unanswered():
     w = predict("prefix-6-5-in-8")
     assert w.choice.description == "Your prediction" and w.button.description == "Check my prediction"
     assert w.choice.value is None and w.result_text() == ""
-    assert "botie-predict-panel" in w.widget._dom_classes
+    assert "botie-predict" in w.widget._dom_classes and "botie-panel" not in w.widget._dom_classes
 
 
 def test_checking_without_a_choice_asks_for_one():
