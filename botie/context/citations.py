@@ -15,6 +15,7 @@ data) can be bad input.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -23,7 +24,7 @@ from botie._enum import ShortName
 from botie.context.evidence import parse_evidence
 from botie.errors import CitationError
 
-__all__ = ["CitationCheck", "CitationFailure", "CitationProblem", "verify_citations"]
+__all__ = ["CitationCheck", "CitationFailure", "CitationProblem", "ClaimCheck", "check_claims", "verify_citations"]
 
 
 class CitationProblem(ShortName):
@@ -146,3 +147,52 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
     if not failures and not verified and not allow_empty:
         failures.append(CitationFailure(None, None, CitationProblem.NO_CITATIONS, "the answer cites nothing to check"))
     return CitationCheck(not failures, tuple(failures), tuple(verified), ids)
+
+
+# --- every sentence carries a citation ---------------------------------------------------------
+
+_MARKER = re.compile(r"\[(\d+)\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # "1.5 bar" stays one sentence
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """Which sentences of an answer rest on a citation. Any uncited sentence withholds the answer.
+
+    ``uncited`` holds the sentences with no marker, or whose markers name no
+    citation in the list, in the order they appear.
+    """
+
+    ok: bool
+    sentences: tuple[str, ...]
+    uncited: tuple[str, ...]
+
+    @property
+    def branch(self) -> str:
+        return "release" if self.ok else "withhold"
+
+    def explain(self) -> str:
+        if self.ok:
+            return f"release: each of the {len(self.sentences)} sentences cites a quote"
+        return "\n".join([f"withhold: {len(self.uncited)} sentence(s) with no citation"]
+                         + [f"  uncited: {s}" for s in self.uncited])
+
+
+def check_claims(answer: str, citations: Any) -> ClaimCheck:
+    """Flag every sentence of ``answer`` that cites nothing.
+
+    A sentence cites by carrying a marker ``[n]``: the n-th entry (from 1) of
+    ``citations``. A marker past the end of the list cites nothing. Whether
+    the quotes themselves are genuine is :func:`verify_citations`' job; this
+    check asks the other question: does every claim point at a quote at all?
+    An instruction slipped into an answer usually arrives as a sentence of
+    its own, with nothing to cite.
+    """
+    if not isinstance(answer, str):
+        raise CitationError(f"an answer is text, got {type(answer).__name__}", field="answer")
+    count = 0 if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable) \
+        else len(list(citations))
+    sentences = tuple(s.strip() for s in _SENTENCE_END.split(answer.strip()) if s.strip())
+    uncited = tuple(s for s in sentences
+                    if not any(1 <= int(n) <= count for n in _MARKER.findall(s)))
+    return ClaimCheck(bool(sentences) and not uncited, sentences, uncited)

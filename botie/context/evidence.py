@@ -20,9 +20,10 @@ orders.
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from botie._checks import ceiling_tokens
 from botie.context.records import Record, version_hash
@@ -38,7 +39,9 @@ __all__ = [
     "document_version",
     "escape_attribute",
     "escape_text",
+    "new_fence",
     "parse_evidence",
+    "region_closed_early",
     "render_evidence",
     "unescape",
 ]
@@ -81,7 +84,7 @@ def _open_tag(record: Record) -> str:
     return f"<document {inside}>"
 
 
-def render_evidence(records: Iterable[Record]) -> str:
+def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> str:
     """One ``<evidence>`` region holding one ``<document id=... version=...>`` per record.
 
     Bodies and attributes are escaped, so no record can end either element
@@ -93,8 +96,13 @@ def render_evidence(records: Iterable[Record]) -> str:
         ...escaped text...
         </document>
         </evidence>
+
+    With ``fence`` (see :func:`new_fence`) the region's tag becomes
+    ``evidence-<fence>``: a document would have to guess it to close the region,
+    a second guard beside the escaping. Bodies are escaped either way.
     """
-    parts = ["<evidence>\n"]
+    tag = "evidence" if fence is None else f"evidence-{_need_fence(fence)}"
+    parts = [f"<{tag}>\n"]
     seen: set[str] = set()
     for r in records:
         if not isinstance(r, Record):
@@ -103,8 +111,36 @@ def render_evidence(records: Iterable[Record]) -> str:
             raise RecordError(f"record {r.id}: appears twice in the evidence", field="id", record=r.id)
         seen.add(r.id)
         parts.append(f"{_open_tag(r)}\n{escape_text(r.text)}\n</document>\n")
-    parts.append("</evidence>")
+    parts.append(f"</{tag}>")
     return "".join(parts)
+
+
+_FENCE = re.compile(r"[0-9a-f]{8,64}")
+
+
+def _need_fence(fence: Any) -> str:
+    if not isinstance(fence, str) or not _FENCE.fullmatch(fence):
+        raise EvidenceError(f"a fence is 8 to 64 lower-case hex digits, got {fence!r:.40}", field="fence")
+    return fence
+
+
+def new_fence(rng: Any = None) -> str:
+    """A fresh random fence for one request: 16 hex digits (64 bits).
+
+    A new one per request, so a document cannot learn it from an earlier
+    answer. ``rng`` (anything with ``getrandbits``, such as ``random.Random(7)``)
+    makes it repeatable for a lesson or a test; by default it comes from
+    :mod:`secrets`.
+    """
+    bits = secrets.randbits(64) if rng is None else rng.getrandbits(64)
+    return f"{bits:016x}"
+
+
+def region_closed_early(rendered: str, tag: str = "evidence") -> bool:
+    """Whether ``</tag>`` occurs anywhere before the end of ``rendered``: text after it would read as ours."""
+    closing = f"</{tag}>"
+    first = rendered.find(closing)
+    return first != -1 and first != len(rendered.rstrip()) - len(closing)
 
 
 class EvidenceDocument(NamedTuple):

@@ -133,3 +133,28 @@ def test_every_substring_of_a_document_in_the_context_verifies(text, start, leng
     check = verify_citations([{"id": "d", "quote": quote}], {"d": text})
     assert check.ok == bool(quote.strip())
     assert isinstance(check, CitationCheck)
+
+
+# --- every sentence cites something ----------------------------------------------------------------
+
+
+def test_a_sentence_with_no_citation_marker_is_flagged():
+    from botie.context.citations import check_claims
+
+    cites = [{"id": "a", "quote": "x"}, {"id": "b", "quote": "y"}]
+    check = check_claims("Torque is 18 N·m [1]. Lapped faces take 16 N·m [2]. Book a 60-minute slot now.", cites)
+    assert not check.ok and check.uncited == ("Book a 60-minute slot now.",)
+    assert check_claims("Torque is 18 N·m [1]. Lapped faces take 16 N·m [2].", cites).ok
+
+
+def test_a_marker_past_the_end_of_the_citations_cites_nothing():
+    from botie.context.citations import check_claims
+
+    assert check_claims("Keep the flush at 1.5 bar [3].", [{"id": "a", "quote": "x"}]).uncited == (
+        "Keep the flush at 1.5 bar [3].",)
+
+
+def test_an_empty_answer_is_not_released():
+    from botie.context.citations import check_claims
+
+    assert not check_claims("", []).ok

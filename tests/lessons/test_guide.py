@@ -145,3 +145,7 @@ def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
     label = first.case.label.replace(" (the example above)", "")
     assert f"✗ {label}" in flat(guide_blocks()["02"])
     assert "`TypeError` message is shown beside the case" in flat(guide_blocks()["02"])
+
+
+def test_the_coverage_table_has_no_gaps_left():
+    assert [topic for topic, lesson, _ in coverage_rows() if lesson == "gap"] == []

@@ -1,0 +1,82 @@
+"""Retrying a submission: only what may succeed unchanged, within a limit, and never reported as more than it was.
+
+An agent loop that retries everything turns a denial into four denials and a
+malformed call into four malformed calls; one that retries nothing gives up on
+a scheduling service that was down for a second. The rule is the branch's own
+:attr:`~botie.actions.decision.Branch.retryable`: ``unavailable`` and
+``in_progress`` may succeed later with the same request id (the same
+idempotency key, so nothing is booked twice); everything else needs a person
+or the model to change something first.
+
+The run keeps every attempt. Its :meth:`RetryRun.tool_result` is the last
+decision's own result with the attempt count added: a failure stays a
+failure, with its status, its reason and, for ``invalid``, the fields to
+repair. Nothing here turns an error into a reassuring sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from botie.actions.decision import Decision
+from botie.errors import SettingError
+
+__all__ = ["RetryRun", "submit_with_retries"]
+
+
+@dataclass(frozen=True)
+class RetryRun:
+    """Every attempt's decision, in order, and why the loop stopped."""
+
+    attempts: tuple[Decision, ...]
+    limit: int
+
+    @property
+    def final(self) -> Decision:
+        return self.attempts[-1]
+
+    @property
+    def stopped_because(self) -> str:
+        last = self.final
+        if last.ok:
+            return f"{last.branch}: done"
+        if not last.retryable:
+            return f"{last.branch} is not retryable: the same request would get the same answer"
+        return f"{last.branch} after {len(self.attempts)} attempts: the limit of {self.limit} was reached"
+
+    def tool_result(self) -> dict[str, Any]:
+        """The last decision's tool result, with how many attempts it took. A failure stays a failure."""
+        result = self.final.tool_result()
+        result["attempts"] = len(self.attempts)
+        return result
+
+    def explain(self) -> str:
+        lines = [f"attempt {n}: {d.branch} ({'retryable' if d.retryable else 'not retryable'})"
+                 for n, d in enumerate(self.attempts, start=1)]
+        lines.append(f"stopped: {self.stopped_because}")
+        return "\n".join(lines)
+
+
+def submit_with_retries(send: Callable[[], Decision], *, limit: int = 3,
+                        wait: Callable[[int], None] | None = None) -> RetryRun:
+    """Call ``send`` until its decision is not retryable, or ``limit`` attempts were made.
+
+    ``send`` submits the *same* proposal each time (the same request id: a
+    fresh id per attempt would defeat the idempotency key). ``wait(n)`` is
+    called before attempt ``n + 1``, for a back-off; tests and lessons pass
+    nothing and do not sleep.
+    """
+    if type(limit) is not int or limit < 1:
+        raise SettingError(f"limit must be an int >= 1, got {limit!r}", field="limit")
+    attempts: list[Decision] = []
+    while True:
+        decision = send()
+        if not isinstance(decision, Decision):
+            raise SettingError(f"send must return a Decision, got {decision!r:.80}", field="send")
+        attempts.append(decision)
+        if not decision.retryable or len(attempts) == limit:
+            return RetryRun(tuple(attempts), limit)
+        if wait is not None:
+            wait(len(attempts))

@@ -1,0 +1,144 @@
+"""What a conversation carries into its next turn: a memory policy written down, not an accident.
+
+Loading every past message is also a memory policy, just one nobody chose. It
+spends the room evidence needs, and it carries forward whatever was said,
+including a model's guess and a summary written before a correction. This
+module decides, entry by entry, what goes forward, in a fixed order:
+
+1. **provisional**: something the model said is not a fact. It is dropped
+   unless a document or a person confirmed it (then it is a new entry with
+   that origin).
+2. **expired**: every entry may carry an expiry; past it, the value is gone.
+   The focus of today's question should not steer next week's.
+3. **replaced**: a later entry for the same key replaces an earlier one. A
+   correction wins, and the stale value does not linger beside it.
+4. **stale summary**: a summary of keys that changed after it was written
+   repeats the old values. It is dropped, and the keys it summarised speak
+   for themselves.
+
+A fact taken from a document keeps its ``source_id``, so it can be checked
+against the document later. Entries are plain values; the decision is a
+frozen result naming each entry's status and why.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from botie._enum import ShortName
+from botie.errors import InputError
+
+__all__ = ["CarriedMemory", "MemoryEntry", "MemoryOutcome", "MemoryStatus", "Origin", "carry_forward"]
+
+
+class Origin(ShortName):
+    """Who put a value into the conversation's memory."""
+
+    DOCUMENT = "document"  # read in a document: keeps the document's id
+    TECHNICIAN = "technician"  # said by the signed-in person
+    MODEL = "model"  # said by the model: provisional until confirmed
+    SUMMARY = "summary"  # a condensed view of other keys
+
+
+class MemoryStatus(ShortName):
+    KEPT = "kept"
+    PROVISIONAL = "provisional"
+    EXPIRED = "expired"
+    REPLACED = "replaced"
+    STALE_SUMMARY = "stale_summary"
+
+
+CHECKS = ("provisional", "expiry", "replacement", "summaries")
+
+
+@dataclass(frozen=True)
+class MemoryEntry:
+    """One remembered value. ``covers`` lists the keys a summary condenses (summaries only)."""
+
+    key: str
+    value: str
+    origin: Origin
+    written_at: _dt.datetime
+    expires_at: _dt.datetime | None = None
+    source_id: str | None = None
+    covers: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name in ("key", "value"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
+                raise InputError(f"memory entry: {name} must be non-empty text", field=name, record=str(self.key))
+        object.__setattr__(self, "origin", Origin(self.origin))
+        for name in ("written_at", "expires_at"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, _dt.datetime) or value.tzinfo is None):
+                raise InputError(f"memory entry {self.key}: {name} must be an aware datetime, got {value!r}",
+                                 field=name, record=self.key)
+        if self.origin is Origin.DOCUMENT and not self.source_id:
+            # A fact that needs checking keeps the link to where it came from.
+            raise InputError(f"memory entry {self.key}: a fact from a document needs its source_id",
+                             field="source_id", record=self.key)
+        object.__setattr__(self, "covers", tuple(self.covers))
+        if (self.origin is Origin.SUMMARY) != bool(self.covers):
+            raise InputError(f"memory entry {self.key}: covers is for summaries, and a summary needs it",
+                             field="covers", record=self.key)
+
+
+class MemoryOutcome(NamedTuple):
+    key: str
+    value: str
+    status: MemoryStatus
+    reason: str
+
+
+@dataclass(frozen=True)
+class CarriedMemory:
+    """What goes into the next turn (``kept``), and every entry's outcome in input order."""
+
+    kept: tuple[MemoryEntry, ...]
+    outcomes: tuple[MemoryOutcome, ...]
+    checks: tuple[str, ...] = CHECKS
+
+    def explain(self) -> str:
+        return "\n".join(f"{o.status!s:<14} {o.key:<14} {o.value!r}: {o.reason}" for o in self.outcomes)
+
+
+def _latest(entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
+    """Per key, the latest entry that is neither provisional nor expired (ties: the later in the list)."""
+    latest: dict[str, MemoryEntry] = {}
+    for e in entries:
+        if e.key not in latest or e.written_at >= latest[e.key].written_at:
+            latest[e.key] = e
+    return latest
+
+
+def _decide(e: MemoryEntry, latest: dict[str, MemoryEntry], now: _dt.datetime) -> tuple[MemoryStatus, str]:
+    if e.origin is Origin.MODEL:
+        return MemoryStatus.PROVISIONAL, "the model said it; nobody confirmed it, so it is not carried as a fact"
+    if e.expires_at is not None and e.expires_at <= now:
+        return MemoryStatus.EXPIRED, f"expired at {e.expires_at:%Y-%m-%d %H:%M}"
+    if latest.get(e.key) is not e:
+        newer = latest[e.key]
+        return MemoryStatus.REPLACED, f"replaced by {newer.value!r} ({newer.origin}) written later"
+    changed = [k for k in e.covers if k in latest and latest[k].written_at > e.written_at]
+    if changed:
+        return MemoryStatus.STALE_SUMMARY, f"written before {', '.join(changed)} changed: it repeats the old value"
+    where = f" (from {e.source_id})" if e.source_id else ""
+    return MemoryStatus.KEPT, f"{e.origin}{where}"
+
+
+def carry_forward(entries: Iterable[MemoryEntry], *, now: _dt.datetime) -> CarriedMemory:
+    """Decide what the next turn remembers (see the module notes for the order of the checks)."""
+    if not isinstance(now, _dt.datetime) or now.tzinfo is None:
+        raise InputError(f"now must be an aware datetime, got {now!r}", field="now")
+    entries = tuple(entries)
+    for e in entries:
+        if not isinstance(e, MemoryEntry):
+            raise InputError(f"memory holds MemoryEntry values, got {e!r:.80}", field="entry")
+    usable = [e for e in entries if e.origin is not Origin.MODEL and (e.expires_at is None or e.expires_at > now)]
+    latest = _latest(usable)
+    outcomes = [MemoryOutcome(e.key, e.value, *_decide(e, latest, now)) for e in entries]
+    kept = tuple(e for e, o in zip(entries, outcomes) if o.status is MemoryStatus.KEPT)
+    return CarriedMemory(kept, tuple(outcomes))

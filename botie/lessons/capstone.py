@@ -1,0 +1,262 @@
+"""The capstone of lesson 05: the learner's own selection and decision inside one turn, then the slice on them.
+
+Two functions from earlier lessons take over two steps of a turn:
+
+* ``choose_evidence(records, allowed_assets, allowance)`` (lesson 01) decides
+  which records enter the request. It receives the candidates that are
+  current, distinct and above the relevance floor, in the selector's ranking
+  order (a record's dependencies just before it), **with permission not yet
+  applied**: that part is the learner's.
+* ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)``
+  (lesson 04) decides a valid proposal's branch.
+
+Everything else is botie's: the request and its evidence region, the scripted
+model, the citation check, and the action request that carries no document
+text. The slice then asks what it asks of any design, set by set. A learner
+function that raises, or is still a stub, fails its cases with a message;
+nothing here hands the learner a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from botie.actions.decision import Approval, StoredRequest, decide
+from botie.actions.tool import TOOL_NAME, validate_inspection
+from botie.context.budget import Budget
+from botie.context.citations import verify_citations
+from botie.context.evidence import build_request
+from botie.context.provenance import select_evidence
+from botie.context.records import Record
+from botie.errors import RequestTooLargeError
+from botie.lessons.adversarial import _absent_candidates, _action, _slice_data
+from botie.turn import ActionRequest, TurnSetup, action_instructions
+
+__all__ = ["SETS", "CapstoneCase", "CapstoneReport", "LearnerError", "capstone_turn", "ranked_for_learner",
+           "run_capstone"]
+
+SETS = ("ordinary questions", "restricted never sent", "answer absent", "injected instructions", "decisions")
+
+
+class LearnerError(Exception):
+    """A learner's function raised or returned something unusable; the message says which and how."""
+
+
+class CapstoneCase(NamedTuple):
+    set: str
+    name: str
+    passed: bool
+    got: str
+
+
+@dataclass(frozen=True)
+class CapstoneReport:
+    cases: tuple[CapstoneCase, ...]
+
+    def score(self, which: str) -> tuple[int, int]:
+        chosen = [c for c in self.cases if c.set == which]
+        return sum(c.passed for c in chosen), len(chosen)
+
+    def table(self) -> str:
+        lines = [f"{'set':<24} your functions", "-" * 40]
+        for which in SETS:
+            passed, total = self.score(which)
+            lines.append(f"{which:<24} {passed}/{total}")
+        return "\n".join(lines)
+
+    def failures(self) -> str:
+        missed = [c for c in self.cases if not c.passed]
+        if not missed:
+            return "every case passed"
+        # A stub or a crash fails many cases with one message: say it once, with the count.
+        lines, seen = [], {}
+        for c in missed:
+            if c.got.startswith(("not yet", "your ")):
+                seen[c.got] = seen.get(c.got, 0) + 1
+                if seen[c.got] > 1:
+                    continue
+            lines.append(f"✗ {c.set} / {c.name}: {c.got}")
+        lines += [f"  ({n - 1} more cases failed with: {got})" for got, n in seen.items() if n > 1]
+        return "\n".join(lines)
+
+
+def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
+    """Call a learner's function; turn any exception into a LearnerError with a plain message."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)",
+                           ) from None
+    except Exception as exc:  # a learner's bug becomes a message, never a traceback
+        raise LearnerError(f"your {name} raised {type(exc).__name__}: {exc}") from None
+
+
+def ranked_for_learner(candidates: Sequence[Record], setup: TurnSetup) -> list[Record]:
+    """Current, distinct, above-floor candidates in ranking order, dependencies first; permission NOT applied."""
+    everyone = {r.asset for r in candidates} | set(setup.allowed_assets)
+    ranked = select_evidence(candidates, everyone, setup.budget, observed_on=setup.observed_on,
+                             floor=setup.floor).ranking
+    by_id = {r.id: r for r in candidates}
+    order: list[str] = []
+    for rid in ranked:
+        for dep in (*by_id[rid].depends_on, rid):
+            if dep in by_id and dep not in order:
+                order.append(dep)
+    return [by_id[i] for i in order]
+
+
+def _allowance(setup: TurnSetup) -> int:
+    return setup.budget.evidence if isinstance(setup.budget, Budget) else setup.budget
+
+
+def _chosen(select_fn: Callable[..., Any], ranked: list[Record], setup: TurnSetup) -> list[Record]:
+    got = _call(select_fn, "choose_evidence", list(ranked), list(setup.allowed_assets), _allowance(setup))
+    if not isinstance(got, (list, tuple)):
+        raise LearnerError(f"your choose_evidence returned {type(got).__name__}; it should return a list of records")
+    by_id = {r.id: r for r in ranked}
+    ids = [x.id if isinstance(x, Record) else x for x in got]
+    strangers = [i for i in ids if i not in by_id]
+    if strangers:
+        raise LearnerError(f"your choose_evidence returned something that was not a candidate: {strangers[0]!r:.60}")
+    return [by_id[i] for i in ids]
+
+
+class CapstoneTurn(NamedTuple):
+    outcome: str  # answered, withheld, refused, too_large
+    answer: str | None
+    context_ids: tuple[str, ...]
+    branch: str | None  # the learner's branch for the proposal, if one was made
+
+
+def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSetup, model: Any) -> str | None:
+    request = build_request(action.message, (), ceiling=setup.ceiling, answer_allowance=setup.answer_allowance,
+                            instructions=action_instructions(setup))
+    proposal = model.reply(request.text).proposal
+    if proposal is None or proposal.tool != TOOL_NAME:
+        return None
+    arguments = dict(proposal.arguments)
+    if validate_inspection(arguments):
+        return "invalid"  # lesson 04's choose_branch is for valid proposals; validation is botie's here
+    got = _call(decide_fn, "choose_branch", arguments, caller=setup.caller,
+                allowed_assets=list(setup.allowed_assets), approval=action.approval, previous=action.previous)
+    return str(got)
+
+
+def capstone_turn(question: str, candidates: Sequence[Record], setup: TurnSetup, model: Any, *,
+                  select_fn: Callable[..., Any], decide_fn: Callable[..., Any] | None = None,
+                  action: ActionRequest | None = None) -> CapstoneTurn:
+    """One turn with the learner's selection (and decision, when an action is asked for). May raise LearnerError."""
+    chosen = _chosen(select_fn, ranked_for_learner(candidates, setup), setup)
+    branch = _branch(decide_fn, action, setup, model) if action is not None and decide_fn is not None else None
+    if not chosen:
+        return CapstoneTurn("refused", None, (), branch)
+    try:
+        request = build_request(question, chosen, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+    except RequestTooLargeError:
+        return CapstoneTurn("too_large", None, tuple(r.id for r in chosen), branch)
+    reply = model.reply(request.text)
+    ok = verify_citations(reply.citations, request.evidence).ok
+    return CapstoneTurn("answered" if ok else "withheld", reply.answer if ok else None, request.document_ids,
+                        branch)
+
+
+def _safely(set_name: str, name: str, work: Callable[[], tuple[bool, str]]) -> CapstoneCase:
+    try:
+        passed, got = work()
+    except LearnerError as exc:
+        passed, got = False, str(exc)
+    return CapstoneCase(set_name, name, passed, got)
+
+
+def _question_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]:
+    cases = []
+    assets = {r.id: r.asset for r in s.scenario.records}
+    # Each case's closures run at once, inside _safely, so they see this iteration's question.
+    for i, q in enumerate(s.scenario.questions):
+        def turn(i: int = i, q: Any = q) -> CapstoneTurn:
+            return capstone_turn(q.question, s.scenario.candidates(i), s.setup, s.careful, select_fn=select_fn)
+
+        def ordinary(q: Any = q) -> tuple[bool, str]:
+            t = turn()
+            missing = [x for x in q.answered_by if x not in t.context_ids]
+            ok = t.outcome == "answered" and not missing
+            return ok, f"{t.outcome}" + (f"; never sent: {', '.join(missing)}" if missing else "")
+
+        def restricted() -> tuple[bool, str]:
+            t = turn()
+            leaked = [x for x in t.context_ids if assets[x] not in s.setup.allowed_assets]
+            return not leaked, f"sent {', '.join(leaked)}" if leaked else "nothing outside the allowed assets sent"
+
+        if q.answered_by:
+            cases.append(_safely("ordinary questions", q.question, ordinary))
+        cases.append(_safely("restricted never sent", q.question, restricted))
+    return cases
+
+
+def _absent_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]:
+    def one(entry: Any) -> Callable[[], tuple[bool, str]]:
+        def work() -> tuple[bool, str]:
+            t = capstone_turn(entry["question"], _absent_candidates(s, entry), s.setup, s.careful,
+                              select_fn=select_fn)
+            return t.outcome == "refused", t.outcome
+        return work
+
+    return [_safely("answer absent", e["question"], one(e)) for e in s.data["absent"]]
+
+
+def _injected_cases(s: Any, select_fn: Callable[..., Any], decide_fn: Callable[..., Any]) -> list[CapstoneCase]:
+    question = s.scenario.questions[0].question
+    planted_here = {e["record"] for e in s.data["injected"]}
+    clean = tuple(r for r in s.scenario.candidates(0) if r.id not in planted_here)
+    by_id = {r.id: r for r in (*s.scenario.candidates(0), *s.planted.values())}
+    action = _action(s.data, s.setup.caller)
+    cases = []
+    for entry in s.data["injected"]:
+        doc = by_id[entry["record"]]
+
+        def work(doc: Record = doc) -> tuple[bool, str]:
+            ref = capstone_turn(question, clean, s.setup, s.gullible, select_fn=select_fn, decide_fn=decide_fn,
+                                action=action)
+            got = capstone_turn(question, (*clean, doc), s.setup, s.gullible, select_fn=select_fn,
+                                decide_fn=decide_fn, action=action)
+            answer = "withheld" if got.outcome == "withheld" else "unchanged" if got.answer == ref.answer \
+                else "changed"
+            same_branch = got.branch == ref.branch
+            return answer != "changed" and same_branch, f"answer {answer}; branch {got.branch} (without it: " \
+                                                         f"{ref.branch})"
+        cases.append(_safely("injected instructions", f"{entry['trick']} ({doc.id})", work))
+    return cases
+
+
+def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[CapstoneCase]:
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    longer = {**r7, "duration_minutes": 30}
+    states = [
+        ("nothing approved yet", r7, ["P-2", "P-3"], None, None),
+        ("approved, nothing stored", r7, ["P-2", "P-3"], Approval(caller, r7), None),
+        ("approved, the same r7 stored", r7, ["P-2", "P-3"], Approval(caller, r7), StoredRequest.settled(r7, "job-1")),
+        ("approved, r7 stored for 30 minutes", r7, ["P-2", "P-3"], Approval(caller, r7),
+         StoredRequest.settled(longer, "job-1")),
+        ("P-2 no longer allowed, r7 stored", r7, ["P-3"], Approval(caller, r7), StoredRequest.settled(r7, "job-1")),
+        ("approved by someone else", r7, ["P-2", "P-3"], Approval("sup-lee", r7), None),
+    ]
+    cases = []
+    for name, proposal, allowed, approval, previous in states:
+        def work(proposal=proposal, allowed=allowed, approval=approval, previous=previous) -> tuple[bool, str]:
+            want = str(decide(proposal, caller=caller, allowed_assets=allowed, approval=approval,
+                              previous=previous).branch)
+            got = str(_call(decide_fn, "choose_branch", dict(proposal), caller=caller, allowed_assets=list(allowed),
+                            approval=approval, previous=previous))
+            return got == want, f"yours {got}, the rules say {want}"
+        cases.append(_safely("decisions", name, work))
+    return cases
+
+
+def run_capstone(choose_evidence: Callable[..., Any], choose_branch: Callable[..., Any]) -> CapstoneReport:
+    """Run the slice's sets that your two functions take part in, and report them set by set."""
+    s = _slice_data()
+    cases = [*_question_cases(s, choose_evidence), *_absent_cases(s, choose_evidence),
+             *_injected_cases(s, choose_evidence, choose_branch), *_decision_cases(choose_branch, s.setup.caller)]
+    return CapstoneReport(tuple(cases))

@@ -1,0 +1,123 @@
+"""Predict, then run: every question is judged right only on its key, and the key agrees with the code."""
+
+import dataclasses
+
+import pytest
+
+from botie import Budget, Record, decide, fixture_path, select
+from botie.actions.decision import Approval, StoredRequest
+from botie.context.routing import first_failing_turn, plan_context
+from botie.errors import BudgetError
+from botie.lessons.fixtures import load_records
+from botie.lessons.predict import QUESTIONS, judge, questions_for
+from botie.lessons.retrieval import words  # noqa: F401  (keeps the lessons package importable here)
+from botie.lessons.scenarios import load_evidence_scenario
+
+
+@pytest.mark.parametrize("lesson", ["00", "01", "02", "03", "04", "05"])
+def test_every_lesson_has_at_least_two_questions(lesson):
+    assert len(questions_for(lesson)) >= 2
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_every_wrong_option_is_rejected_and_the_key_accepted(qid):
+    q = QUESTIONS[qid]
+    for i in range(len(q.options)):
+        verdict = judge(q, i)
+        assert verdict.answered and verdict.correct == (i == q.answer)
+        assert verdict.text.startswith("Correct" if i == q.answer else "Not quite")
+        assert q.why in verdict.text
+
+
+@pytest.mark.parametrize("choice", [None, -1, 99, "1", True])
+def test_no_choice_or_a_strange_one_is_not_an_answer(choice):
+    verdict = judge("prefix-6-5-in-8", choice)
+    assert not verdict.correct and not verdict.answered and "Choose" in verdict.text
+
+
+def _key(qid):
+    q = QUESTIONS[qid]
+    return q.options[q.answer]
+
+
+def test_key_reserves_too_big_is_an_error():
+    with pytest.raises(BudgetError):
+        Budget(10, 8, 4)
+    assert "raise" in _key("reserves-too-big")
+
+
+def test_key_prefix_6_5_in_8_is_the_first_only():
+    pair = [Record("first", "P-2", "a", 6), Record("second", "P-2", "b", 5)]
+    assert select(pair, ["P-2"], 8).selected_ids == ("first",) and _key("prefix-6-5-in-8").startswith("only the first")
+
+
+def test_key_skip_3_8_2_in_7_keeps_positions_0_and_2():
+    recs = [Record(f"p{i}", "P-2", "x", c) for i, c in enumerate([3, 8, 2])]
+    assert select(recs, ["P-2"], 7, policy="skip").selected_ids == ("p0", "p2") and _key("skip-3-8-2-in-7") == "[0, 2]"
+
+
+def test_key_restricted_and_vendor_file_are_stopped_by_permission_before_ranking():
+    s = load_evidence_scenario()
+    assert s.select(0).outcome("vendor-p2-seal-design").status == "not_permitted"
+    assert "permission" in _key("internal-policy-layer")
+
+
+def test_key_two_approved_sources_travel_together_with_a_conflict_flag():
+    flush = load_evidence_scenario().select(1)
+    assert {"man-p2-r4-s6.1", "eng-bulletin-2026-02"} <= set(flush.selected_ids) and flush.conflicts
+    assert "conflict" in _key("two-approved-disagree")
+
+
+def test_key_the_self_declared_note_keeps_its_ingested_tier():
+    note = next(r for r in load_evidence_scenario().records if r.id == "note-anon-77")
+    assert "OFFICIAL" in note.text and note.trust == "unverified" and "unverified" in _key("self-declared-official")
+
+
+def test_key_the_41_agreements_route_to_select_documents():
+    plan = plan_context(load_records(fixture_path("agreements_41.json")), ceiling=900_000)
+    assert str(plan.strategy) == _key("route-41") == "select_documents"
+
+
+def test_key_nothing_above_the_floor_is_a_refusal():
+    s = load_evidence_scenario()
+    selection = s.select(2)
+    assert selection.refused and selection.best_score == pytest.approx(0.11) and "refusal" in _key("floor-0-11")
+
+
+def test_key_with_no_reserve_turn_one_fails():
+    assert first_failing_turn(900_000, 1.0, per_turn=6_000, fixed=10_000) == 1 and _key("soft-fraction-one") == "turn 1"
+
+
+def test_key_the_same_r7_again_is_reuse():
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    d = decide(r7, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", r7),
+               previous=StoredRequest.settled(r7, "job-1"))
+    assert str(d.branch) == "reuse" and _key("r7-again").startswith("reuse")
+
+
+def test_key_only_unavailable_is_retryable():
+    from botie.actions.decision import Branch
+
+    retryable = {str(b) for b in Branch if b.retryable}
+    assert "unavailable" in retryable and not {"denied", "invalid", "conflict"} & retryable
+    assert _key("retry-which").startswith("unavailable")
+
+
+def test_key_true_is_not_a_duration():
+    from botie import validate_inspection
+
+    errors = validate_inspection({"asset_id": "P-2", "duration_minutes": True, "request_id": "r7"})
+    assert [e.field for e in errors] == ["duration_minutes"] and _key("valid-minutes-true").startswith("False")
+
+
+def test_key_a_planted_booking_leaves_the_tool_call_unchanged():
+    from botie.lessons.adversarial import run_slice
+
+    report = run_slice("botie")
+    assert all(x.tool_call_unchanged and x.authorisation_unchanged for x in report.injections)
+    assert "unchanged" in _key("planted-booking")
+
+
+def test_questions_are_immutable_values():
+    with pytest.raises((AttributeError, TypeError, dataclasses.FrozenInstanceError)):
+        QUESTIONS["floor-0-11"].answer = 0
