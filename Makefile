@@ -39,9 +39,11 @@ help:
 env: $(STAMP)
 
 # Short progress lines: the first start is quiet for about half a minute otherwise.
-$(STAMP): pyproject.toml $(LOCK)
+$(STAMP): pyproject.toml $(LOCK) requirements/pip.txt
 	@test -x $(BIN)/python || { echo "botie: creating the environment in $(VENV)/ (first time only, about 30 s)"; \
 		$(PYTHON) -m venv $(VENV); }
+	@echo "botie: installing pip $$(sed -n 's/^pip==\([^ ]*\).*/\1/p' requirements/pip.txt) from the lock"
+	@$(INSTALL_LOCK) requirements/pip.txt
 	@echo "botie: installing the locked packages ($$(grep -oE '^[A-Za-z0-9][A-Za-z0-9._-]*==' $(LOCK) | sort -u | wc -l) \
 	pinned in $(LOCK), fewer on some systems), checking each file's hash"
 	@$(INSTALL_LOCK) $(LOCK)

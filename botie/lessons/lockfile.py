@@ -8,7 +8,8 @@ Windows; every supported Python), all cut from one resolution:
 * ``workshop.txt``: the runtime plus the extras ``make env`` installs (``make lab``
   and ``make test`` share that environment);
 * ``<extra>.txt`` for each other extra: the workshop set plus that extra, for the
-  make targets that add it (``make bench-extras``, ``make present``, ``make test-pythons``).
+  make targets that add it (``make bench-extras``, ``make present``, ``make test-pythons``);
+* ``pip.txt``: pip itself, installed first, so the installer is a tested one too.
 
 Each file's header records a digest of pyproject.toml's dependency tables, so a
 test can tell when pyproject.toml changed and the lock did not.
@@ -32,20 +33,21 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ALL", "DIGEST_PREFIX", "LOCK_DIR", "UV", "WORKSHOP", "WORKSHOP_EXTRAS", "Pin", "canonical_name",
-           "conda_pins", "dependency_digest", "lock_path", "lock_sets", "main", "oldest_python", "pins_for",
-           "read_pins", "recorded_digest", "repository_root", "stale_locks"]
+__all__ = ["ALL", "DIGEST_PREFIX", "INSTALLER", "LOCK_DIR", "UV", "WORKSHOP", "WORKSHOP_EXTRAS", "Pin",
+           "canonical_name", "conda_pins", "dependency_digest", "lock_path", "lock_sets", "main", "oldest_python",
+           "pins_for", "read_pins", "recorded_digest", "repository_root", "stale_locks"]
 
 #: The resolver `make lock` installs: pinned, so two maintainers produce the same file.
 UV = "uv==0.13.9"
 LOCK_DIR = "requirements"
 ALL = "all"
 WORKSHOP = "workshop"
+#: pip, locked on its own: it installs the others, so it goes in first.
+INSTALLER = "pip"
 #: The extras `make env` installs beside the runtime (learners' lessons plus the test suite).
 WORKSHOP_EXTRAS = ("notebooks", "test")
 DIGEST_PREFIX = "# pyproject-dependencies: sha256:"
@@ -195,9 +197,12 @@ def _install_tools() -> None:
         subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *wanted], check=True)
 
 
-def _compile(root: Path, output: Path, *options: str) -> None:
-    command = [_uv(), "pip", "compile", "pyproject.toml", "--quiet", "--no-header", "-o", str(output), *options]
-    subprocess.run(command, cwd=root, check=True)
+def _compile(root: Path, name: str, *options: str, source: str = "pyproject.toml", stdin: str | None = None) -> str:
+    """Run uv in the repository root with relative paths (they appear in the file's `# via` notes)."""
+    output = f"{LOCK_DIR}/{name}.txt"
+    command = [_uv(), "pip", "compile", source, "--quiet", "--no-header", "-o", output, *options]
+    subprocess.run(command, cwd=root, check=True, input=stdin, text=True)
+    return (root / output).read_text(encoding="utf-8")
 
 
 def _header(name: str, extras: Sequence[str], digest: str) -> str:
@@ -208,12 +213,12 @@ def _header(name: str, extras: Sequence[str], digest: str) -> str:
             f"{DIGEST_PREFIX}{digest}\n")
 
 
-def _parses(path: Path) -> bool:
-    """A lock uv may start from: present and free of merge-conflict markers."""
-    if not path.is_file():
-        return False
-    return not any(line.startswith(("<<<<<<<", "=======", ">>>>>>>"))
-                   for line in path.read_text(encoding="utf-8").splitlines())
+def _clear_unparsable(path: Path) -> None:
+    """uv starts from the versions in its output file; one with merge-conflict markers is dropped first."""
+    if path.is_file() and any(line.startswith(("<<<<<<<", "=======", ">>>>>>>"))
+                              for line in path.read_text(encoding="utf-8").splitlines()):
+        print(f"botie: {path.name} has merge-conflict markers; resolving it afresh", flush=True)
+        path.unlink()
 
 
 def write_locks(root: Path, *, upgrade: bool = False) -> list[Path]:
@@ -222,23 +227,32 @@ def write_locks(root: Path, *, upgrade: bool = False) -> list[Path]:
     digest, sets = dependency_digest(pyproject), lock_sets(pyproject)
     # uv takes the oldest Python to resolve for from --python-version, not from requires-python.
     universal = ["--universal", "--generate-hashes", f"--python-version={oldest_python(pyproject)}"]
+    (root / LOCK_DIR).mkdir(exist_ok=True)
     written = []
-    with tempfile.TemporaryDirectory(prefix="botie-lock-") as scratch:
-        for name, extras in sets.items():
-            out, final = Path(scratch) / f"{name}.txt", lock_path(name, root)
-            if _parses(final):  # uv keeps the versions already in the output file unless told to upgrade
-                out.write_text(final.read_text(encoding="utf-8"), encoding="utf-8")
-            if name == ALL:
-                options = ["--all-extras", *(["--upgrade"] if upgrade else [])]
-            else:  # the same versions as all.txt, so the sets can be installed over one another
-                options = [*(f"--extra={e}" for e in extras), "-c", str(Path(scratch) / f"{ALL}.txt")]
-            print(f"botie: locking {LOCK_DIR}/{name}.txt ({', '.join(extras)})", flush=True)
-            _compile(root, out, *universal, *options)
-            body = out.read_text(encoding="utf-8")
-            final.parent.mkdir(exist_ok=True)
-            final.write_text(_header(name, extras, digest) + body, encoding="utf-8")
-            written.append(final)
+    for name, extras in sets.items():
+        final = lock_path(name, root)
+        _clear_unparsable(final)
+        if name == ALL:
+            options = ["--all-extras", *(["--upgrade"] if upgrade else [])]
+        else:  # the same versions as all.txt, so the sets can be installed over one another
+            options = [*(f"--extra={e}" for e in extras), "-c", f"{LOCK_DIR}/{ALL}.txt"]
+        print(f"botie: locking {LOCK_DIR}/{name}.txt ({', '.join(extras)})", flush=True)
+        body = _compile(root, name, *universal, *options)
+        final.write_text(_header(name, extras, digest) + body, encoding="utf-8")
+        written.append(final)
+    written.append(_write_installer(root, universal))
     return written
+
+
+def _write_installer(root: Path, options: Sequence[str]) -> Path:
+    """requirements/pip.txt: pip itself, hashed, installed before the rest (an old pip cannot be trusted)."""
+    final = lock_path(INSTALLER, root)
+    _clear_unparsable(final)
+    print(f"botie: locking {LOCK_DIR}/{INSTALLER}.txt (the installer)", flush=True)
+    body = _compile(root, INSTALLER, *options, source="-", stdin="pip\n")
+    final.write_text(f"# {LOCK_DIR}/{INSTALLER}.txt: the installer `make env` puts in first, with hashes.\n"
+                     f"# Written by `make lock` ({UV}); never edit by hand.\n" + body, encoding="utf-8")
+    return final
 
 
 # --- environment.yml ------------------------------------------------------------

@@ -184,20 +184,33 @@ def test_pin_environment_pins_each_package_and_leaves_the_rest(tmp_path):
 def test_write_locks_heads_each_file_with_the_digest_and_constrains_to_all(tmp_path, monkeypatch):
     """With uv replaced by a stub: the headers, the order, and every set compiled against all.txt."""
     root = _copy_project(tmp_path)
-    (root / "requirements" / f"{WORKSHOP}.txt").write_text("<<<<<<< HEAD\nsix==1\n=======\nsix==2\n>>>>>>> x\n")
+    conflicted = root / "requirements" / f"{WORKSHOP}.txt"
+    conflicted.write_text("<<<<<<< HEAD\nsix==1\n=======\nsix==2\n>>>>>>> x\n")
     calls = []
 
-    def fake_compile(cwd, output, *options):
-        calls.append((output.name, options, output.exists()))
-        output.write_text("six==1.17.0 \\\n    --hash=sha256:cc\n")
+    def fake_compile(cwd, name, *options, source="pyproject.toml", stdin=None):
+        path = cwd / "requirements" / f"{name}.txt"
+        calls.append((name, options, path.exists()))
+        path.write_text("six==1.17.0 \\\n    --hash=sha256:cc\n")
+        return path.read_text()
 
     monkeypatch.setattr(lockfile, "_compile", fake_compile)
     written = lockfile.write_locks(root)
-    assert [p.name for p in written] == [f"{n}.txt" for n in lockfile.lock_sets(root / "pyproject.toml")]
-    assert calls[0][0] == "all.txt" and "--all-extras" in calls[0][1]
+    sets = list(lockfile.lock_sets(root / "pyproject.toml"))
+    assert [p.name for p in written] == [f"{n}.txt" for n in [*sets, lockfile.INSTALLER]]
+    assert calls[0][0] == ALL and "--all-extras" in calls[0][1]
+    assert all(("-c", "requirements/all.txt") == options[-2:] for name, options, _ in calls[1:len(sets)])
     assert all("--python-version=3.10" in options and "--universal" in options for _, options, _ in calls), \
         "resolved for the oldest supported Python, on every platform"
-    assert all("-c" in options for _, options, _ in calls[1:])
-    assert dict((n, existed) for n, _, existed in calls)[f"{WORKSHOP}.txt"] is False, "conflict markers not reused"
+    assert dict((n, existed) for n, _, existed in calls)[WORKSHOP] is False, "conflict markers not reused"
+    assert dict((n, existed) for n, _, existed in calls)[ALL] is True, "the existing versions are kept"
     assert lockfile.stale_locks(root) == []
     assert (root / "requirements" / "all.txt").read_text().startswith("# requirements/all.txt: the runtime + ")
+
+
+def test_pip_itself_is_locked_with_hashes_and_installed_first():
+    pins = lockfile.read_pins(lockfile.lock_path(lockfile.INSTALLER, ROOT))
+    assert [p.name for p in pins] == ["pip"]
+    assert "--hash=sha256:" in lockfile.lock_path(lockfile.INSTALLER, ROOT).read_text()
+    makefile = (ROOT / "Makefile").read_text()
+    assert makefile.index("requirements/pip.txt\n") < makefile.index("$(INSTALL_LOCK) $(LOCK)")
