@@ -20,8 +20,9 @@ WORKERS ?= auto
 PARALLEL := -n $(WORKERS) --dist loadscope
 # The quick loop (no real browser): `make test-fast`, and `make test-pythons` on each supported Python.
 FAST_TESTS := tests --ignore=tests/browser $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
-# Install a lock file into .venv (hash-checked; pip changes only what differs).
-INSTALL_LOCK := $(BIN)/python -m pip install --quiet --require-hashes -r
+# Install a lock file into .venv (hash-checked; pip changes only what differs). --no-compile halves
+# the first start: Python compiles each module when it is first imported, and most never are.
+INSTALL_LOCK := $(BIN)/python -m pip install --quiet --no-compile --require-hashes -r
 
 .PHONY: help env lock lab test test-fast test-pythons learner bench bench-extras check present lint clean
 
@@ -40,15 +41,15 @@ env: $(STAMP)
 
 # Short progress lines: the first start is quiet for about half a minute otherwise.
 $(STAMP): pyproject.toml $(LOCK) requirements/pip.txt
-	@test -x $(BIN)/python || { echo "botie: creating the environment in $(VENV)/ (first time only, about 30 s)"; \
+	@test -x $(BIN)/python || { echo "botie: creating the environment in $(VENV)/ (first time only)"; \
 		$(PYTHON) -m venv $(VENV); }
-	@echo "botie: installing pip $$(sed -n 's/^pip==\([^ ]*\).*/\1/p' requirements/pip.txt) from the lock"
+	@echo "botie: installing pip $$(sed -n 's/^pip==\([^ ]*\).*/\1/p' requirements/pip.txt), the installer the lock names"
 	@$(INSTALL_LOCK) requirements/pip.txt
-	@echo "botie: installing the locked packages ($$(grep -oE '^[A-Za-z0-9][A-Za-z0-9._-]*==' $(LOCK) | sort -u | wc -l) \
-	pinned in $(LOCK), fewer on some systems), checking each file's hash"
+	@echo "botie: installing up to $$(grep -oE '^[A-Za-z0-9][A-Za-z0-9._-]*==' $(LOCK) | sort -u | wc -l | tr -d ' ') \
+	packages pinned in $(LOCK), each checked against its hash"
 	@$(INSTALL_LOCK) $(LOCK)
 	@echo "botie: installing the workshop package itself (editable, from this folder)"
-	@$(BIN)/python -m pip install --quiet --no-deps -e .
+	@PYTHONWARNINGS="ignore:Editable installation" $(BIN)/python -m pip install --quiet --no-deps -e .
 	@touch $(STAMP)
 	@echo "botie: environment ready in $(VENV)/"
 

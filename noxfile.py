@@ -53,7 +53,8 @@ def tests(session: nox.Session) -> None:
     """The fast tests and nbval (strict), in an environment installed from the lock."""
     if not session.posargs:
         session.error("pass the pytest arguments after `--`; `make test-pythons` does")
-    session.install("--quiet", "--require-hashes", "-r", LOCK)
+    for lock in ("requirements/pip.txt", LOCK):  # the locked pip first, then what it installs
+        session.install("--quiet", "--no-compile", "--require-hashes", "-r", lock)
     session.install("--quiet", "--no-deps", "-e", ".")
     session.run("python", "-m", "botie.lessons.preflight", "--no-kernel")
     session.run("python", "-m", "pytest", *session.posargs)
