@@ -30,7 +30,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -171,12 +170,8 @@ def stale_locks(root: Path | None = None) -> list[str]:
 
 
 def _uv() -> str:
-    """uv beside this interpreter, else on PATH."""
-    here = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
-    found = str(here) if here.is_file() else shutil.which("uv")
-    if not found:
-        raise SystemExit(f"uv is not installed: `pip install {UV}`")
-    return found
+    """The uv beside this interpreter: the pinned one `_install_tools` put there (not whichever is on PATH)."""
+    return str(Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv"))
 
 
 def _install_tools() -> None:
@@ -184,12 +179,9 @@ def _install_tools() -> None:
 
     Nothing else is required, so `make lock` works in a fresh or half-built environment.
     """
-    wanted = []
-    here = Path(sys.executable).parent / ("uv.exe" if os.name == "nt" else "uv")
-    uv_version = subprocess.run([str(here), "--version"], capture_output=True, text=True).stdout \
-        if here.is_file() else ""
-    if uv_version.split()[1:2] != [UV.split("==")[1]]:
-        wanted.append(UV)
+    uv = Path(_uv())
+    seen = subprocess.run([str(uv), "--version"], capture_output=True, text=True).stdout if uv.is_file() else ""
+    wanted = [] if seen.split()[1:2] == [UV.split("==")[1]] else [UV]
     modules = ["packaging"] + (["tomli"] if sys.version_info < (3, 11) else [])
     wanted += [name for name in modules if importlib.util.find_spec(name) is None]
     if wanted:
