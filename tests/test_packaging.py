@@ -1,12 +1,20 @@
-"""environment.yml and pyproject.toml name the same packages with the same version ranges."""
+"""environment.yml names the packages pyproject.toml does, pinned to the versions in the lock."""
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 
-import tomllib
 import yaml
+from packaging.requirements import Requirement
+
+from botie.lessons import lockfile
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # the suite runs on 3.10 too (make test-pythons); tomli is the same parser
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 _REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$")
@@ -17,13 +25,27 @@ def _split(requirement: str) -> tuple[str, str]:
     return re.sub(r"[-_.]+", "-", name).lower(), spec.replace(" ", "")
 
 
+def _conda_python() -> str:
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    pin = next(d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python="))
+    return pin.split("=")[1]
+
+
+def _applies_in_conda(requirement: str) -> bool:
+    """A requirement with a marker (tomli on 3.10) counts only if it holds on environment.yml's Python."""
+    marker = Requirement(requirement).marker
+    version = _conda_python()
+    return marker is None or marker.evaluate({"python_version": version, "python_full_version": f"{version}.0",
+                                              "sys_platform": "linux", "platform_system": "Linux"})
+
+
 def pyproject_requirements() -> dict[str, str]:
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())
     project = data["project"]
     wanted = list(project["dependencies"])
     for extra in data["tool"]["botie"]["environment"]["extras"]:
         wanted += project["optional-dependencies"][extra]
-    return dict(_split(r) for r in wanted)
+    return dict(_split(r.split(";")[0]) for r in wanted if _applies_in_conda(r))
 
 
 def environment_requirements() -> dict[str, str]:
@@ -41,9 +63,29 @@ def test_environment_and_pyproject_name_the_same_packages():
     assert set(environment_requirements()) == set(pyproject_requirements())
 
 
-def test_environment_and_pyproject_agree_on_version_ranges():
+def _differences_from_lock(env: dict[str, str]) -> dict[str, tuple[str, str | None]]:
+    locked = lockfile.conda_pins(ROOT / "environment.yml", lockfile.lock_path(lockfile.ALL, ROOT))
+    return {n: (spec, locked.get(n)) for n, spec in env.items() if spec != f"=={locked.get(n)}"}
+
+
+def test_environment_pins_the_versions_in_the_lock():
+    """Conda and Binder get what the tests ran with: each entry is `==` the lock's version on its Python."""
+    wrong = _differences_from_lock(environment_requirements())
+    assert not wrong, f"environment.yml differs from the lock (run make lock): {wrong}"
+
+
+def test_the_pin_comparison_sees_a_moved_version_or_a_range():
+    """Guard the guard: a hand-edited pin, or a range instead of a pin, is reported."""
+    env = environment_requirements()
+    env["ipywidgets"], env["pytest"] = "==8.0.0", ">=7"
+    assert set(_differences_from_lock(env)) == {"ipywidgets", "pytest"}
+
+
+def test_environment_pins_lie_inside_pyprojects_ranges():
     env, proj = environment_requirements(), pyproject_requirements()
-    assert {n: env[n] for n in proj} == proj
+    outside = {n: (env[n], proj[n]) for n in proj
+               if not Requirement(f"{n}{proj[n]}").specifier.contains(env[n].lstrip("="), prereleases=True)}
+    assert not outside
 
 
 def test_environment_installs_botie_itself_editable():

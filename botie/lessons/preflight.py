@@ -2,7 +2,8 @@
 
 Run it before the day (``make check`` or ``python -m botie.lessons.preflight``) or from
 lesson 00 (``botie.lessons.preflight.run()``). Each row is one check: the Python
-version, every package the lessons need, the widgets extension in JupyterLab,
+version, every package the lessons need, the versions the lock recorded (drift
+from the tested set is named with the command that undoes it), the widgets extension in JupyterLab,
 the tokenizer loading offline, a kernel starting, and a writable working
 folder. A failing row says how to fix it; the command exits non-zero when any
 row fails.
@@ -22,7 +23,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PACKAGES", "Row", "check_folder", "check_kernel", "check_package", "check_python",
+from botie.lessons import lockfile
+
+__all__ = ["PACKAGES", "Row", "check_folder", "check_kernel", "check_lock", "check_package", "check_python",
            "check_tokenizer", "check_widgets", "format_table", "main", "run"]
 
 #: The oldest Python the package supports (pyproject's requires-python).
@@ -142,6 +145,69 @@ def check_package(name: str, spec: str = "") -> Row:
         return _fail(check, f"{version} is outside {spec}",
                      f"`pip install \"{name}{spec}\"`, then restart JupyterLab")
     return _ok(check, f"{version}" + (f" ({spec})" if spec else ""))
+
+
+# --- the lock -------------------------------------------------------------------
+
+
+def _in_conda() -> bool:
+    """conda (and Binder) environments resolve their own dependencies; only the direct ones are pinned."""
+    return (Path(sys.prefix) / "conda-meta").is_dir()
+
+
+def _direct_names() -> set[str]:
+    """Every package pyproject.toml names, in any extra (what environment.yml pins)."""
+    from importlib import metadata
+
+    try:
+        requires = metadata.requires("botie") or []
+    except metadata.PackageNotFoundError:
+        return {lockfile.canonical_name(n) for n in PACKAGES}
+    return {lockfile.canonical_name(re.match(r"\s*([A-Za-z0-9_.\-]+)", r).group(1)) for r in requires}
+
+
+def _differs(installed: str, locked: str) -> bool:
+    try:
+        from packaging.version import Version
+    except ImportError:
+        return installed != locked
+    return Version(installed) != Version(locked)
+
+
+def _lock_fix(drifted: Iterable[str], root: Path) -> str:
+    """The command that puts the drifted packages back: the smallest lock file that holds them all."""
+    if _in_conda():
+        return "`conda env update -f environment.yml` in the workshop folder, then restart JupyterLab"
+    names = set(drifted)
+    sets = [lockfile.WORKSHOP, *(n for n in lockfile.lock_sets(root / "pyproject.toml")
+                                 if n not in (lockfile.ALL, lockfile.WORKSHOP)), lockfile.ALL]
+    chosen = next((s for s in sets if lockfile.lock_path(s, root).is_file()
+                   and names <= {p.name for p in lockfile.read_pins(lockfile.lock_path(s, root))}), lockfile.ALL)
+    python = f'"{sys.executable}"' if " " in sys.executable else sys.executable
+    return (f"`{python} -m pip install --require-hashes -r {lockfile.LOCK_DIR}/{chosen}.txt` "
+            "in the workshop folder, then restart JupyterLab")
+
+
+def check_lock(root: str | os.PathLike[str] | None = None) -> Row:
+    """Every installed package the lock names has the version the workshop was tested with."""
+    check = "versions as locked"
+    root = Path(root) if root is not None else lockfile.repository_root()
+    lock = lockfile.lock_path(lockfile.ALL, root)
+    if not lock.is_file():
+        return _ok(check, f"no {lockfile.LOCK_DIR}/{lockfile.ALL}.txt beside this copy of botie: nothing to compare")
+    locked = lockfile.pins_for(lockfile.read_pins(lock))
+    if _in_conda():
+        locked = {n: v for n, v in locked.items() if n in _direct_names()}
+    drifted = {}
+    for name, want in sorted(locked.items()):
+        have = _installed_version(name)
+        if have is not None and _differs(have, want):
+            drifted[name] = f"{name} {have} (lock {want})"
+    if drifted:
+        return _fail(check, f"{len(drifted)} differ from the lock: " + ", ".join(drifted.values()),
+                     _lock_fix(drifted, root))
+    return _ok(check, f"{sum(_installed_version(n) is not None for n in locked)} installed packages match "
+               f"{lockfile.LOCK_DIR}/{lockfile.ALL}.txt")
 
 
 # --- the widgets extension ----------------------------------------------------
@@ -298,6 +364,7 @@ def checks(folder: str | os.PathLike[str] | None = None, *,
     found: list[tuple[str, Callable[[], Row]]] = [("Python", check_python)]
     found += [(f"package {name}", lambda n=name, s=spec: check_package(n, s))
               for name, spec in _required_packages().items()]
+    found += [("versions as locked", check_lock)]
     found += [("widgets extension", check_widgets), ("tokenizer (offline)", check_tokenizer)]
     if kernel:
         found.append(("kernel starts", check_kernel))

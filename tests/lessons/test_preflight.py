@@ -155,3 +155,50 @@ def test_the_command_exits_non_zero_on_a_failure(tmp_path):
                            str(tmp_path / "f" / "x")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert "FAIL" in done.stdout and "Traceback" not in done.stdout + done.stderr
+
+
+# --- drift from the lock ------------------------------------------------------------
+
+
+def _drifted(monkeypatch, versions: dict[str, str]) -> None:
+    real = preflight._installed_version
+    monkeypatch.setattr(preflight, "_installed_version", lambda n: versions.get(n, real(n)))
+
+
+def test_this_environment_has_the_locked_versions():
+    row = preflight.check_lock()
+    assert row.ok and "match requirements/all.txt" in row.detail
+
+
+def test_a_package_that_moved_is_named_with_both_versions_and_the_fix(monkeypatch, tmp_path):
+    monkeypatch.setattr(preflight, "_in_conda", lambda: False)
+    _drifted(monkeypatch, {"ipywidgets": "7.8.0", "jupyterlab-widgets": "1.0.0"})
+    row = _quick(folder=tmp_path)["versions as locked"]
+    assert not row.ok and row.detail.startswith("2 differ from the lock")
+    assert "ipywidgets 7.8.0 (lock 8." in row.detail and "jupyterlab-widgets 1.0.0 (lock " in row.detail
+    assert "-m pip install --require-hashes -r requirements/workshop.txt" in row.fix
+
+
+def test_the_fix_names_the_lock_that_holds_the_moved_package(monkeypatch):
+    """A bench-only package is restored from bench.txt, not from the workshop set (which lacks it)."""
+    monkeypatch.setattr(preflight, "_in_conda", lambda: False)
+    monkeypatch.setattr(preflight, "_installed_version", lambda n: "0.0.1" if n == "langchain-core" else None)
+    row = preflight.check_lock()
+    assert not row.ok and "langchain-core 0.0.1" in row.detail
+    assert "-r requirements/bench.txt" in row.fix
+
+
+def test_in_conda_only_the_packages_pyproject_names_count(monkeypatch):
+    """conda resolves the rest itself, so a moved dependency of a dependency is not drift there."""
+    monkeypatch.setattr(preflight, "_in_conda", lambda: True)
+    _drifted(monkeypatch, {"tornado": "1.0"})
+    assert preflight.check_lock().ok
+    _drifted(monkeypatch, {"tornado": "1.0", "matplotlib": "3.7.0"})
+    row = preflight.check_lock()
+    assert not row.ok and "matplotlib 3.7.0" in row.detail and "tornado" not in row.detail
+    assert "conda env update -f environment.yml" in row.fix
+
+
+def test_a_copy_without_a_lock_is_not_compared(tmp_path):
+    row = preflight.check_lock(tmp_path)
+    assert row.ok and "nothing to compare" in row.detail
