@@ -6,6 +6,7 @@ Runs pytest in a subprocess on one browser test with a Chromium path that does n
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,8 @@ def test_a_missing_chromium_is_a_failure_that_prints_the_fix():
 
 def test_the_named_opt_out_turns_it_into_a_skip_with_the_reason():
     run = _run(BOTIE_SKIP_BROWSER="1")
-    assert run.returncode == 0 and "1 skipped" in run.stdout
+    # Every browser test of the module is skipped (only the check that lessons exist runs), and the run passes.
+    assert run.returncode == 0 and re.search(r"\b[1-9]\d* skipped", run.stdout) and " failed" not in run.stdout
     assert "skipped because BOTIE_SKIP_BROWSER is set" in run.stdout
 
 

@@ -61,9 +61,9 @@ def test_a_new_dependency_makes_every_lock_stale(tmp_path):
 
 def test_a_new_extra_needs_its_own_lock_file(tmp_path):
     root = _copy_project(tmp_path)
-    text = (ROOT / "pyproject.toml").read_text().replace("pythons = [", 'classroom = ["six"]\npythons = [', 1)
+    text = (ROOT / "pyproject.toml").read_text().replace("pythons = [", 'newcomer = ["six"]\npythons = [', 1)
     (root / "pyproject.toml").write_text(text)
-    assert "requirements/classroom.txt" in lockfile.stale_locks(root)
+    assert "requirements/newcomer.txt" in lockfile.stale_locks(root)
 
 
 def test_a_comment_or_a_tool_setting_does_not_make_the_lock_stale(tmp_path):

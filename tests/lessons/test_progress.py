@@ -164,8 +164,8 @@ def _places_from_notebooks():
         cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         number = 0
         for index, cell in enumerate(cells):
-            if STUB not in cell.source:
-                continue
+            if STUB not in cell.source or "run_capstone" in cell.source:
+                continue  # the capstone (lesson 05) is run on the adversarial slice, not checked
             number += 1
             following = "\n".join(c.source for c in cells[index + 1: index + 3])
             match = re.search(r"check\((\w+)\)", following)
