@@ -144,3 +144,16 @@ def test_seed_worked_examples_are_lesson_checks(edition, name, expected):
         pytest.fail(f"{edition}/{name} is missing")
     assert expected in lesson_check_text(path)
 
+
+
+def test_every_next_link_names_the_next_lesson_by_its_own_title():
+    import re
+
+    titles = {}
+    for path in LEARNER:
+        first = next(c for c in read(path).cells if c.cell_type == "markdown" and c.source.startswith("# "))
+        titles[path.name[:2]] = first.source.splitlines()[0][2:].strip()
+    for path in LEARNER:
+        text = "\n".join(c.source for c in read(path).cells if c.cell_type == "markdown")
+        for number, title in re.findall(r"Next: \*\*(\d\d) · ([^*]+)\*\*", text):
+            assert f"{number} · {title}" == titles[number], f"{path.name} links to {number} · {title}"

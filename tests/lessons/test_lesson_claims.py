@@ -101,3 +101,41 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
     assert turn.citations.ok
     assert sum(i in {r.id for r in candidates} for i in torque.answered_by) == 3 == len(torque.answered_by) - 1
     assert [(loss.record_id, str(loss.stage)) for loss in turn.losses] == [("man-p2-r4-s3.2.1", "candidates")]
+
+
+# --- claims corrected after the fresh read of the learner edition ---------------------------------------------
+
+
+def test_after_the_prefix_stops_a_record_the_caller_may_not_read_stays_not_permitted():
+    """Lesson 01: every *permitted* record after tkt-5630 is not_considered; tkt-5704 (P-1) stays not_permitted."""
+    scene = load_scene(fixture_path("p2_seal.json"))
+    outcomes = list(select(scene.records, scene.allowed_assets, scene.budget).outcomes)
+    stop = [o.record_id for o in outcomes].index("tkt-5630")
+    after = {o.record_id: str(o.status) for o in outcomes[stop + 1:]}
+    assert after["tkt-5704"] == "not_permitted"
+    assert {s for rid, s in after.items() if rid != "tkt-5704"} == {"not_considered"}
+
+
+def test_revision_4_applies_the_day_before_revision_5_comes_into_force_and_revision_5_on_that_day():
+    scenario = load_evidence_scenario()
+    before, on_the_day = (scenario.select(0, observed_on=day) for day in ("2026-03-31", "2026-04-01"))
+    assert str(before.outcome("man-p2-r4-s3.2").status) == "selected"
+    assert str(before.outcome("man-p2-r5-s3.2").status) == "not_yet_effective"
+    assert str(on_the_day.outcome("man-p2-r4-s3.2").status) == "superseded"
+    assert str(on_the_day.outcome("man-p2-r5-s3.2").status) == "selected"
+
+
+def test_in_lesson_05_three_candidates_fall_below_the_floor_and_one_does_not_fit_the_budget():
+    scenario = load_evidence_scenario()
+    statuses = [str(o.status) for o in scenario.select(0).outcomes]
+    assert (statuses.count("below_floor"), statuses.count("over_budget"), statuses.count("selected")) == (3, 1, 7)
+
+
+def test_retries_make_at_most_three_attempts_in_all_the_first_call_included():
+    from botie.actions.decision import Branch, Check, CheckName, Decision, Verdict
+
+    unavailable = Decision(Branch.UNAVAILABLE, (Check(CheckName.IDEMPOTENCY, Verdict.FAILED, "no answer"),))
+    from botie.actions.retry import submit_with_retries
+
+    run = submit_with_retries(lambda: unavailable)
+    assert len(run.attempts) == 3
