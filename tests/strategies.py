@@ -250,8 +250,10 @@ def decision_cases(draw) -> tuple[object, list[str], object, object]:
     from botie.actions.decision import Approval, KeyState, Receipt, StoredRequest
     from botie.actions.tool import validate_inspection
 
-    route = draw(st.sampled_from(["conflict", "invalid", "done", "denied", "unapproved", "absent", "failed", "done",
-                                  "pending"]))
+    # Hypothesis does not draw sampled_from uniformly (it leans towards the front of the list), and how far
+    # depends on the Python version: the routes that end deepest in decide() come first.
+    route = draw(st.sampled_from(["pending", "conflict", "failed", "done", "invalid", "denied", "unapproved",
+                                  "absent", "done"]))
     if route == "invalid":
         proposal = draw(inspection_arguments().filter(lambda a: validate_inspection(a)))
     else:
