@@ -66,6 +66,8 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "botie.lessons.scripted": ("ScriptedModel", "load_scripted_model"),
     "botie.lessons.loading": ("DocumentTool", "FailureInjector", "LatencyModel", "compare_loading"),
     "botie.lessons.adversarial": ("SliceSet", "compare_designs", "run_slice"),
+    "botie.lessons.progress": ("show_progress",),
+    "botie.lessons.reset": ("reset_exercise",),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -112,6 +114,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     from botie.lessons.adversarial import SliceSet, compare_designs, run_slice
     from botie.lessons.fixtures import Scene, fixture_path, load_records, load_scene
     from botie.lessons.loading import DocumentTool, FailureInjector, LatencyModel, compare_loading
+    from botie.lessons.progress import show_progress
+    from botie.lessons.reset import reset_exercise
     from botie.lessons.scripted import ScriptedModel, load_scripted_model
     from botie.model import Model, Reply, ToolProposal
     from botie.turn import ActionRequest, Stage, TurnOutcome, TurnResult, TurnSetup, run_turn

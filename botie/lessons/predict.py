@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-__all__ = ["QUESTIONS", "Judgement", "Question", "judge", "questions_for"]
+from botie.lessons.progress import record_prediction
+
+__all__ = ["QUESTIONS", "Judgement", "Question", "answer", "judge", "questions_for"]
 
 
 class Question(NamedTuple):
@@ -145,3 +147,15 @@ def judge(question: Question | str, choice: Any) -> Judgement:
         return Judgement(True, True, f"Correct: {q.options[q.answer]}. {q.why}")
     return Judgement(False, True, f"Not quite: you chose {q.options[choice]!r}. The answer is "
                                   f"{q.options[q.answer]!r}. {q.why}")
+
+
+def answer(question: Question | str, choice: Any) -> Judgement:
+    """Judge a prediction the learner committed to, and keep it in their progress file.
+
+    Pressing the button with nothing chosen is not an answer, so it is not counted.
+    """
+    q = QUESTIONS[question] if isinstance(question, str) else question
+    verdict = judge(q, choice)
+    if verdict.answered:
+        record_prediction(q.id, q.lesson, verdict.correct)
+    return verdict

@@ -1,8 +1,9 @@
 """A learner's progress: one small JSON file in their working folder.
 
 Every exercise check records its result here (lesson, exercise, passed or
-not yet, attempts, hints shown, when), and every hint shown is counted.
-``show_progress()`` prints the learner's table across all lessons.
+not yet, attempts, hints shown, when), every hint shown is counted, and every
+predict-then-run answer is kept (how many tries, right at the first one or
+not). ``show_progress()`` prints the learner's table across all lessons.
 
 The file is the learner's own. Nothing here sends it anywhere; on a class
 server the instructor's view reads it through the hub (see ``classroom/``).
@@ -26,7 +27,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ __all__ = [
     "progress_path",
     "record_check",
     "record_hint",
+    "record_prediction",
     "show_progress",
     "table_text",
 ]
@@ -112,6 +114,31 @@ class ProgressFile:
     entries: dict[str, Entry]
     state: str  # "ok", "missing", "empty" or "corrupt"
     problem: str = ""  # for "corrupt": what was wrong with it
+    predictions: dict[str, Prediction] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One predict-then-run question's line: the tries, and whether the first answer was right."""
+
+    question: str
+    lesson: str
+    attempts: int
+    first_right: bool
+    right: bool  # the latest answer
+
+    @classmethod
+    def from_json(cls, question: str, raw: Any) -> Prediction:
+        if not isinstance(raw, dict):
+            raise ValueError(f"prediction {question!r} is not an object")
+        values = (raw.get("attempts"), raw.get("first_right"), raw.get("right"))
+        if type(values[0]) is not int or type(values[1]) is not bool or type(values[2]) is not bool:
+            raise ValueError(f"prediction {question!r} has attempts or answers that make no sense")
+        return cls(question, str(raw.get("lesson", "?")), *values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"lesson": self.lesson, "attempts": self.attempts, "first_right": self.first_right,
+                "right": self.right}
 
 
 def progress_path() -> Path | None:
@@ -131,9 +158,13 @@ def parse(text: str) -> ProgressFile:
         if not isinstance(raw, dict) or not isinstance(raw.get("exercises"), dict):
             raise ValueError("it is not a progress file (no 'exercises' object)")
         entries = {name: Entry.from_json(name, item) for name, item in raw["exercises"].items()}
+        answers = raw.get("predictions", {})  # absent in files written before predictions were kept
+        if not isinstance(answers, dict):
+            raise ValueError("its 'predictions' is not an object")
+        predictions = {q: Prediction.from_json(q, item) for q, item in answers.items()}
     except (ValueError, TypeError) as exc:
         return ProgressFile({}, "corrupt", str(exc))
-    return ProgressFile(entries, "ok")
+    return ProgressFile(entries, "ok", predictions=predictions)
 
 
 def load(path: Path) -> ProgressFile:
@@ -165,9 +196,10 @@ def _keep_aside(path: Path, problem: str) -> None:
                                  "a fresh one starts now. Your check above is not affected.)")
 
 
-def _write(path: Path, entries: dict[str, Entry]) -> None:
+def _write(path: Path, book: ProgressFile) -> None:
     """Write the whole file to a temporary file in the same folder, then rename it into place."""
-    body = {"format": FORMAT, "exercises": {name: e.to_json() for name, e in sorted(entries.items())}}
+    body = {"format": FORMAT, "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
+            "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())}}
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -181,8 +213,8 @@ def _write(path: Path, entries: dict[str, Entry]) -> None:
         raise
 
 
-def _update(name: str, change: Callable[[Entry], Entry]) -> None:
-    """Read, change one entry, write back. Never raises: a problem is said once."""
+def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
+    """Read the file, change it, write it back. Never raises: a problem is said once."""
     path = progress_path()
     if path is None:
         return
@@ -190,12 +222,21 @@ def _update(name: str, change: Callable[[Entry], Entry]) -> None:
         current = load(path)
         if current.state == "corrupt":
             _keep_aside(path, current.problem)
-        lesson, number = PLACES.get(name, ("?", 0))
-        old = current.entries.get(name) or Entry(name, lesson, number, NOT_YET, 0, 0, None, None, None)
-        _write(path, {**current.entries, name: change(old)})
+        _write(path, change(current))
     except OSError as exc:
         _say_once(f"write:{path}", f"(Your progress could not be saved in {path}: {exc.strerror or exc}. "
                                    "Checks and hints still work; only the record is missing.)")
+
+
+def _update_entry(name: str, change: Callable[[Entry], Entry]) -> None:
+    """Change one exercise's entry, starting from an empty one the first time."""
+
+    def change_file(book: ProgressFile) -> ProgressFile:
+        lesson, number = PLACES.get(name, ("?", 0))
+        old = book.entries.get(name) or Entry(name, lesson, number, NOT_YET, 0, 0, None, None, None)
+        return ProgressFile({**book.entries, name: change(old)}, "ok", predictions=book.predictions)
+
+    _update(change_file)
 
 
 def record_check(name: str, passed: bool, *, hint_shown: int = 0) -> None:
@@ -207,7 +248,7 @@ def record_check(name: str, passed: bool, *, hint_shown: int = 0) -> None:
         return Entry(e.name, e.lesson, e.number, PASSED if passed else NOT_YET, e.attempts + 1, hints,
                      e.first_tried or when, when, e.passed_at or (when if passed else None))
 
-    _update(name, change)
+    _update_entry(name, change)
 
 
 def record_hint(name: str, level: int) -> None:
@@ -217,20 +258,48 @@ def record_hint(name: str, level: int) -> None:
         return Entry(e.name, e.lesson, e.number, e.status, e.attempts, max(e.hints, level), e.first_tried,
                      e.last_tried, e.passed_at)
 
-    _update(name, change)
+    _update_entry(name, change)
 
 
-def table_text(entries: dict[str, Entry]) -> str:
-    """The learner's table: every exercise of every lesson, in lesson order."""
+def record_prediction(question: str, lesson: str, right: bool) -> None:
+    """Count one answer to a predict-then-run question, remembering whether the first was right."""
+
+    def change_file(book: ProgressFile) -> ProgressFile:
+        old = book.predictions.get(question)
+        new = Prediction(question, lesson, 1, right, right) if old is None else \
+            Prediction(question, lesson, old.attempts + 1, old.first_right, right)
+        return ProgressFile(book.entries, "ok", predictions={**book.predictions, question: new})
+
+    _update(change_file)
+
+
+def _result(e: Entry | None) -> str:
+    """An exercise stays passed once passed: a later failing check (a demo of a wrong function,
+    or an edit that broke it) is flagged with a star rather than taking the pass away."""
+    if e is None:
+        return "-"
+    if e.status == NOT_YET and e.passed_at is not None:
+        return "passed*"
+    return e.status
+
+
+def table_text(entries: dict[str, Entry], predictions: dict[str, Prediction] | None = None,
+               questions: int = 0) -> str:
+    """The learner's table: every exercise of every lesson, in lesson order, then the predictions."""
     lines = [f"{'lesson':<7}{'exercise':<22}{'result':<10}{'tries':>6}{'hints':>6}"]
     for name, (lesson, number) in sorted(PLACES.items(), key=lambda item: item[1]):
         e = entries.get(name)
-        result = "-" if e is None else e.status
         tries = 0 if e is None else e.attempts
         hints = 0 if e is None else e.hints
-        lines.append(f"{lesson:<7}{f'{number}. {name}':<22}{result:<10}{tries:>6}{hints:>6}")
-    done = sum(1 for e in entries.values() if e.status == PASSED and e.name in PLACES)
+        lines.append(f"{lesson:<7}{f'{number}. {name}':<22}{_result(e):<10}{tries:>6}{hints:>6}")
+    done = sum(1 for e in entries.values() if e.passed_at is not None and e.name in PLACES)
     lines.append(f"{done} of {len(PLACES)} exercises passed.")
+    if any(_result(e) == "passed*" for e in entries.values()):
+        lines.append("* passed earlier; your latest check of it did not pass.")
+    answered = predictions or {}
+    first = sum(1 for p in answered.values() if p.first_right)
+    lines.append(f"Predict-then-run: {len(answered)} of {questions} questions answered, "
+                 f"{first} right at the first try.")
     return "\n".join(lines)
 
 
@@ -244,4 +313,6 @@ def show_progress() -> None:
     if current.state == "corrupt":
         print(f"Your progress file ({path.name}) could not be read: {current.problem}. "
               "The next check keeps it aside and starts a fresh one.")
-    print(table_text(current.entries))
+    from botie.lessons.predict import QUESTIONS  # late: predict's widgets record here, not the other way
+
+    print(table_text(current.entries, current.predictions, len(QUESTIONS)))

@@ -12,7 +12,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from botie.lessons.predict import QUESTIONS, Judgement, Question, judge
+from botie.lessons.predict import QUESTIONS, Judgement, Question, answer
 
 from ._common import RESULT_CLASS, control, esc
 
@@ -43,7 +43,7 @@ class PredictWidget:
 
     def check(self) -> Judgement:
         """Judge the current choice and write the verdict (replacing any earlier one)."""
-        self.judgement = judge(self.question, self.choice.value)
+        self.judgement = answer(self.question, self.choice.value)
         self.output.outputs = ()
         self.output.append_stdout(self.judgement.text + "\n")
         return self.judgement

@@ -176,3 +176,73 @@ def _places_from_notebooks():
 
 def test_the_places_table_matches_the_learner_notebooks():
     assert _places_from_notebooks() == progress.PLACES
+
+
+def test_an_exercise_passed_then_failed_stays_passed_with_a_star(book, capsys):
+    check(permitted)
+    check("permitted", wrong_permitted)  # e.g. the lesson's demonstration of a quiet wrong function
+    check("choose_evidence", wrong_permitted)
+    capsys.readouterr()
+    progress.show_progress()
+    out = capsys.readouterr().out
+    assert re.search(r"01\s+1\. permitted\s+passed\*\s+2\s+0", out)
+    assert re.search(r"01\s+2\. choose_evidence\s+not yet\s+1\s+0", out)  # never passed: no star
+    assert f"1 of {len(progress.PLACES)} exercises passed." in out
+    assert "* passed earlier; your latest check of it did not pass." in out
+
+
+def test_no_star_note_when_every_latest_check_agrees(book, capsys):
+    check(permitted)
+    capsys.readouterr()
+    progress.show_progress()
+    assert "passed earlier" not in capsys.readouterr().out
+
+
+def test_a_prediction_keeps_its_tries_and_whether_the_first_answer_was_right(book):
+    from botie.lessons.predict import QUESTIONS, answer
+
+    question = QUESTIONS["prefix-6-5-in-8"]
+    wrong = (question.answer + 1) % len(question.options)
+    assert answer(question, None).answered is False  # pressing check with nothing chosen is not an answer
+    assert not book.exists()
+    answer(question, wrong)
+    answer(question, question.answer)
+    saved = json.loads(book.read_text())["predictions"]["prefix-6-5-in-8"]
+    assert saved == {"lesson": question.lesson, "attempts": 2, "first_right": False, "right": True}
+
+
+def test_show_progress_counts_questions_answered_and_right_first_time(book, capsys):
+    from botie.lessons.predict import QUESTIONS, answer
+
+    first, second = list(QUESTIONS.values())[:2]
+    answer(first, first.answer)
+    answer(second, (second.answer + 1) % len(second.options))
+    answer(second, second.answer)
+    capsys.readouterr()
+    progress.show_progress()
+    out = capsys.readouterr().out
+    assert f"Predict-then-run: 2 of {len(QUESTIONS)} questions answered, 1 right at the first try." in out
+
+
+def test_the_predict_widget_records_the_learners_answer(book):
+    from botie.ui.predict import predict
+
+    widget = predict("prefix-6-5-in-8")
+    widget.choice.value = widget.question.answer
+    widget.button.click()
+    assert json.loads(book.read_text())["predictions"]["prefix-6-5-in-8"]["first_right"] is True
+
+
+def test_a_file_from_before_predictions_were_kept_still_reads(book):
+    book.parent.mkdir(parents=True)
+    book.write_text('{"format": 1, "exercises": {}}')
+    assert progress.load(book).state == "ok"
+
+
+@pytest.mark.parametrize("predictions", ['"x"', '{"q": {"attempts": "1", "first_right": true, "right": true}}',
+                                         '{"q": {"attempts": 1, "first_right": 1, "right": true}}', '{"q": []}'])
+def test_a_nonsense_prediction_makes_the_file_corrupt_not_a_crash(book, predictions):
+    book.parent.mkdir(parents=True)
+    book.write_text('{"format": 1, "exercises": {}, "predictions": %s}' % predictions)
+    found = progress.load(book)
+    assert found.state == "corrupt" and "prediction" in found.problem
