@@ -464,7 +464,7 @@ def _trace(setup_changes: Mapping[str, Any] | None = None, drop: str | None = No
     from botie.lessons.scripted import ScriptedModel
 
     result = run_turn(s.questions[0].question, candidates, setup, ScriptedModel())
-    keep = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.FIT)
+    keep = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
     return [(str(st.stage), list(st.ids)) for st in result.stages if st.stage in keep]
 
 
