@@ -54,7 +54,8 @@ class Comparison:
         return f"Your function: {self.agreement}. {self.message}"
 
 
-_NOT_WRITTEN = "It still raises NotImplementedError or returns None: write its body, run that cell, then this one."
+_NOT_WRITTEN = ("It still raises NotImplementedError or returns None: write its body, run its cell, "
+                "then build the panel again.")
 
 
 def _call(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any],

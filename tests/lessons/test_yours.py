@@ -10,6 +10,8 @@ from botie import Record, fixture_path, load_scene
 from botie.actions.decision import Approval, StoredRequest
 from botie.lessons.scenarios import load_evidence_scenario
 from botie.lessons.yours import Agreement, compare_branch, compare_selection, compare_shortlist
+from tests.lessons.test_checks import choose_branch, choose_evidence
+from tests.lessons.test_exercises_evidence import shortlist
 
 P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 ANA = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
@@ -20,19 +22,7 @@ def scene():
     return load_scene(fixture_path("p2_seal.json"))
 
 
-# --- learner answers: right ones, and ones wrong on purpose -------------------------------------------
-
-
-def prefix_evidence(records, allowed_assets, allowance):
-    chosen, used = [], 0
-    for record in records:
-        if record.asset not in allowed_assets:
-            continue
-        if used + record.cost > allowance:
-            break
-        chosen.append(record)
-        used += record.cost
-    return chosen
+# --- learner answers: the reference solutions of the exercise tests, and two wrong on purpose ----------
 
 
 def skip_evidence(records, allowed_assets, allowance):
@@ -45,32 +35,22 @@ def skip_evidence(records, allowed_assets, allowance):
     return chosen
 
 
-def stub(*args, **kwargs):
-    raise NotImplementedError("your code here")
-
-
-def right_branch(proposal, *, caller, allowed_assets, approval, previous):
-    if proposal["asset_id"] not in allowed_assets:
-        return "denied"
-    if approval is None or approval.actor != caller or dict(approval.payload) != dict(proposal):
-        return "needs_approval"
-    if previous is None:
-        return "create"
-    return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
-
-
 def approval_before_permission(proposal, *, caller, allowed_assets, approval, previous):
     """Wrong on purpose: asks about the approval before the permission."""
     if approval is None:
         return "needs_approval"
-    return right_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=previous)
+    return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=previous)
+
+
+def stub(*args, **kwargs):
+    raise NotImplementedError("your code here")
 
 
 # --- lesson 01 ---------------------------------------------------------------------------------------
 
 
 def test_a_right_choose_evidence_is_the_same_as_the_reference(scene):
-    result = compare_selection(prefix_evidence, scene.records, ["P-2", "P-3"], 8)
+    result = compare_selection(choose_evidence, scene.records, ["P-2", "P-3"], 8)
     assert result.agreement is Agreement.SAME
     assert result.yours == result.reference == "man-p2-r4-s3.2, tkt-5521"
     assert result.line() == "Your function: same as the reference."
@@ -138,22 +118,21 @@ def test_a_shortlist_that_ranks_before_filtering_differs_from_the_reference():
     scenario = load_evidence_scenario()
 
     def rank_first(candidates, allowed_assets, observed_on, k):
-        """Wrong on purpose: takes the top scores first and filters afterwards (only for permission)."""
-        top = sorted(candidates, key=lambda r: r.score, reverse=True)[:k]
-        return [r for r in top if r.asset in allowed_assets]
+        """Wrong on purpose: takes the top scores first and filters afterwards."""
+        return shortlist(candidates, allowed_assets, observed_on, k, rank_first=True)
 
     result = compare_shortlist(rank_first, scenario.candidates(0), ["P-2", "P-3"], _dt.date(2026, 3, 15), 3)
     assert result.reference == "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2"
     assert result.agreement is Agreement.DIFFERS
-    assert result.differences == ("only yours keeps man-p2-r3-s3.2, man-p2-r5-s3.2",
-                                  "only the reference keeps man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2")
+    assert result.yours == "nothing"  # the three best scores (vendor, rev 3, rev 5) are none of them usable
+    assert result.differences == ("only the reference keeps man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2",)
 
 
 # --- lesson 04 ---------------------------------------------------------------------------------------
 
 
 def test_a_right_choose_branch_agrees_with_decide():
-    result = compare_branch(right_branch, P2, approval=Approval("tech-ana", P2),
+    result = compare_branch(choose_branch, P2, approval=Approval("tech-ana", P2),
                             previous=StoredRequest.settled(P2, "job-1"), **ANA)
     assert (result.agreement, result.reference, result.yours) == (Agreement.SAME, "reuse", "reuse")
 

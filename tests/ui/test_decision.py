@@ -7,6 +7,7 @@ import re
 import pytest
 
 from botie.ui import decision_panel
+from tests.lessons.test_yours import approval_before_permission
 
 BRANCHES = ("invalid", "denied", "needs_approval", "create", "reuse", "conflict")
 
@@ -153,23 +154,12 @@ def test_dom_contract(panel):
 # --- your function beside the reference (lesson 04's choose_branch plugged into the panel) --------------
 
 
-def _approval_before_permission(proposal, *, caller, allowed_assets, approval, previous):
-    """Wrong on purpose: asks about the approval before the permission."""
-    if approval is None or approval.actor != caller or dict(approval.payload) != dict(proposal):
-        return "needs_approval"
-    if proposal["asset_id"] not in allowed_assets:
-        return "denied"
-    if previous is None:
-        return "create"
-    return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
-
-
 def test_choose_branch_is_shown_beside_decide_and_rerun_on_every_change():
     seen = []
 
     def counted(proposal, **kwargs):
         seen.append(proposal["asset_id"])
-        return _approval_before_permission(proposal, **kwargs)
+        return approval_before_permission(proposal, **kwargs)
 
     panel = decision_panel(yours=counted)
     assert "needs_approval needs_approval" in panel.yours_text()

@@ -10,6 +10,7 @@ import pytest
 from botie.context.provenance import EvidenceStatus
 from botie.lessons.scenarios import load_evidence_scenario
 from botie.ui import provenance_panel
+from tests.lessons.test_exercises_evidence import shortlist
 
 STATUSES = tuple(s.value for s in EvidenceStatus)
 
@@ -142,27 +143,13 @@ def test_dom_contract(panel):
 # --- your function beside the reference (lesson 02's shortlist plugged into the panel) ------------------
 
 
-def _shortlist(candidates, allowed_assets, observed_on, k):
-    by_id = {r.id: r for r in candidates}
-
-    def in_force(record):
-        return record.effective_date is None or record.effective_date <= observed_on
-
-    usable = [r for r in candidates if r.asset in allowed_assets and in_force(r)
-              and not (r.superseded_by is not None
-                       and (by_id.get(r.superseded_by) is None or in_force(by_id[r.superseded_by])))]
-    return sorted(usable, key=lambda r: r.score, reverse=True)[:k]
-
-
 def _no_successor_check(candidates, allowed_assets, observed_on, k):
     """Wrong on purpose: forgets that a revision in force replaces the one before it."""
-    usable = [r for r in candidates if r.asset in allowed_assets
-              and (r.effective_date is None or r.effective_date <= observed_on)]
-    return sorted(usable, key=lambda r: r.score, reverse=True)[:k]
+    return shortlist(candidates, allowed_assets, observed_on, k, supersede=False)
 
 
 def test_a_right_shortlist_shows_the_same_top_three_as_the_reference(scenario):
-    panel = provenance_panel(scenario, yours=_shortlist)
+    panel = provenance_panel(scenario, yours=shortlist)
     assert panel.yours_box in panel.widget.children
     assert "= same Your function: same as the reference." in panel.yours_text()
     assert "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2" in panel.yours_text()
@@ -193,3 +180,11 @@ def test_a_shortlist_that_raises_is_a_message_and_no_date_calls_nothing(scenario
     assert panel.error is None and "Traceback" not in panel.yours_text()
     panel.observed_on.value = None
     assert "not called, because no observation date is set" in panel.yours_text()
+
+
+def test_a_strict_date_test_agrees_on_the_default_date_and_differs_on_the_day_rev_5_takes_effect(scenario):
+    """The instructor guide's claim: `<` instead of `<=` shows only when the date moves to 2026-04-01."""
+    panel = provenance_panel(scenario, yours=lambda *args: shortlist(*args, strict=True))
+    assert "same as the reference" in panel.yours_text()
+    panel.observed_on.value = dt.date(2026, 4, 1)
+    assert "only the reference keeps man-p2-r5-s3.2" in panel.yours_text()

@@ -8,6 +8,8 @@ import pytest
 
 from botie import BudgetError, fixture_path, load_scene
 from botie.ui import html_to_text, selection_panel, window_text
+from tests.lessons.test_checks import choose_evidence
+from tests.lessons.test_yours import skip_evidence
 
 STATUSES = ("selected", "not_permitted", "over_budget", "not_considered")
 
@@ -156,34 +158,13 @@ def test_window_text_names_every_segment():
 # --- your function beside the reference (lesson 01's exercise plugged into the panel) -------------------
 
 
-def _prefix_evidence(records, allowed_assets, allowance):
-    chosen, used = [], 0
-    for record in records:
-        if record.asset in allowed_assets:
-            if used + record.cost > allowance:
-                break
-            chosen.append(record)
-            used += record.cost
-    return chosen
-
-
-def _skip_evidence(records, allowed_assets, allowance):
-    """Wrong on purpose: skips what does not fit instead of stopping."""
-    chosen, used = [], 0
-    for record in records:
-        if record.asset in allowed_assets and used + record.cost <= allowance:
-            chosen.append(record)
-            used += record.cost
-    return chosen
-
-
 def test_without_a_function_the_panel_has_no_box_for_one(panel):
     assert panel.yours_box not in panel.widget.children
     assert panel.yours_text() == "" and panel.comparison is None
 
 
 def test_a_right_function_shows_beside_the_reference_and_says_same(scene):
-    panel = selection_panel(scene, yours=_prefix_evidence)
+    panel = selection_panel(scene, yours=choose_evidence)
     assert panel.yours_box in panel.widget.children
     text = panel.yours_text()
     assert "man-p2-r4-s3.2, tkt-5521 man-p2-r4-s3.2, tkt-5521" in text  # reference column, then yours
@@ -196,7 +177,7 @@ def test_moving_a_control_reruns_the_learner_function_and_a_skip_shows_where_it_
 
     def counted(records, allowed_assets, allowance):
         calls.append(allowance)
-        return _skip_evidence(records, allowed_assets, allowance)
+        return skip_evidence(records, allowed_assets, allowance)
 
     panel = selection_panel(scene, yours=counted)
     assert "same as the reference" in panel.yours_text()
