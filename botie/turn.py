@@ -5,24 +5,26 @@ The stages run in a fixed order:
 1. **candidates**: what retrieval returned;
 2. **permitted**: what the caller may read;
 3. **fresh**: what is in force and not a copy of something else;
-4. **fit**: what cleared the relevance floor and fitted the evidence budget
-   (or a refusal, decided before any model is called);
-5. **request**: the request assembled and counted against the ceiling (or
+4. **relevant**: what cleared the relevance floor (a passage below it stays
+   in only when a selected passage depends on it and both fit);
+5. **fit**: what fitted the evidence budget (or a refusal, decided before
+   any model is called);
+6. **request**: the request assembled and counted against the ceiling (or
    a stop: a document changed since this conversation read it);
-6. **answer**: the model's reply;
-7. **citations**: every quote checked against the documents that were sent
+7. **answer**: the model's reply;
+8. **citations**: every quote checked against the documents that were sent
    (a failure withholds the answer);
-8. **proposal**: when the technician asked for an action, a *separate*
+9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
    text, so nothing a document says can choose a tool or an argument;
-9. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
-   caller, the allowed assets and the approval from trusted state.
+10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
+    caller, the allowed assets and the approval from trusted state.
 
-A tool call the model suggests while reading documents (stage 6) is dropped
+A tool call the model suggests while reading documents (stage 7) is dropped
 and reported, never carried out. When a turn fails, :attr:`TurnResult.losses`
 says for each piece of evidence that was needed where it went missing: never
-retrieved, not authorised, not current, did not fit, or the quoted fact is
-not in the text.
+retrieved, not authorised, not current, below the relevance floor, did not
+fit, or the quoted fact is not in the text.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class Stage(ShortName):
     CANDIDATES = "candidates"
     PERMITTED = "permitted"
     FRESH = "fresh"
+    RELEVANT = "relevant"
     FIT = "fit"
     REQUEST = "request"
     ANSWER = "answer"
@@ -95,6 +98,7 @@ LOSS_KIND: Mapping[Stage, str] = {
     Stage.CANDIDATES: "missing candidate",
     Stage.PERMITTED: "not authorised",
     Stage.FRESH: "not current",
+    Stage.RELEVANT: "below the relevance floor",
     Stage.FIT: "did not fit",
     Stage.REQUEST: "never sent",
     Stage.CITATIONS: "fact not in the text",
@@ -104,6 +108,8 @@ _STAGE_OF_CHECK = {
     "permission": Stage.PERMITTED,
     "freshness": Stage.FRESH,
     "duplicates": Stage.FRESH,
+    # Its own stage: "did not fit" would send someone to the budget when the score was the reason.
+    "relevance_floor": Stage.RELEVANT,
 }
 
 
@@ -254,7 +260,7 @@ class TurnResult:
         return "\n".join(f"{x.record_id}: lost at {x.stage} ({x.kind}): {x.detail}" for x in self.losses)
 
 
-_DOCUMENT_STAGES = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.FIT, Stage.REQUEST)
+_DOCUMENT_STAGES = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT, Stage.REQUEST)
 
 
 def _count(n: int, word: str) -> str:
@@ -262,22 +268,24 @@ def _count(n: int, word: str) -> str:
 
 
 def _filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> list[StageResult]:
-    """Stages 1-4 from the selector's per-candidate outcomes."""
+    """Stages 1-5 from the selector's per-candidate outcomes."""
     outcome = {o.record_id: o for o in selection.outcomes}
     ids = tuple(r.id for r in records)
     stages = [StageResult(Stage.CANDIDATES, StageStatus.PASSED if ids else StageStatus.FAILED, ids,
                           f"{_count(len(ids), 'candidate')} retrieved")]
     current = ids
-    for stage in (Stage.PERMITTED, Stage.FRESH):
+    for stage in (Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT):
         gone = [i for i in current if _STAGE_OF_CHECK.get(outcome[i].check) == stage]
         current = tuple(i for i in current if i not in gone)
         why = "; ".join(f"{i} {outcome[i].status}" for i in gone) or "nothing removed"
+        if stage is Stage.RELEVANT:
+            why += f" (floor {selection.floor:.2f})"
         stages.append(StageResult(stage, StageStatus.PASSED if current else StageStatus.FAILED, current, why))
     if selection.refused:
         stages.append(StageResult(Stage.FIT, StageStatus.FAILED, (), f"refused: {selection.refusal}"))
     else:
         detail = (f"{_count(len(selection.selected_ids), 'document')} in the pack, "
-                  f"{selection.used} of {selection.allowance} tokens (floor {selection.floor:.2f})")
+                  f"{selection.used} of {selection.allowance} tokens")
         stages.append(StageResult(Stage.FIT, StageStatus.PASSED, selection.selected_ids, detail))
     return stages
 
@@ -323,7 +331,7 @@ def run_turn(
 
 
 class _Answered(NamedTuple):
-    """Stages 5-7 of a turn: the request, the model's answer and the citation check."""
+    """Stages 6-8 of a turn: the request, the model's answer and the citation check."""
 
     outcome: TurnOutcome
     stages: list[StageResult]
@@ -389,7 +397,7 @@ def _answer_stage(reply: Reply) -> StageResult:
 
 
 def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]):
-    """Stages 8-9: a request without documents, the model's proposal, and the decision."""
+    """Stages 9-10: a request without documents, the model's proposal, and the decision."""
     request = build_request(action.message, (), ceiling=setup.ceiling, answer_allowance=setup.answer_allowance,
                             instructions=action_instructions(setup))
     leaked = tuple(r.id for r in records if r.text.strip() and r.text in request.text)

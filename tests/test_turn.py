@@ -101,6 +101,23 @@ def test_a_cited_document_that_did_not_fit_is_traced_to_the_fit_stage(scenario, 
     assert lost["man-p2-r4-s3.2.1"].stage is Stage.FIT and lost["man-p2-r4-s3.2.1"].kind == "did not fit"
 
 
+def test_a_needed_dependency_below_the_floor_is_lost_at_the_relevance_stage_not_at_fit(scenario, setup, model):
+    """At 150 tokens the table heading (score 0.22) is not brought along, so the 0.35 floor is what dropped it."""
+    q = torque(scenario)
+    r = run_turn(q.question, scenario.candidates(0), setup.with_(budget=150), model, needed=q.answered_by)
+    head = {x.record_id: x for x in r.losses}["man-p2-r4-t3.4-head"]
+    assert (head.stage, head.kind) == (Stage.RELEVANT, "below the relevance floor")
+    assert "score 0.22 is below the 0.35 floor" in head.detail
+    relevant = r.stage(Stage.RELEVANT)
+    assert "man-p2-r4-t3.4-head" not in relevant.ids and "man-p2-r4-t3.4-m12" in relevant.ids
+    assert relevant.detail.endswith("(floor 0.35)")
+
+
+def test_the_relevance_stage_runs_between_fresh_and_fit():
+    names = [str(stage) for stage in Stage]
+    assert names[names.index("fresh") + 1:names.index("fit")] == ["relevant"]
+
+
 def test_a_document_retrieval_never_returned_is_a_missing_candidate(scenario, setup, model):
     q = torque(scenario)
     candidates = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]

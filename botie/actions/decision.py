@@ -53,11 +53,12 @@ __all__ = [
 class Branch(ShortName):
     """Which way a proposal went.
 
-    :func:`decide` returns the first six. The service adds two that only
-    exist once real storage is involved: ``in_progress`` (an earlier attempt
-    under this key has not finished; the IETF Idempotency-Key draft answers
-    409 here) and ``unavailable`` (the store or the downstream service could
-    not be reached; nothing new was booked).
+    :func:`decide` returns the first six, and ``in_progress`` when the request
+    stored under this key is still pending. The last two only arise once real
+    storage is involved: ``in_progress`` (an earlier attempt under this key has
+    not finished; the IETF Idempotency-Key draft answers 409 here) and
+    ``unavailable`` (the store or the downstream service could not be reached;
+    nothing new was booked), which only the service returns.
     """
 
     INVALID = "invalid"

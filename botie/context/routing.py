@@ -272,7 +272,7 @@ class DocumentCoverage:
         return Coverage.of(outcomes, ("in_context", "searched"), kept="in_context")
 
 
-def execute_plan(plan: ContextPlan, *, policy: str = "skip") -> DocumentCoverage:
+def execute_plan(plan: ContextPlan, *, policy: str = "prefix") -> DocumentCoverage:
     """Carry out the whole-document part of a plan and return its coverage record.
 
     - ``stuff_all``: every document is read in full.
@@ -280,9 +280,11 @@ def execute_plan(plan: ContextPlan, *, policy: str = "skip") -> DocumentCoverage
       :func:`relevance_order`) and read each whole one that fits the soft
       budget, via :func:`botie.select`. Attachment order never decides: the
       order files were uploaded says nothing about the question. The default
-      ``"skip"`` policy steps over a document that does not fit and keeps
-      looking, so the room left over is smaller than every document it
-      declined. The declined ones are searched, not lost.
+      ``"prefix"`` policy stops at the first document that does not fit (the
+      rule of lesson 01), so every document read outranks every one only
+      searched, and the room left over is smaller than the document it stopped
+      at. ``"skip"`` steps over it and keeps looking instead. Either way the
+      declined ones are searched, not lost.
     - ``retrieve_*``: no document is read whole; all of them are searched, and
       passages are chosen later (see :func:`botie.context.provenance.select_evidence`).
 

@@ -36,7 +36,10 @@ __all__ = [
     "Verdict",
     "EXERCISES",
     "check",
+    "describe_exception",
+    "fresh_copy",
     "hint",
+    "record_ids",
     "register",
     "run",
     "same_records",
@@ -151,12 +154,12 @@ def register(exercise: Exercise) -> Exercise:
 # --- running ----------------------------------------------------------------
 
 
-def _describe_exception(exc: BaseException) -> str:
+def describe_exception(exc: BaseException) -> str:
     text = str(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _fresh(value: Any) -> Any:
+def fresh_copy(value: Any) -> Any:
     """A deep copy, or the value itself when it cannot be copied (the core's frozen, read-only objects)."""
     try:
         return copy.deepcopy(value)
@@ -166,23 +169,23 @@ def _fresh(value: Any) -> Any:
 
 def _run_case(fn: Callable[..., Any], case: Case, compare: Callable[[Any, Any], str | None]) -> CaseResult:
     # Fresh copies: a function that mutates its input must not spoil the next case.
-    args = tuple(_fresh(a) for a in case.args)
-    kwargs = {k: _fresh(v) for k, v in case.kwargs.items()}
+    args = tuple(fresh_copy(a) for a in case.args)
+    kwargs = {k: fresh_copy(v) for k, v in case.kwargs.items()}
     try:
         got = fn(*args, **kwargs)
     except NotImplementedError as exc:
-        return CaseResult(case, False, f"raised {_describe_exception(exc)}", not_implemented=True)
+        return CaseResult(case, False, f"raised {describe_exception(exc)}", not_implemented=True)
     except Exception as exc:  # the learner's code: any failure is a failed case, never a traceback
         if isinstance(case.expected, Raises) and isinstance(exc, case.expected.error):
             return CaseResult(case, True)
-        return CaseResult(case, False, f"raised {_describe_exception(exc)}")
+        return CaseResult(case, False, f"raised {describe_exception(exc)}")
     if isinstance(case.expected, Raises):
         why = f" ({case.expected.why})" if case.expected.why else ""
         return CaseResult(case, False, f"expected a {case.expected.error.__name__}{why}, got {show(got)}")
     try:
         problem = compare(got, case.expected)
     except Exception as exc:  # an odd return value must not crash the checker either
-        problem = f"could not compare the result {show(got)}: {_describe_exception(exc)}"
+        problem = f"could not compare the result {show(got)}: {describe_exception(exc)}"
     return CaseResult(case, problem is None, problem or "")
 
 
@@ -234,7 +237,7 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
         if isinstance(report, Report):
             progress.record_check(report.exercise.name, report.passed, hint_shown=shown)
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
-        print(f"The checker itself failed ({_describe_exception(exc)}). This is not your fault; "
+        print(f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "
               "please tell the instructor.")
 
 
@@ -264,7 +267,7 @@ def show(value: Any, limit: int = 160) -> str:
     return text
 
 
-def _ids(value: Any, what: str) -> tuple[list[str] | None, str | None]:
+def record_ids(value: Any, what: str) -> tuple[list[str] | None, str | None]:
     """A list of record ids from a list of records (or of ids); else a message."""
     from botie.context.records import Record
 
@@ -283,7 +286,7 @@ def _ids(value: Any, what: str) -> tuple[list[str] | None, str | None]:
 
 
 def same_records(got: Any, expected: list[str]) -> str | None:
-    ids, problem = _ids(got, "the list")
+    ids, problem = record_ids(got, "the list")
     if problem:
         return problem
     if ids == expected:

@@ -15,7 +15,7 @@ from typing import Any
 
 from botie.lessons.checks import Case, Exercise, Raises, register, same_records, show
 
-__all__ = ["NAMES"]
+__all__ = ["NAMES", "reference_shortlist"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -43,7 +43,8 @@ def _in_force(record, on: _dt.date) -> bool:
     return record.effective_date is None or record.effective_date <= on
 
 
-def _oracle_shortlist(candidates, allowed_assets, observed_on, k) -> list[str]:
+def reference_shortlist(candidates, allowed_assets, observed_on, k) -> list[str]:
+    """The ids the ``shortlist`` exercise asks for (the lesson 02 panel compares a learner's answer with it)."""
     by_id = {r.id: r for r in candidates}
     kept = []
     for r in candidates:
@@ -78,7 +79,7 @@ def _shortlist_cases() -> tuple[Case, ...]:
     today = s.observed_on
 
     def case(label, records, allow, on, k, shown=False):
-        return Case(label, (records, allow, on, k), _oracle_shortlist(records, allow, on, k), shown=shown)
+        return Case(label, (records, allow, on, k), reference_shortlist(records, allow, on, k), shown=shown)
 
     without_rev4 = [r for r in q1 if r.id != "man-p2-r4-s3.2"]
     cases = [
@@ -463,7 +464,7 @@ def _trace(setup_changes: Mapping[str, Any] | None = None, drop: str | None = No
     from botie.lessons.scripted import ScriptedModel
 
     result = run_turn(s.questions[0].question, candidates, setup, ScriptedModel())
-    keep = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.FIT)
+    keep = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
     return [(str(st.stage), list(st.ids)) for st in result.stages if st.stage in keep]
 
 

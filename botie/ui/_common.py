@@ -17,6 +17,7 @@ import ipywidgets as widgets
 PANEL_CLASS = "botie-panel"
 RESULT_CLASS = "botie-result"
 FIGURE_CLASS = "botie-figure"
+YOURS_CLASS = "botie-yours"
 CONTROL_PREFIX = "botie-control-"
 
 # Okabe–Ito, the palette that stays distinct for the common kinds of colour blindness.
@@ -59,6 +60,12 @@ STYLES: dict[str, tuple[str, str]] = {
     "retrieve_within_document": (_WARN, "⌕"),
     "retrieve_chunks": (_ODD, "⋯"),
     "problem": (_BAD, "✗"),
+    # your function beside the reference (lessons 01, 02, 04)
+    "same": (_GOOD, "="),
+    "differs": (_BAD, "≠"),
+    "not written yet": (_NONE, "…"),
+    "raised": (_BAD, "✗"),
+    "not asked": (_NONE, "–"),
 }
 _UNKNOWN = ("#333333", "•")
 
@@ -120,6 +127,24 @@ def problem_html(title: str, message: str) -> str:
     )
 
 
+def function_name(fn: Any) -> str:
+    """What a learner called their function (a lambda or a callable object has no useful name)."""
+    name = getattr(fn, "__name__", "")
+    return name if name.isidentifier() else "your function"
+
+
+def yours_html(comparison: Any, asked: str) -> str:
+    """The learner's answer beside the reference, then the one-line verdict (a word and a symbol, not colour alone)."""
+    yours = comparison.yours or "(no answer)"
+    return (
+        f"<p><b>Your function</b> ({esc(asked)})</p>"
+        "<table class='botie-yours-table'><thead><tr><th style='text-align:left'>reference</th>"
+        "<th style='text-align:left'>your function</th></tr></thead>"
+        f"<tbody><tr><td>{esc(comparison.reference)}</td><td>{esc(yours)}</td></tr></tbody></table>"
+        f"<p>{badge(str(comparison.agreement))} {esc(comparison.line())}</p>"
+    )
+
+
 _BLOCK_END = re.compile(r"</(p|div|tr|li|h\d|table|pre)>|<br\s*/?>", re.I)
 _CELL_END = re.compile(r"</t[dh]>", re.I)
 _TAG = re.compile(r"<[^>]+>")
@@ -169,6 +194,10 @@ class Panel:
         self.result.add_class(RESULT_CLASS)
         self.access = Access()  # names the controls on the page and announces each new result
         self.error: str | None = None  # the last problem shown instead of a result, if any
+        self.yours: Any = None  # the learner's exercise function, when the lesson plugs it in
+        self.comparison: Any = None  # the last comparison of it with the reference (botie.lessons.yours)
+        self.yours_box = widgets.HTML()
+        self.yours_box.add_class(YOURS_CLASS)
 
     def _root(self, children: list[widgets.Widget]) -> widgets.VBox:
         root = widgets.VBox([*children, self.access], layout=widgets.Layout(width="100%"))
@@ -201,7 +230,26 @@ class Panel:
         """The sentence a screen reader speaks after each change: the outcome, without the table."""
         if self.error is not None:
             return f"Problem: {self.error}"
+        if self.comparison is not None:
+            return f"{self._summary()} {self.comparison.line()}".strip()
         return self._summary()
+
+    def _yours_widgets(self, yours: Any) -> list[widgets.Widget]:
+        """Remember the learner's function; the box that shows it joins the panel only when there is one."""
+        self.yours = yours
+        return [] if yours is None else [self.yours_box]
+
+    def _show_yours(self, compare: Any, asked: str) -> None:
+        """Draw ``compare()`` (a :class:`botie.lessons.yours.Comparison`) when a learner's function is plugged in."""
+        if self.yours is None:
+            return
+        self.comparison = compare()
+        self.yours_box.value = yours_html(self.comparison, asked)
+
+    def _no_comparison(self, why: str) -> None:
+        self.comparison = None
+        if self.yours is not None:
+            self.yours_box.value = f"<p><b>Your function</b>: not called, because {esc(why)}.</p>"
 
     def _summary(self) -> str:
         # Panels say something shorter; the first line of the result is the fallback.
@@ -221,6 +269,10 @@ class Panel:
     def result_text(self) -> str:
         """The result as plain text, the way a reader (or a test) sees it."""
         return html_to_text(self.result.value)
+
+    def yours_text(self) -> str:
+        """The learner's function beside the reference, as plain text ("" when none is plugged in)."""
+        return html_to_text(self.yours_box.value) if self.yours is not None else ""
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)

@@ -9,18 +9,23 @@ builds its inputs from the controls:
   must not authorise a new request;
 - the request already stored under this request id: none, the same payload,
   or a different payload (another duration for the same request id).
+
+Given ``yours`` (a learner's ``choose_branch``), the panel also shows that
+function's branch beside ``decide``'s, as
+:func:`botie.lessons.yours.compare_branch` worked it out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import ipywidgets as widgets
 
 from botie.lessons.scenarios import STORED_JOB, stored_previous
+from botie.lessons.yours import compare_branch
 
-from ._common import Panel, badge, control, esc
+from ._common import Panel, badge, control, esc, function_name
 
 __all__ = ["DecisionPanel", "decision_panel", "PREVIOUS_CHOICES"]
 
@@ -39,7 +44,7 @@ class DecisionPanel(Panel):
     kind = "decision"
 
     def __init__(self, *, caller: str, allowed_assets: Iterable[str], proposal: Mapping[str, Any] | None = None,
-                 actors: Iterable[str] | None = None) -> None:
+                 actors: Iterable[str] | None = None, yours: Callable[..., Any] | None = None) -> None:
         super().__init__()
         self.caller = caller
         self.allowed_assets = tuple(allowed_assets)
@@ -75,6 +80,7 @@ class DecisionPanel(Panel):
             self.previous,
             self.inputs,
             self.result,
+            *self._yours_widgets(yours),
         ])
         self.approved.observe(self._on_approval, names="value")
         self.approval_actor.observe(self._on_change, names="value")
@@ -134,6 +140,10 @@ class DecisionPanel(Panel):
             f"stored under {esc(proposal['request_id'] or '(empty)')}: {esc(stored_text)}</p>"
         )
         self.result.value = self._result_html(decision)
+        kwargs = {"caller": self.caller, "allowed_assets": self.allowed_assets, "approval": approval,
+                  "previous": previous}
+        self._show_yours(lambda: compare_branch(self.yours, proposal, **kwargs),
+                         f"{function_name(self.yours)}(this proposal, ...) beside decide()")
 
     def _result_html(self, decision: Any) -> str:
         branch = str(decision.branch)
@@ -161,10 +171,15 @@ class DecisionPanel(Panel):
 
 
 def decision_panel(scene: Any = None, *, caller: str | None = None, allowed_assets: Iterable[str] | None = None,
-                   proposal: Mapping[str, Any] | None = None, actors: Iterable[str] | None = None) -> DecisionPanel:
-    """Build the decision panel; ``caller`` and ``allowed_assets`` default to the scene's (or tech-ana, P-2/P-3)."""
+                   proposal: Mapping[str, Any] | None = None, actors: Iterable[str] | None = None,
+                   yours: Callable[..., Any] | None = None) -> DecisionPanel:
+    """Build the decision panel; ``caller`` and ``allowed_assets`` default to the scene's (or tech-ana, P-2/P-3).
+
+    ``yours=choose_branch`` adds a box with that function's branch beside the reference.
+    """
     if caller is None:
         caller = scene.caller if scene is not None else "tech-ana"
     if allowed_assets is None:
         allowed_assets = scene.allowed_assets if scene is not None else ("P-2", "P-3")
-    return DecisionPanel(caller=caller, allowed_assets=allowed_assets, proposal=proposal, actors=actors)
+    return DecisionPanel(caller=caller, allowed_assets=allowed_assets, proposal=proposal, actors=actors,
+                         yours=yours)

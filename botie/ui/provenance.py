@@ -5,24 +5,29 @@ Everything shown comes from :func:`botie.context.provenance.select_evidence`. Th
 panel builds its inputs from the controls and draws the result: one row per
 candidate with its status word and reason, the verdict (a pack, or a refusal
 decided before any model is called), and every conflict between sources,
-with both sides shown together and flagged.
+with both sides shown together and flagged. Given ``yours`` (a learner's
+``shortlist``), the panel also shows that function's top three beside the
+reference's, as :func:`botie.lessons.yours.compare_shortlist` worked it out.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
 
 from botie.context.provenance import EvidenceSelection, trust_of
 from botie.lessons.scenarios import EvidenceScenario
+from botie.lessons.yours import compare_shortlist
 
-from ._common import Panel, badge, control, esc, preview
+from ._common import Panel, badge, control, esc, function_name, preview
 
 __all__ = ["ProvenancePanel", "provenance_panel"]
 
 _PREVIEW = 64
+SHORTLIST_K = 3  # the k of the shortlist exercise's worked example
 
 class ProvenancePanel(Panel):
     """Controls: ``question``, ``observed_on``, ``assets`` (one checkbox per asset), ``floor``, ``budget``.
@@ -30,7 +35,8 @@ class ProvenancePanel(Panel):
 
     kind = "provenance"
 
-    def __init__(self, scenario: EvidenceScenario, *, max_budget: int | None = None) -> None:
+    def __init__(self, scenario: EvidenceScenario, *, max_budget: int | None = None,
+                 yours: Callable[..., Any] | None = None) -> None:
         super().__init__()
         self.scenario = scenario
         self.selection: EvidenceSelection | None = None
@@ -61,6 +67,7 @@ class ProvenancePanel(Panel):
             self.floor,
             self.budget,
             self.result,
+            *self._yours_widgets(yours),
         ])
         self._watch(self.question, self.observed_on, self.floor, self.budget, *self.assets.values())
         self.refresh()
@@ -74,11 +81,16 @@ class ProvenancePanel(Panel):
         if not isinstance(day, _dt.date):
             self.selection = None
             self.show_problem("Pick an observation date.", "Freshness is judged against a date; none is set.")
+            self._no_comparison("no observation date is set")
             return
         selection = self.scenario.select(self.question.value, observed_on=day, allowed_assets=self.allowed,
                                          floor=self.floor.value, budget=self.budget.value)
         self.selection = selection
         self.result.value = self._result_html(selection)
+        candidates, allowed = self.scenario.candidates(self.question.value), self.allowed
+        self._show_yours(lambda: compare_shortlist(self.yours, candidates, allowed, day, SHORTLIST_K),
+                         f"{function_name(self.yours)}(this question's candidates, {allowed}, {day}, "
+                         f"{SHORTLIST_K}) beside the reference")
 
     def _result_html(self, selection: EvidenceSelection) -> str:
         records = {r.id: r for r in self.scenario.candidates(self.question.value)}

@@ -2,11 +2,14 @@
 
 Everything shown comes from :class:`botie.Budget` and :func:`botie.select`.
 A window whose reserves exceed the total shows the :class:`botie.BudgetError`
-message in the panel instead of a selection.
+message in the panel instead of a selection. Given ``yours`` (a learner's
+``choose_evidence``), the panel also shows that function's answer beside the
+prefix rule's, as :func:`botie.lessons.yours.compare_selection` worked it out.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
@@ -15,8 +18,9 @@ from botie.context.budget import Budget
 from botie.context.selection import POLICIES, Selection, select
 from botie.errors import BudgetError
 from botie.lessons.fixtures import Scene
+from botie.lessons.yours import compare_selection
 
-from ._common import Panel, badge, control, esc, preview
+from ._common import Panel, badge, control, esc, function_name, preview
 from .figures import window_bars, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
@@ -27,7 +31,8 @@ class SelectionPanel(Panel):
 
     kind = "selection"
 
-    def __init__(self, scene: Scene, *, max_tokens: int | None = None) -> None:
+    def __init__(self, scene: Scene, *, max_tokens: int | None = None,
+                 yours: Callable[..., Any] | None = None) -> None:
         super().__init__()
         self.scene = scene
         self.selection: Selection | None = None
@@ -64,6 +69,7 @@ class SelectionPanel(Panel):
             self.policy,
             self.figure,
             self.result,
+            *self._yours_widgets(yours),
         ])
         self._watch(self.total, self.input_reserve, self.output_reserve, self.policy, *self.assets.values())
         self.refresh()
@@ -81,11 +87,15 @@ class SelectionPanel(Panel):
             self.figure.value = window_bars(total, ins, outs)
             self.show_problem("This window cannot hold the request (BudgetError).",
                               f"{exc} Lower a reserve or raise the total.")
+            self._no_comparison("this window cannot hold a request")
             return
         selection = self._select(budget)
         self.selection = selection
         self.figure.value = window_bars(total, ins, outs, selection.used)
         self.result.value = self._result_html(budget, selection)
+        allowed, allowance = self.allowed, budget.evidence
+        self._show_yours(lambda: compare_selection(self.yours, self.scene.records, allowed, allowance),
+                         f"{function_name(self.yours)}(the candidates, {allowed}, {allowance}) beside the prefix rule")
 
     def _select(self, budget: Budget) -> Selection:
         return select(self.scene.records, self.allowed, budget, policy=self.policy.value)
@@ -128,5 +138,8 @@ class SelectionPanel(Panel):
 
 
 def selection_panel(scene: Scene, **options: Any) -> SelectionPanel:
-    """Build the selection panel for a scene (see :class:`SelectionPanel`); display ``.widget``."""
+    """Build the selection panel for a scene (see :class:`SelectionPanel`); display ``.widget``.
+
+    ``yours=choose_evidence`` adds a box with that function's answer beside the reference.
+    """
     return SelectionPanel(scene, **options)

@@ -184,10 +184,11 @@ def test_the_room_left_over_is_smaller_than_every_declined_document(agreements):
     assert 0.04 < coverage.unused / coverage.soft_budget < 0.06
 
 
-def test_skip_packs_past_a_document_that_does_not_fit_prefix_stops():
+def test_by_default_selection_stops_at_the_first_document_that_does_not_fit_skip_packs_past_it():
+    """The seed's rule for whole documents: selection stops when the next one will not fit."""
     plan = plan_context(_docs(300_000, 300_000, 200_000), ceiling=CEILING)
-    assert execute_plan(plan).included_ids == ("d0", "d2")
-    assert execute_plan(plan, policy="prefix").included_ids == ("d0",)
+    assert execute_plan(plan).included_ids == ("d0",)
+    assert execute_plan(plan, policy="skip").included_ids == ("d0", "d2")
 
 
 def test_coverage_counts_reuse_the_coverage_record(agreements):

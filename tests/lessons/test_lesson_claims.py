@@ -139,3 +139,133 @@ def test_retries_make_at_most_three_attempts_in_all_the_first_call_included():
 
     run = submit_with_retries(lambda: unavailable)
     assert len(run.attempts) == 3
+
+
+# --- issue 10: terms explained where first used, your code in the panel, the fixed claims ------------------------
+
+
+def test_lesson_01_the_fitting_section_costs_5_in_the_scene_and_48_counted_with_the_tokenizer():
+    """The same text: an invented cost of 5 in lesson 01's scene, 48 tokens in lesson 02's counted fixture."""
+    from botie import count_tokens
+
+    in_scene = {r.id: r for r in load_scene(fixture_path("p2_seal.json")).records}["man-p2-r4-s3.2"]
+    counted = {r.id: r for r in load_evidence_scenario().records}["man-p2-r4-s3.2"]
+    assert in_scene.text == counted.text
+    assert (in_scene.cost, counted.cost, count_tokens(counted.text)) == (5, 48, 48)
+
+
+def test_lesson_01_render_evidence_writes_one_evidence_region_with_a_document_per_record_carrying_id_and_version():
+    from botie import render_evidence
+
+    records = [r for r in load_scene(fixture_path("p2_seal.json")).records if r.asset == "P-2"][:2]
+    text = render_evidence(records)
+    assert text.count("<evidence") == 1 and text.count("</evidence>") == 1
+    for record in records:
+        assert f'<document id="{record.id}" version="{record.version}"' in text
+
+
+def test_lesson_01_a_skipping_choose_evidence_agrees_at_8_and_at_11_keeps_tkt_4410_below_the_record_that_did_not_fit():
+    from botie.lessons.yours import compare_selection
+    from tests.lessons.test_yours import skip_evidence
+
+    scene = load_scene(fixture_path("p2_seal.json"))
+    allowed = list(scene.allowed_assets)
+    assert compare_selection(skip_evidence, scene.records, allowed, 8).line() == "Your function: same as the reference."
+    at_11 = compare_selection(skip_evidence, scene.records, allowed, 11)
+    assert at_11.line() == "Your function differs: only yours keeps tkt-4410."
+    prefix = select(scene.records, allowed, 11)
+    assert str(prefix.outcome("man-p3-r1-s2").status) == "over_budget"
+    order = [r.id for r in scene.records]
+    assert order.index("man-p3-r1-s2") < order.index("tkt-4410")
+
+
+def test_lesson_02_band_1_0_holds_every_score_in_one_band_so_authority_comes_first():
+    """At 150 tokens, band 1.0 sends the approved table and exception ahead of the higher-scoring forum post."""
+    scenario = load_evidence_scenario()
+    wide = select_evidence(scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on,
+                           band=1.0)
+    scores = {r.id: r.score for r in scenario.candidates(0)}
+    assert scores["forum-8812"] > scores["man-p2-r4-s3.2.1"]
+    assert "man-p2-r4-s3.2.1" in wide.selected_ids and "forum-8812" not in wide.selected_ids
+
+
+def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_scores():
+    from botie.lessons.yours import compare_shortlist
+    from tests.lessons.test_exercises_evidence import shortlist
+
+    scenario = load_evidence_scenario()
+    top3 = sorted(scenario.candidates(0), key=lambda r: r.score, reverse=True)[:3]
+    assert [r.id for r in top3] == ["vendor-p2-seal-design", "man-p2-r3-s3.2", "man-p2-r5-s3.2"]
+    result = compare_shortlist(lambda *args: shortlist(*args, rank_first=True), scenario.candidates(0),
+                               scenario.allowed_assets, scenario.observed_on, 3)
+    assert (result.yours, result.reference) == ("nothing", "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2")
+
+
+def test_lesson_02_the_floor_and_the_budget_change_neither_shortlist_answer():
+    from botie.ui import provenance_panel
+    from tests.lessons.test_exercises_evidence import shortlist
+
+    panel = provenance_panel(yours=shortlist)
+    before = panel.comparison
+    panel.floor.value, panel.budget.value = 0.9, 40
+    assert panel.comparison == before and "refused" in panel.result_text()
+
+
+def test_lesson_03_whole_document_selection_stops_at_the_first_agreement_that_does_not_fit():
+    """It stops at msa-2019-acme (31,400 tokens, 27,600 left): every agreement read outranks every one searched."""
+    from botie.context.routing import execute_plan, plan_context, relevance_order
+    from botie.lessons.fixtures import load_records
+
+    agreements = load_records(fixture_path("agreements_41.json"))
+    coverage = execute_plan(plan_context(agreements, ceiling=900_000))
+    ranked = [d.id for d in relevance_order(agreements)]
+    assert ranked[:12] == list(coverage.included_ids)
+    stopped_at = next(d for d in relevance_order(agreements) if d.id in coverage.excluded_ids)
+    assert (stopped_at.id, stopped_at.cost, coverage.unused) == ("msa-2019-acme", 31_400, 27_600)
+
+
+def test_lesson_04_only_in_progress_and_unavailable_are_retryable():
+    from botie.actions.decision import Branch
+
+    assert {str(b) for b in Branch if b.retryable} == {"in_progress", "unavailable"}
+
+
+def test_lesson_04_an_approval_by_sup_lee_leaves_tech_ana_at_needs_approval():
+    from botie.actions.decision import Approval, decide
+
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    decision = decide(payload, caller="tech-ana", allowed_assets=["P-2", "P-3"],
+                      approval=Approval("sup-lee", payload), previous=None)
+    assert str(decision.branch) == "needs_approval"
+
+
+def test_lesson_04_approval_before_permission_agrees_on_p2_and_says_needs_approval_where_decide_says_denied():
+    from botie.lessons.yours import compare_branch
+    from tests.lessons.test_yours import approval_before_permission
+
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    trusted = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": None, "previous": None}
+    assert compare_branch(approval_before_permission, payload, **trusted).line() == \
+        "Your function: same as the reference."
+    k7 = compare_branch(approval_before_permission, {**payload, "asset_id": "K-7"}, **trusted)
+    assert k7.line() == "Your function differs: yours says needs_approval, the reference says denied."
+
+
+def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
+    from botie.turn import Stage
+
+    scenario = load_evidence_scenario()
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario),
+                    load_scripted_model())
+    stages = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
+    assert [len(turn.stage(s).ids) for s in stages] == [16, 15, 11, 8, 7]
+
+
+def test_lesson_05_the_capstone_scores_three_of_the_slices_sets_and_two_of_its_own():
+    from botie.lessons.adversarial import SliceSet
+    from botie.lessons.capstone import SETS
+
+    slice_sets = {str(s) for s in SliceSet}
+    assert [s for s in SETS if s in slice_sets] == ["ordinary questions", "answer absent", "injected instructions"]
+    assert [s for s in SETS if s not in slice_sets] == ["restricted never sent", "decisions"]
+    assert slice_sets - set(SETS) == {"1.6x the ceiling", "edited between turns"}

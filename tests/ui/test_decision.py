@@ -7,6 +7,7 @@ import re
 import pytest
 
 from botie.ui import decision_panel
+from tests.lessons.test_yours import approval_before_permission
 
 BRANCHES = ("invalid", "denied", "needs_approval", "create", "reuse", "conflict")
 
@@ -148,3 +149,36 @@ def test_dom_contract(panel):
     for name, widget in controls.items():
         assert f"botie-control-{name}" in widget._dom_classes
         assert widget.description.strip()
+
+
+# --- your function beside the reference (lesson 04's choose_branch plugged into the panel) --------------
+
+
+def test_choose_branch_is_shown_beside_decide_and_rerun_on_every_change():
+    seen = []
+
+    def counted(proposal, **kwargs):
+        seen.append(proposal["asset_id"])
+        return approval_before_permission(proposal, **kwargs)
+
+    panel = decision_panel(yours=counted)
+    assert "needs_approval needs_approval" in panel.yours_text()
+    assert "same as the reference" in panel.yours_text()
+    panel.asset.value = "K-7"  # not approved, not permitted: the order of the two checks decides
+    assert seen == ["P-2", "K-7"]
+    assert "Your function differs: yours says needs_approval, the reference says denied." in panel.yours_text()
+    assert panel.access.message.endswith("the reference says denied.")
+
+
+def test_an_invalid_proposal_does_not_reach_choose_branch(panel):
+    calls = []
+    panel = decision_panel(yours=lambda proposal, **kwargs: calls.append(proposal) or "create")
+    panel.duration.value = 0
+    assert len(calls) == 1
+    assert "not asked. The proposal is invalid" in panel.yours_text()
+
+
+def test_a_choose_branch_that_raises_is_a_message_not_a_traceback():
+    panel = decision_panel(yours=lambda proposal, **kwargs: proposal["asset"])
+    assert "Your function raised an error: KeyError: 'asset'" in panel.yours_text()
+    assert panel.error is None and shown_branch(panel) == "needs_approval"

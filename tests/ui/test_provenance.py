@@ -10,6 +10,7 @@ import pytest
 from botie.context.provenance import EvidenceStatus
 from botie.lessons.scenarios import load_evidence_scenario
 from botie.ui import provenance_panel
+from tests.lessons.test_exercises_evidence import shortlist
 
 STATUSES = tuple(s.value for s in EvidenceStatus)
 
@@ -137,3 +138,53 @@ def test_dom_contract(panel):
     for name, widget in controls.items():
         assert f"botie-control-{name}" in widget._dom_classes
         assert widget.description.strip()
+
+
+# --- your function beside the reference (lesson 02's shortlist plugged into the panel) ------------------
+
+
+def _no_successor_check(candidates, allowed_assets, observed_on, k):
+    """Wrong on purpose: forgets that a revision in force replaces the one before it."""
+    return shortlist(candidates, allowed_assets, observed_on, k, supersede=False)
+
+
+def test_a_right_shortlist_shows_the_same_top_three_as_the_reference(scenario):
+    panel = provenance_panel(scenario, yours=shortlist)
+    assert panel.yours_box in panel.widget.children
+    assert "= same Your function: same as the reference." in panel.yours_text()
+    assert "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2" in panel.yours_text()
+
+
+def test_moving_the_date_reruns_the_shortlist_and_shows_where_a_wrong_one_differs(scenario):
+    days = []
+
+    def counted(candidates, allowed_assets, observed_on, k):
+        days.append(observed_on)
+        return _no_successor_check(candidates, allowed_assets, observed_on, k)
+
+    panel = provenance_panel(scenario, yours=counted)
+    assert "only yours keeps man-p2-r3-s3.2" in panel.yours_text()
+    panel.observed_on.value = dt.date(2026, 4, 1)
+    assert days == [dt.date(2026, 3, 15), dt.date(2026, 4, 1)]
+    # On 1 April rev 5 is in force and replaces rev 4 as well as rev 3; the wrong answer keeps both.
+    assert "Your function differs: only yours keeps man-p2-r3-s3.2, man-p2-r4-s3.2;" in panel.yours_text()
+    assert "differs" in panel.access.message
+
+
+def test_a_shortlist_that_raises_is_a_message_and_no_date_calls_nothing(scenario):
+    def broken(candidates, allowed_assets, observed_on, k):
+        return sorted(candidates)  # records do not order: TypeError
+
+    panel = provenance_panel(scenario, yours=broken)
+    assert "Your function raised an error: TypeError: '<' not supported" in panel.yours_text()
+    assert panel.error is None and "Traceback" not in panel.yours_text()
+    panel.observed_on.value = None
+    assert "not called, because no observation date is set" in panel.yours_text()
+
+
+def test_a_strict_date_test_agrees_on_the_default_date_and_differs_on_the_day_rev_5_takes_effect(scenario):
+    """The instructor guide's claim: `<` instead of `<=` shows only when the date moves to 2026-04-01."""
+    panel = provenance_panel(scenario, yours=lambda *args: shortlist(*args, strict=True))
+    assert "same as the reference" in panel.yours_text()
+    panel.observed_on.value = dt.date(2026, 4, 1)
+    assert "only the reference keeps man-p2-r5-s3.2" in panel.yours_text()

@@ -8,6 +8,8 @@ import pytest
 
 from botie import BudgetError, fixture_path, load_scene
 from botie.ui import html_to_text, selection_panel, window_text
+from tests.lessons.test_checks import choose_evidence
+from tests.lessons.test_yours import skip_evidence
 
 STATUSES = ("selected", "not_permitted", "over_budget", "not_considered")
 
@@ -151,3 +153,71 @@ def test_window_text_names_every_segment():
     assert window_text(20, 8, 4, 6) == (
         "window 20 = input reserve 8 + output reserve 4 + evidence used 6 + room left 2")
     assert "overflow the total by 1" in window_text(20, 17, 4, 0)
+
+
+# --- your function beside the reference (lesson 01's exercise plugged into the panel) -------------------
+
+
+def test_without_a_function_the_panel_has_no_box_for_one(panel):
+    assert panel.yours_box not in panel.widget.children
+    assert panel.yours_text() == "" and panel.comparison is None
+
+
+def test_a_right_function_shows_beside_the_reference_and_says_same(scene):
+    panel = selection_panel(scene, yours=choose_evidence)
+    assert panel.yours_box in panel.widget.children
+    text = panel.yours_text()
+    assert "man-p2-r4-s3.2, tkt-5521 man-p2-r4-s3.2, tkt-5521" in text  # reference column, then yours
+    assert "= same Your function: same as the reference." in text
+    assert panel.access.message.endswith("Your function: same as the reference.")
+
+
+def test_moving_a_control_reruns_the_learner_function_and_a_skip_shows_where_it_differs(scene):
+    calls = []
+
+    def counted(records, allowed_assets, allowance):
+        calls.append(allowance)
+        return skip_evidence(records, allowed_assets, allowance)
+
+    panel = selection_panel(scene, yours=counted)
+    assert "same as the reference" in panel.yours_text()
+    panel.total.value = 23  # allowance 11: prefix stops at man-p3-r1-s2, skip rides on to tkt-4410
+    assert calls == [8, 11]
+    assert "≠ differs Your function differs: only yours keeps tkt-4410." in panel.yours_text()
+    assert "only yours keeps tkt-4410" in panel.access.message
+
+
+def test_a_function_that_raises_is_a_message_in_the_panel_not_a_traceback(scene):
+    def broken(records, allowed_assets, allowance):
+        raise KeyError("asset")
+
+    panel = selection_panel(scene, yours=broken)
+    assert "Your function raised an error: KeyError: 'asset'" in panel.yours_text()
+    assert panel.error is None and "Traceback" not in panel.yours_text()
+    assert "selected: man-p2-r4-s3.2, tkt-5521" in panel.result_text()  # the reference still shows
+
+
+def test_the_stub_says_not_written_yet_and_a_window_that_cannot_fit_calls_nothing(scene):
+    calls = []
+
+    def stub(records, allowed_assets, allowance):
+        calls.append(allowance)
+        raise NotImplementedError("your code here")
+
+    panel = selection_panel(scene, yours=stub)
+    assert "… not written yet Your function: not written yet." in panel.yours_text()
+    panel.input_reserve.value = 17
+    assert calls == [8]
+    assert panel.yours_text() == "Your function: not called, because this window cannot hold a request."
+
+
+def test_a_learner_function_cannot_change_the_panels_candidates(scene):
+    def vandal(records, allowed_assets, allowance):
+        records.clear()
+        allowed_assets.remove("P-2")
+        return []
+
+    panel = selection_panel(scene, yours=vandal)
+    panel.total.value = 21
+    assert shown_statuses(panel)["man-p2-r4-s3.2"] == "selected"
+    assert panel.allowed == ["P-2", "P-3"] and len(panel.scene.records) == 11
