@@ -43,25 +43,33 @@ settings.register_profile("mutation", parent=settings.get_profile("botie"), max_
 settings.load_profile("mutation" if os.environ.get("BOTIE_MUTATION") == "1" else "botie")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
+class _ProgressFilePerNotebook:
     """Give each notebook's kernel a progress file of its own, empty when the kernel starts.
 
     nbval starts a notebook's kernel while setting up its first cell, and the kernel
     inherits this environment. A lesson ends by showing the learner's progress; with
     one file per notebook that table holds exactly what this notebook's own checks
     recorded (as when `make learner` stored it), whichever worker ran which lesson before.
+    Registered as a plugin, not written as a hook here: a conftest's hooks only reach
+    the items under its own folder, and the notebooks are not under tests/.
     """
-    notebook = item.parent
-    if not str(getattr(notebook, "path", "")).endswith(".ipynb"):
-        return
-    name = "-".join(notebook.path.parts[-2:]).replace(".ipynb", "") + ".progress.json"
-    path = os.path.join(_SCRATCH, "notebooks", name)
-    if os.environ.get("BOTIE_PROGRESS_FILE") != path:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if os.path.exists(path):
-            os.remove(path)
-        os.environ["BOTIE_PROGRESS_FILE"] = path
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        notebook = item.parent
+        if not str(getattr(notebook, "path", "")).endswith(".ipynb"):
+            return
+        name = "-".join(notebook.path.parts[-2:]).replace(".ipynb", "") + ".progress.json"
+        path = os.path.join(_SCRATCH, "notebooks", name)
+        if os.environ.get("BOTIE_PROGRESS_FILE") != path:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            if os.path.exists(path):
+                os.remove(path)
+            os.environ["BOTIE_PROGRESS_FILE"] = path
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_ProgressFilePerNotebook(), "botie-progress-file-per-notebook")
 
 
 @pytest.fixture(params=["memory", "sqlite"])

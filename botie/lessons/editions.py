@@ -37,13 +37,14 @@ exits 1 when a committed learner notebook has drifted from its source.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
 import re
 import sys
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,9 +167,30 @@ def _isolated_env(scratch: Path) -> dict[str, str]:
     return env
 
 
+@contextlib.contextmanager
+def _not_run_where_nbval_skips(nb: Any) -> Iterator[None]:
+    """Leave out the cells nbval skips (the learner edition's hint cells), as nbval will.
+
+    A hint asked for is recorded in the learner's progress, and each lesson ends
+    by printing that record: run here but skipped under nbval, a hint cell would
+    make the stored table disagree with the one nbval computes. nbclient passes
+    over a cell with no source, so each is blanked for the run and put back after.
+    """
+    skipped = [c for c in nb.cells if c.cell_type == "code" and HINT_TAG in c.get("metadata", {}).get("tags", ())]
+    sources = [c.source for c in skipped]
+    for cell in skipped:
+        cell.source = ""
+    try:
+        yield
+    finally:
+        for cell, source in zip(skipped, sources):
+            cell.source, cell.outputs, cell.execution_count = source, [], None
+
+
 def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
     """Run a notebook top to bottom in a fresh kernel, writing nothing to the home directory.
 
+    Cells that nbval skips are not run (see :func:`_not_run_where_nbval_skips`).
     Raises nbclient's ``CellExecutionError`` if any cell errors: a learner
     must never meet a traceback we shipped.
     """
@@ -187,7 +209,8 @@ def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
                 record_timing=False,
                 store_widget_state=True,
             )
-            client.execute()
+            with _not_run_where_nbval_skips(nb):
+                client.execute()
         finally:
             for var, value in saved.items():
                 if value is None:

@@ -219,3 +219,18 @@ def test_a_hint_cell_is_skipped_by_nbval_in_the_learner_edition():
     hint_cell, check_cell = learner_notebook(source).cells
     assert hint_cell.metadata["tags"] == ["nbval-skip"]
     assert "tags" not in check_cell.metadata
+
+
+def test_cells_nbval_skips_are_not_run_when_the_edition_is_executed(tmp_path):
+    """A hint cell is skipped under nbval, so it is not run when the learner edition is stored either:
+    the hints it would record would otherwise show in the stored progress table and not under nbval."""
+    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
+                                                           "language": "python"}})
+    skipped = nbformat.v4.new_code_cell("ran = True\nprint('hint shown')")
+    skipped.metadata["tags"] = ["nbval-skip"]
+    after = nbformat.v4.new_code_cell("print('ran' in dir())")
+    nb.cells += [skipped, after]
+    _editions.execute(nb, tmp_path)
+    assert nb.cells[0].source == "ran = True\nprint('hint shown')"  # put back as it was
+    assert nb.cells[0].outputs == [] and nb.cells[0].execution_count is None
+    assert nb.cells[1].outputs[0]["text"] == "False\n"  # the skipped cell never ran
