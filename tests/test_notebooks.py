@@ -180,9 +180,9 @@ def test_every_lesson_ends_by_showing_the_learners_progress(path):
         assert row, f"{_id(path)}: no row for {name}"
         tried = row.group(1) != "-"
         assert tried == (where == lesson), f"{_id(path)}: {name} shows {row.group(1)!r}"
-    # The instructor's solutions pass; lesson 00 then checks a quiet wrong function on purpose, so its
-    # exercise shows passed with the star. The learner edition's stubs are not yet.
-    expected = "not yet " if path in LEARNER else ("passed* " if lesson == "00" else "passed ")
+    # The instructor's solutions pass and the learner edition's stubs are not yet. Lesson 00 then checks a
+    # wrong function of its own with record=False, so no star: that try was not the learner's.
+    expected = "not yet " if path in LEARNER else "passed "
     for name in (name for name, (where, _) in PLACES.items() if where == lesson):
         assert re.search(rf"{name}\s+{re.escape(expected)}", table), f"{_id(path)}: {name} is not {expected!r}"
     assert re.search(r"Predict-then-run: 0 of \d+ questions answered", table)

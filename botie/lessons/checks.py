@@ -223,8 +223,12 @@ def run(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None) 
     return Report(exercise, verdict, results)
 
 
-def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None) -> None:
-    """Print which cases of the exercise pass (see :func:`run`). Never raises."""
+def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None, *, record: bool = True) -> None:
+    """Print which cases of the exercise pass (see :func:`run`). Never raises.
+
+    ``record=False`` keeps the try out of the learner's progress: a lesson uses it when it checks a
+    wrong function of its own on purpose, which is not the learner's attempt.
+    """
     try:
         report = run(target, fn)
         shown = 0
@@ -234,7 +238,7 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
             _HINTS_GIVEN[name] = max(_HINTS_GIVEN.get(name, 0), 1)
             shown = 1
         print(report)
-        if isinstance(report, Report):
+        if isinstance(report, Report) and record:
             progress.record_check(report.exercise.name, report.passed, hint_shown=shown)
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "

@@ -292,8 +292,12 @@ class LoadingComparison:
                          f"{t['unneeded_tokens']:>8}  {t['complete']}/{len(self.of(s))} right")
         lines.append("")
         retry = "no retry" if self.retries == 0 else f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}"
+        refused = sum(1 for r in self.of(STRATEGIES[0]) if r.refused)
+        asked = len(self.of(STRATEGIES[0])) - refused
+        # A refused question calls neither the model nor the tool, so it cannot fail: say it is left out.
+        left_out = f"; {refused} refused question{'s' if refused != 1 else ''} left out" if refused else ""
         lines.append(f"with {self.failure_rate:.0%} of tool calls failing (seed {self.seed}, {self.trials} runs of "
-                     f"every question, {retry}):")
+                     f"each of the {asked} questions that reach the model{left_out}, {retry}):")
         for s in STRATEGIES:
             bad, n = self.failures[s]
             lines.append(f"  {s:<13} {bad} of {n} turns failed ({bad / n:.1%})" if n else f"  {s:<13} no turns")

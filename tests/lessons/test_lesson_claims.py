@@ -269,3 +269,15 @@ def test_lesson_05_the_capstone_scores_three_of_the_slices_sets_and_two_of_its_o
     assert [s for s in SETS if s in slice_sets] == ["ordinary questions", "answer absent", "injected instructions"]
     assert [s for s in SETS if s not in slice_sets] == ["restricted never sent", "decisions"]
     assert slice_sets - set(SETS) == {"1.6x the ceiling", "edited between turns"}
+
+
+def test_lesson_03_turn_one_already_carries_its_own_6000_tokens():
+    """03 §4: 'turn 1's request already holds its own 6,000': with exactly 6,000 tokens of room after the
+    documents and the fixed 10,000, turn 1 fits and turn 2 is the first to go over."""
+    from botie.context.routing import first_failing_turn
+
+    ceiling = 100_000
+    documents = 84_000  # soft fraction 0.84 of the ceiling
+    assert ceiling - documents - 10_000 == 6_000
+    assert first_failing_turn(ceiling, 0.84, per_turn=6_000, fixed=10_000) == 2
+    assert first_failing_turn(ceiling, 0.84, per_turn=6_001, fixed=10_000) == 1  # a turn one token larger fails at once

@@ -137,3 +137,12 @@ def test_bad_trials_are_refused(scenario):
 def test_handles_carry_no_text(scenario):
     for h, r in zip(handles(scenario.records), scenario.records):
         assert r.text not in h.line() and h.id == r.id and h.tokens == r.cost
+
+
+def test_the_failure_line_counts_only_questions_that_reach_the_model():
+    """Lesson 02: 100 runs of 4 questions make 300 turns, because the refused question never calls the model."""
+    c = compare_loading(load_evidence_scenario(), failure_rate=0.1, trials=100, seed=2026)
+    line, preload_line, late_line = c.table().splitlines()[-3:]
+    assert "100 runs of each of the 3 questions that reach the model; 1 refused question left out" in line
+    assert preload_line.split()[1:4] == ["0", "of", "300"]
+    assert late_line.split()[1:4] == ["68", "of", "300"]

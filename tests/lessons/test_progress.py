@@ -246,3 +246,12 @@ def test_a_nonsense_prediction_makes_the_file_corrupt_not_a_crash(book, predicti
     book.write_text('{"format": 1, "exercises": {}, "predictions": %s}' % predictions)
     found = progress.load(book)
     assert found.state == "corrupt" and "prediction" in found.problem
+
+
+def test_a_check_the_lesson_runs_on_its_own_wrong_function_is_not_recorded(book, capsys):
+    check(permitted)
+    check("permitted", wrong_permitted, record=False)
+    out = capsys.readouterr().out
+    assert "permitted" in out and out.count("cases passed") == 2  # the check still answers
+    entry = _entries(book)["permitted"]
+    assert (entry["status"], entry["attempts"]) == ("passed", 1)
