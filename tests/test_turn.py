@@ -425,3 +425,9 @@ def test_the_action_instructions_list_the_offered_tool_sorted_and_the_assets_in_
 def test_setup_keeps_assets_and_tools_as_tuples_in_the_order_given():
     setup = TurnSetup("tech-ana", ["P-3", "P-2"], "2026-06-01", 100, tools=["propose_inspection"])
     assert (setup.allowed_assets, setup.tools) == (("P-3", "P-2"), ("propose_inspection",))
+
+
+def test_every_document_a_stage_removes_is_named_in_turn():
+    pump = _doc("pump", asset="K-9")
+    r = run_turn("What torque?", [VENDOR, SEAL, pump], _setup(), Desk())
+    assert r.stage(Stage.PERMITTED).detail == "vendor not_permitted; pump not_permitted"
