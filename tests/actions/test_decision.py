@@ -474,6 +474,7 @@ def test_a_field_the_approval_lacks_or_adds_is_named_as_absent():
     lacks = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20}))
     assert lacks.reason == ("the approval was recorded for request_id=(absent) but the proposal says 'r7'; "
                             "a changed request needs a new approval")
+    assert [c.name for c in lacks.checks] == ORDER and _verdicts(lacks)[2] == "failed"
     adds = _decide(approval=Approval(ANA, P2 | {"note": None}))
     assert adds.reason == ("the approval was recorded for note=None but the proposal says (absent); "
                            "a changed request needs a new approval")
@@ -486,6 +487,7 @@ def test_every_problem_of_an_invalid_proposal_is_in_the_reason_in_order():
     d = _decide({"asset_id": "", "duration_minutes": 0, "request_id": "r7"}, approval=None)
     assert d.reason == ("2 problems to repair: asset_id must not be empty; give a value such as 'P-2'; "
                         "duration_minutes must be from 1 through 60 minutes, got 0 (int)")
+    assert [c.name for c in d.checks] == ORDER
 
 
 @pytest.mark.parametrize(
