@@ -64,13 +64,14 @@ def unique_records(records: Iterable[Any], *, noun: str = "candidate") -> tuple[
     return records
 
 
-def _first_repeat(ids: Iterable[str]) -> str:
+def _first_repeat(ids: Iterable[str]) -> str | None:
+    """The first id met a second time, reading in order; None when every id is new."""
     seen: set[str] = set()
     for rid in ids:
         if rid in seen:
             return rid
         seen.add(rid)
-    raise AssertionError("called only when a repeat exists")  # pragma: no cover
+    return None
 
 
 def ceiling_tokens(value: Any) -> int:

@@ -50,7 +50,9 @@ class Reply:
 
     @property
     def citation_ids(self) -> tuple[str, ...]:
-        return tuple(c["id"] for c in self.citations)
+        """The ids the citations name, in order. A citation without a text id names nothing here:
+        it is the model's mistake, and the citation check reports it rather than a KeyError."""
+        return tuple(c["id"] for c in self.citations if isinstance(c, Mapping) and isinstance(c.get("id"), str))
 
 
 class Model(Protocol):

@@ -47,3 +47,18 @@ def test_a_proposal_prints_as_a_call_and_compares_by_canonical_arguments():
     assert str(proposal) == "propose_inspection(asset_id='P-2', duration_minutes=20)"
     assert proposal.key() == ("propose_inspection", '{"asset_id":"P-2","duration_minutes":20}')
     assert ToolProposal("propose_inspection", {"duration_minutes": 20.0, "asset_id": "P-2"}).key() != proposal.key()
+
+
+class NoIdModel:
+    """Cites a quote but forgets the id, and once offers a bare string as a citation: the model's mistakes."""
+
+    def reply(self, request: str) -> Reply:
+        return Reply("25 N·m", ({"quote": "Torque the seal bolts"}, "m-1", {"id": "m-1", "quote": "25 N·m"}))
+
+
+def test_a_citation_without_an_id_withholds_the_answer_instead_of_raising():
+    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
+    result = run_turn("What torque?", [DOC], setup, NoIdModel())
+    assert str(result.outcome) == "withheld" and result.answer is None
+    assert result.notice == "answer withheld: missing id; expected an object with id and quote, got str"
+    assert NoIdModel().reply("").citation_ids == ("m-1",)  # only the citation that names a document

@@ -162,3 +162,10 @@ def test_one_is_inside_the_unit_interval():
 
     assert unit_interval(1, field="floor") == 1.0
     assert unit_interval(0, field="floor") == 0.0
+
+
+def test_the_duplicate_named_is_the_first_id_met_a_second_time():
+    """In a, b, b, a the id b repeats first (at the third entry), so b is named, not the first entry a."""
+    with pytest.raises(RecordError) as info:
+        unique_records([A, B, B, A])
+    assert (str(info.value), info.value.record) == ("record b: duplicate id (ids must be unique)", "b")

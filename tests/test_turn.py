@@ -6,12 +6,24 @@ import dataclasses
 
 import pytest
 
-from botie.actions.decision import Approval
+from botie.actions.decision import Approval, StoredRequest
 from botie.context.conversation import Conversation
+from botie.context.records import Record
 from botie.lessons.fixtures import fixture_path, load_records
 from botie.lessons.scenarios import load_evidence_scenario
 from botie.lessons.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
-from botie.turn import ActionRequest, Stage, StageStatus, TurnOutcome, TurnSetup, run_turn
+from botie.model import Reply
+from botie.turn import (
+    ActionRequest,
+    Loss,
+    Stage,
+    StageResult,
+    StageStatus,
+    TurnOutcome,
+    TurnSetup,
+    action_instructions,
+    run_turn,
+)
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
@@ -209,3 +221,230 @@ def test_setup_refuses_a_bare_string_and_candidates_must_be_records(scenario, se
 
     with pytest.raises(RecordError):
         run_turn("q", ["not a record"], setup, model)
+
+
+# --- a small world of our own: every stage's words, written out by hand ----------------------------------
+
+def _doc(rid, *, asset="P-2", text=None, score=0.8, effective="2026-01-01"):
+    return Record(rid, asset, text or f"Notes on {rid}.", 10, score=score, effective_date=effective)
+
+
+SEAL = _doc("seal", text="Torque the seal bolts to 25 N·m.", score=0.9)
+GLAND = _doc("gland", text="Check the gland for leaks.", score=0.6)
+VENDOR = _doc("vendor", asset="K-7", score=0.95)  # not the caller's asset
+DRAFT = _doc("draft", effective="2026-09-01")  # not in force on the observation date
+FAINT = _doc("faint", score=0.2)  # below the 0.35 floor
+WORLD = [SEAL, GLAND, VENDOR, DRAFT, FAINT]
+BOOK = ToolProposal("propose_inspection", PAYLOAD)
+CITES_SEAL = Reply("25 N·m", ({"id": "seal", "quote": "Torque the seal bolts to 25 N·m."},))
+
+
+class Desk:
+    """Answers document requests with one reply, and the action request with one proposal (or none)."""
+
+    def __init__(self, answer=CITES_SEAL, action=BOOK):
+        self.answer, self.action = answer, action
+
+    def reply(self, request):
+        if "asking for an action" in request:
+            return Reply("", (), self.action)
+        return self.answer
+
+
+def _setup(**changes):
+    return TurnSetup("tech-ana", ["P-2"], "2026-06-01", 100, ceiling=2000, answer_allowance=77).with_(**changes)
+
+
+def _book(previous=None):
+    return ActionRequest("book 20 minutes on P-2 as r7", Approval("tech-ana", PAYLOAD), previous)
+
+
+def _rows(stages):
+    return [(str(s.stage), str(s.status), s.ids, s.detail) for s in stages]
+
+
+def test_an_answered_and_booked_turn_reads_stage_by_stage():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    assert _rows(r.stages[:4]) == [
+        ("candidates", "passed", ("seal", "gland", "vendor", "draft", "faint"), "5 candidates retrieved"),
+        ("permitted", "passed", ("seal", "gland", "draft", "faint"), "vendor not_permitted"),
+        ("fresh", "passed", ("seal", "gland", "faint"), "draft not_yet_effective"),
+        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 20 of 100 tokens (floor 0.35)"),
+    ]
+    assert r.stages[4] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
+    assert _rows(r.stages[5:]) == [
+        ("answer", "passed", ("seal",), "1 citation"),
+        ("citations", "passed", ("seal", "gland"), "1 quote checked: each is verbatim in a document that was sent"),
+        ("proposal", "passed", (), "propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7'), "
+                                   "from a request with 0 documents in it"),
+        ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: create a new job"),
+    ]
+    assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == ("What torque?", "25 N·m",
+                                                                                ("seal", "gland"), True)
+
+
+def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_its_instructions():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    assert r.request.answer_allowance == 77 and r.action_request.answer_allowance == 77
+    assert r.action_request.text.startswith("You are Botie. The signed-in technician is asking for an action.")
+
+
+def test_the_setups_floor_reaches_the_selector():
+    r = run_turn("What torque?", WORLD, _setup(floor=0.1), Desk())
+    assert r.stage(Stage.FIT).ids == ("seal", "gland", "faint")
+    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 30 of 100 tokens (floor 0.10)"
+
+
+def test_a_reused_request_is_a_passed_decision_naming_the_earlier_job():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book(StoredRequest.settled(PAYLOAD, "job-1")))
+    assert r.stage(Stage.DECISION) == StageResult(
+        Stage.DECISION, StageStatus.PASSED, (),
+        "reuse: r7 already created job-1 with this exact payload: returning job-1 instead of booking again")
+
+
+def test_a_refusal_reads_stage_by_stage_and_its_trace_shows_no_count_for_skipped_stages():
+    r = run_turn("What torque?", [FAINT], _setup(), Desk(), needed=["faint"])
+    refusal = "best score 0.20 is below the 0.35 floor: the documents do not appear to contain an answer"
+    before = "not run: refused before any model was called"
+    assert _rows(r.stages[3:]) == [
+        ("fit", "failed", (), f"refused: {refusal}"),
+        ("request", "skipped", (), before), ("answer", "skipped", (), before), ("citations", "skipped", (), before),
+        ("proposal", "skipped", (), "no action was asked for"), ("decision", "skipped", (), "no action was asked for"),
+    ]
+    assert (r.action_request, r.proposal, r.decision, r.documents_in_action_request) == (None, None, None, ())
+    assert r.trace() == "\n".join([
+        "candidates  passed    1  1 candidate retrieved",
+        "permitted   passed    1  nothing removed",
+        "fresh       passed    1  nothing removed",
+        f"fit         failed    0  refused: {refusal}",
+        f"request     skipped      {before}",
+        f"answer      skipped      {before}",
+        f"citations   skipped      {before}",
+        "proposal    skipped      no action was asked for",
+        "decision    skipped      no action was asked for",
+        "-> refused",
+    ])
+    assert r.losses == (Loss("faint", Stage.FIT, "did not fit", f"below_floor: {refusal}"),)
+
+
+@pytest.mark.parametrize(
+    ("candidates", "kept"),
+    [([], ["failed", "failed", "failed"]), ([VENDOR], ["passed", "failed", "failed"])],
+    ids=["nothing-retrieved", "nothing-permitted"],
+)
+def test_a_stage_with_no_document_left_has_failed(candidates, kept):
+    r = run_turn("What torque?", candidates, _setup(), Desk())
+    assert [str(s.status) for s in r.stages[:3]] == kept
+    assert r.stage(Stage.FRESH).detail == "nothing removed"
+    assert r.stage(Stage.CANDIDATES).detail == f"{len(candidates)} candidate{'' if candidates else 's'} retrieved"
+
+
+def test_no_proposal_fails_the_proposal_stage_and_leaves_nothing_to_decide():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(action=None), action=_book())
+    assert _rows(r.stages[7:]) == [("proposal", "failed", (), "the model proposed no tool call"),
+                                   ("decision", "skipped", (), "nothing to decide")]
+
+
+@pytest.mark.parametrize(
+    ("tools", "offered"),
+    [(("propose_inspection", "lookup_manual"), "propose_inspection, lookup_manual"), ((), "none")],
+)
+def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
+    refund = ToolProposal("refund_customer", {"order_id": "1"})
+    r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=refund), action=_book())
+    assert _rows(r.stages[7:]) == [
+        ("proposal", "failed", (), f"refund_customer is not a tool this turn offers ({offered})"),
+        ("decision", "skipped", (), "nothing to decide")]
+
+
+def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
+    misread = Reply("18 N·m", ({"id": "seal", "quote": "18 N·m"}, {"id": "vendor", "quote": "x"}), BOOK,
+                    obeyed=("skip-approval", "book-60"))
+    r = run_turn("What torque?", WORLD, _setup(), Desk(misread))
+    notice = "answer withheld: the quote '18 N·m' does not appear verbatim in seal; vendor did not enter the context"
+    assert (r.notice, r.reply, r.dropped) == (notice, misread, BOOK)
+    assert _rows(r.stages[5:7]) == [
+        ("answer", "passed", ("seal", "vendor"),
+         "2 citations; the model followed a planted instruction: skip-approval, book-60; "
+         "suggested propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7') "
+         "while reading documents: dropped, never carried out"),
+        ("citations", "failed", ("seal", "gland"), notice),
+    ]
+
+
+def test_two_verified_quotes_are_counted_in_the_plural():
+    both = Reply("25 N·m, then check", ({"id": "seal", "quote": "25 N·m"}, {"id": "gland", "quote": "leaks"}))
+    r = run_turn("What torque?", WORLD, _setup(), Desk(both))
+    assert r.stage(Stage.CITATIONS).detail == "2 quotes checked: each is verbatim in a document that was sent"
+
+
+def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
+    """A malformed citation (no id) names no document; the ones after it are still traced."""
+    cites = Reply("x", ({"id": "", "quote": "x"}, {"id": "vendor", "quote": "x"}, {"id": "seal", "quote": "18 N·m"}))
+    r = run_turn("What torque?", WORLD, _setup(budget=10), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
+    assert r.explain_losses() == "\n".join([
+        "ghost: lost at candidates (missing candidate): retrieval never returned it",
+        "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
+        "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
+        "after the observation date 2026-06-01",
+        "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 10 + 10 = 20 exceeds "
+        "the 10-token allowance; stopped here",
+        "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal",
+    ])
+    assert [x.record_id for x in r.losses] == ["ghost", "vendor", "draft", "gland", "seal"]
+
+
+def test_a_cited_document_that_was_never_sent_is_traced_to_where_it_went():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(Reply("x", ({"id": "draft", "quote": "x"},))))
+    assert r.losses == (Loss("draft", Stage.FRESH, "not current",
+                             "not_yet_effective: effective from 2026-09-01, after the observation date 2026-06-01"),)
+
+
+def test_a_request_over_the_ceiling_keeps_its_documents_in_the_trace_and_skips_the_answer():
+    r = run_turn("What torque?", WORLD, _setup(ceiling=100), Desk(), needed=["seal"])
+    assert r.stage(Stage.REQUEST) == StageResult(Stage.REQUEST, StageStatus.FAILED, ("seal", "gland"), r.notice)
+    assert r.notice.startswith("the request needs ") and r.notice.endswith("nothing was cut: select or retrieve "
+                                                                          "fewer documents first")
+    assert _rows(r.stages[5:7]) == [("answer", "skipped", (), "not run: no request was sent"),
+                                    ("citations", "skipped", (), "not run: no request was sent")]
+    assert r.losses == (Loss("seal", Stage.REQUEST, "never sent", "selected, but the request was not sent"),)
+
+
+def test_a_stopped_conversation_names_the_changed_document_at_the_request_stage():
+    conversation = Conversation(ceiling=2000, answer_allowance=77)
+    run_turn("What torque?", WORLD, _setup(), Desk(), conversation=conversation)
+    edited = [dataclasses.replace(SEAL, text="Torque the seal bolts to 27 N·m."), *WORLD[1:]]
+    r = run_turn("What torque?", edited, _setup(), Desk(), conversation=conversation)
+    assert r.stage(Stage.REQUEST) == StageResult(Stage.REQUEST, StageStatus.FAILED, ("seal",), r.notice)
+    assert r.notice.startswith("A document changed after this conversation first read it (seal).")
+
+
+def test_nothing_lost_is_said_in_words_and_an_unknown_stage_is_a_key_error():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), needed=["seal"])
+    assert r.explain_losses() == "nothing the answer needed went missing"
+    with pytest.raises(KeyError) as info:
+        r.stage("billing")
+    assert info.value.args == ("billing",)
+
+
+def test_the_action_instructions_list_the_offered_tool_sorted_and_the_assets_in_order():
+    text = action_instructions(_setup(allowed_assets=["P-3", "P-2"]))
+    intro, tools, facts = text.split("\n")
+    assert intro == ("You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
+                     "tool listed below, or none. Take the arguments from the technician's own message and the facts "
+                     "in this request; this request contains no documents.")
+    assert tools.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted: description first
+    assert facts == "Signed in: tech-ana. May schedule: P-3, P-2."
+    bare = action_instructions(_setup(allowed_assets=[], tools=()))
+    assert bare.split("\n")[1:] == ["Tools: []", "Signed in: tech-ana. May schedule: nothing."]
+
+
+def test_setup_keeps_assets_and_tools_as_tuples_in_the_order_given():
+    setup = TurnSetup("tech-ana", ["P-3", "P-2"], "2026-06-01", 100, tools=["propose_inspection"])
+    assert (setup.allowed_assets, setup.tools) == (("P-3", "P-2"), ("propose_inspection",))
+
+
+def test_every_document_a_stage_removes_is_named_in_turn():
+    pump = _doc("pump", asset="K-9")
+    r = run_turn("What torque?", [VENDOR, SEAL, pump], _setup(), Desk())
+    assert r.stage(Stage.PERMITTED).detail == "vendor not_permitted; pump not_permitted"

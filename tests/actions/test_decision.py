@@ -357,41 +357,56 @@ def test_caller_must_be_a_non_empty_string(caller):
     assert info.value.field == "caller"
 
 
-def test_approval_must_be_an_approval():
-    with pytest.raises(DecisionError, match="approval"):
-        decide(P2, caller=ANA, allowed_assets=ALLOWED, approval={"actor": ANA, "payload": P2}, previous=None)
-
-
-def test_previous_must_be_a_stored_request():
-    with pytest.raises(DecisionError, match="previous"):
-        _decide(previous={"payload": P2})
-
-
-def test_previous_stored_under_another_request_id_is_refused():
-    with pytest.raises(DecisionError, match="stored under 'r8'"):
-        _decide(previous=StoredRequest.settled(_with(request_id="r8"), "job-1"))
+NAIVE = dt.datetime(2026, 1, 1)  # no time zone
 
 
 @pytest.mark.parametrize(
-    ("make", "field"),
+    ("make", "field", "message"),
     [
-        (lambda: Approval("", P2), "approval.actor"),
-        (lambda: Approval(ANA, ["P-2"]), "approval.payload"),
-        (lambda: Approval(ANA, {"asset_id": {1, 2}}), "approval.payload"),
-        (lambda: Approval(ANA, {"duration_minutes": float("nan")}), "approval.payload"),
-        (lambda: StoredRequest(P2, state="done"), "previous"),
-        (lambda: StoredRequest(P2, Receipt("job-1", "r7", "P-2", 20), state=KeyState.PENDING), "previous"),
-        (lambda: StoredRequest(P2, state="lost"), "previous.state"),
-        (lambda: StoredRequest(P2, Receipt("job-1", "r8", "P-2", 20)), "previous.receipt"),
-        (lambda: StoredRequest(P2, stored_at=dt.datetime(2026, 1, 1)), "previous.stored_at"),
-        (lambda: Receipt("", "r7", "P-2", 20), "receipt.job_id"),
-        (lambda: StoredRequest.settled(_with(request_id=""), "job-1"), "receipt.request_id"),
+        (lambda: Approval("", P2), "approval.actor", "approval.actor must be a non-empty string, got ''"),
+        (lambda: Approval(ANA, ["P-2"]), "approval.payload",
+         "approval.payload must be a mapping of arguments, got ['P-2']"),
+        (lambda: Approval(ANA, {"asset_id": {1, 2}}), "approval.payload",
+         "approval.payload has no canonical JSON form: "),
+        (lambda: Approval(ANA, {"duration_minutes": float("nan")}), "approval.payload",
+         "approval.payload has no canonical JSON form: "),
+        (lambda: StoredRequest("P-2"), "previous.payload",
+         "previous.payload must be a mapping of arguments, got 'P-2'"),
+        (lambda: StoredRequest(P2, state="done"), "previous",
+         "a stored request has a receipt exactly when its state is done"),
+        (lambda: StoredRequest(P2, Receipt("job-1", "r7", "P-2", 20), state=KeyState.PENDING), "previous",
+         "a stored request has a receipt exactly when its state is done"),
+        (lambda: StoredRequest(P2, state="lost"), "previous.state",
+         "previous.state must be one of pending, failed, done; got 'lost'"),
+        (lambda: StoredRequest(P2, Receipt("job-1", "r8", "P-2", 20)), "previous.receipt",
+         "the receipt is for 'r8' but the payload for 'r7'"),
+        (lambda: StoredRequest(P2, stored_at=NAIVE), "previous.stored_at",
+         "previous.stored_at must be a datetime with a time zone, got datetime.datetime(2026, 1, 1, 0, 0)"),
+        (lambda: Receipt("", "r7", "P-2", 20), "receipt.job_id", "receipt.job_id must be a non-empty string, got ''"),
+        (lambda: Receipt("job-1", "r7", "P-2", 20, NAIVE), "receipt.created_at",
+         "receipt.created_at must be a datetime with a time zone, got datetime.datetime(2026, 1, 1, 0, 0)"),
+        (lambda: StoredRequest.settled(_with(request_id=""), "job-1"), "receipt.request_id",
+         "receipt.request_id must be a non-empty string, got ''"),
+        (lambda: decide(P2, caller="", allowed_assets=ALLOWED, approval=None, previous=None), "caller",
+         "caller must be the signed-in user's id (a non-empty string), got ''"),
+        (lambda: decide(P2, caller=ANA, allowed_assets=ALLOWED, approval={"actor": ANA}, previous=None), "approval",
+         "approval must be None or an Approval, got {'actor': 'tech-ana'}"),
+        (lambda: _decide(previous={"request_id": "r7"}), "previous",
+         "previous must be None or a StoredRequest, got {'request_id': 'r7'}"),
+        (lambda: _decide(previous=StoredRequest.settled(_with(request_id="r8"), "job-1")), "previous",
+         "previous was stored under 'r8', not 'r7'"),
+        (lambda: _decide(approval=None).with_receipt(Receipt("job-3", "r7", "P-2", 20)), "receipt",
+         "only a create decision gains a receipt, not needs_approval"),
+        (lambda: _decide().tool_result(), "receipt",
+         "this create decision has no job yet: the service creates it and fills the receipt"),
     ],
 )
-def test_malformed_trusted_values_raise_naming_the_field(make, field):
+def test_malformed_trusted_values_raise_naming_the_field_in_words(make, field, message):
+    """Each message is written out; the two that quote the JSON encoder's own words are checked up to them."""
     with pytest.raises(DecisionError) as info:
         make()
     assert info.value.field == field
+    assert str(info.value) == message or (message.endswith(": ") and str(info.value).startswith(message))
     assert isinstance(info.value, (BotieError, ValueError))
 
 
@@ -450,3 +465,50 @@ def test_tool_result_never_reports_a_booking_that_has_not_happened():
         _decide().tool_result()
     done = _decide().with_receipt(Receipt("job-3", "r7", "P-2", 20)).tool_result()
     assert (done["status"], done["job_id"]) == ("create", "job-3")
+
+
+# --- the words and values of each path, written out -------------------------------------
+
+
+def test_a_field_the_approval_lacks_or_adds_is_named_as_absent():
+    lacks = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20}))
+    assert lacks.reason == ("the approval was recorded for request_id=(absent) but the proposal says 'r7'; "
+                            "a changed request needs a new approval")
+    assert [c.name for c in lacks.checks] == ORDER and _verdicts(lacks)[2] == "failed"
+    adds = _decide(approval=Approval(ANA, P2 | {"note": None}))
+    assert adds.reason == ("the approval was recorded for note=None but the proposal says (absent); "
+                           "a changed request needs a new approval")
+    both = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20, "note": None}))
+    assert both.reason == ("the approval was recorded for note=None, request_id=(absent) but the proposal says "
+                           "note=(absent), request_id='r7'; a changed request needs a new approval")
+
+
+def test_every_problem_of_an_invalid_proposal_is_in_the_reason_in_order():
+    d = _decide({"asset_id": "", "duration_minutes": 0, "request_id": "r7"}, approval=None)
+    assert d.reason == ("2 problems to repair: asset_id must not be empty; give a value such as 'P-2'; "
+                        "duration_minutes must be from 1 through 60 minutes, got 0 (int)")
+    assert [c.name for c in d.checks] == ORDER
+
+
+@pytest.mark.parametrize(
+    ("previous", "branch", "verdict"),
+    [(None, Branch.CREATE, "passed"), (StoredRequest.settled(P2, "job-1"), Branch.REUSE, "passed"),
+     (StoredRequest(P2), Branch.IN_PROGRESS, "failed"), (StoredRequest(P2, state="failed"), Branch.CREATE, "passed")],
+    ids=["nothing-stored", "done", "pending", "failed"],
+)
+def test_the_idempotency_verdict_and_no_errors_on_every_branch_past_approval(previous, branch, verdict):
+    d = _decide(previous=previous)
+    assert (d.branch, _verdicts(d), d.errors) == (branch, ["passed", "passed", "passed", verdict], ())
+
+
+def test_tool_result_for_reuse_is_exactly_the_job_the_key_and_the_reason():
+    assert _decide(previous=StoredRequest.settled(P2, "job-1")).tool_result() == {
+        "status": "reuse", "retryable": False, "job_id": "job-1", "request_id": "r7",
+        "message": "r7 already created job-1 with this exact payload: returning job-1 instead of booking again"}
+
+
+def test_a_settled_request_holds_the_receipt_of_its_own_payload_and_when_it_was_stored():
+    at = dt.datetime(2026, 3, 1, 9, 30, tzinfo=dt.timezone.utc)
+    stored = StoredRequest.settled(P2, "job-1", created_at=at)
+    assert stored.receipt == Receipt("job-1", "r7", "P-2", 20, created_at=at)
+    assert (stored.state, stored.stored_at) == (KeyState.DONE, at)

@@ -530,6 +530,7 @@ def test_a_misconfigured_service_raises_a_setting_error_naming_the_field(options
     from botie.actions.stores import MemoryStore
     from botie.errors import InputError
 
+    options = dict(options)  # a copy: popping from the parametrized dict would change a rerun (mutmut reruns)
     store = options.pop("store", MemoryStore())
     with pytest.raises(InputError) as caught:
         InspectionService(store, **options)

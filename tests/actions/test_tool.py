@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 
 import pytest
 from hypothesis import given
@@ -242,3 +243,53 @@ def test_true_is_refused_by_both():
 @given(json_values)
 def test_any_json_value_yields_errors_never_an_exception(value):
     assert isinstance(validate_inspection(value), tuple)
+
+
+# --- the messages a model reads back, written out by hand ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (_proposal(asset_id=7), "asset_id must be text such as 'P-2', got 7 (int)"),
+        (_proposal(asset_id=""), "asset_id must not be empty; give a value such as 'P-2'"),
+        (_proposal(request_id=""), "request_id must not be empty; give a value such as 'r7'"),
+        (_proposal(duration_minutes="20"),
+         "duration_minutes must be a whole number of minutes (an int), got '20' (str)"),
+        (_proposal(duration_minutes=2.5),
+         "duration_minutes must be a whole number of minutes (an int), got 2.5 (float)"),
+        (_proposal(duration_minutes=61), "duration_minutes must be from 1 through 60 minutes, got 61 (int)"),
+        (_without("request_id"), "request_id is missing; propose_inspection requires it"),
+        (_proposal(admin=True),
+         "'admin' is not an argument of propose_inspection; remove it (an extra field grants nothing)"),
+        (20, "the arguments must be an object with asset_id, duration_minutes, request_id; got 20 (int)"),
+    ],
+    ids=["wrong-type", "empty-asset", "empty-request", "text-minutes", "fraction", "over-60", "missing", "extra",
+         "not-an-object"],
+)
+def test_each_problem_has_one_exact_message(arguments, message):
+    """Only a whole float earns the "write N" hint; every message shows the value and its type."""
+    (error,) = validate_inspection(arguments)
+    assert error.message == message
+
+
+def test_a_shown_value_is_clipped_only_past_40_characters():
+    """A repr of exactly 40 characters is shown whole; at 41 it keeps 39 and ends with an ellipsis."""
+    (whole,) = validate_inspection(_proposal(asset_id=["x" * 36]))  # ['x…x'] with 36 x: 40 characters
+    assert whole.message == f"asset_id must be text such as 'P-2', got ['{'x' * 36}'] (list)"
+    (clipped,) = validate_inspection(_proposal(asset_id=["x" * 37]))  # 41: the first 39 are kept
+    assert clipped.message == f"asset_id must be text such as 'P-2', got ['{'x' * 37}… (list)"
+
+
+def test_an_int_is_written_out_up_to_64_bits_and_summarised_beyond():
+    (written,) = validate_inspection(_proposal(duration_minutes=2**63))  # 64 bits
+    assert written.message == "duration_minutes must be from 1 through 60 minutes, got 9223372036854775808 (int)"
+    (summarised,) = validate_inspection(_proposal(duration_minutes=2**64))  # 65 bits
+    assert summarised.message == "duration_minutes must be from 1 through 60 minutes, got an int of 65 bits"
+
+
+def test_any_mapping_is_read_as_an_object_not_only_a_dict():
+    """A read-only mapping (what a frozen proposal holds) is validated field by field, like a dict."""
+    assert validate_inspection(MappingProxyType(_proposal())) == ()
+    (error,) = validate_inspection(MappingProxyType(_proposal(admin=True)))
+    assert (error.field, error.problem) == ("admin", Problem.UNEXPECTED)
