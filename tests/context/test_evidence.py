@@ -317,7 +317,7 @@ def test_a_fence_is_always_16_hex_digits_and_an_rng_makes_it_repeatable():
 
     fences = [new_fence() for _ in range(64)]
     assert all(len(f) == 16 and set(f) <= set("0123456789abcdef") for f in fences)
-    assert new_fence(random.Random(7)) == "f2a74de452e6b438"  # pinned: the first 64 bits of Random(7)
+    assert new_fence(random.Random(0)) == "629f6fbed82c07cd"  # pinned: the first 64 bits of Random(0)
 
 
 def test_a_text_with_no_closing_tag_was_not_closed_early():
@@ -326,10 +326,17 @@ def test_a_text_with_no_closing_tag_was_not_closed_early():
     assert not region_closed_early("<evidence>\nstill open")
 
 
-def test_a_request_keeps_the_instructions_leading_text_and_trailing_spaces():
-    """Only the instructions' trailing newlines are trimmed: one blank line, then the region."""
-    req = build_request("Q", [MANUAL], ceiling=10_000, instructions="\nBe brief.  \n\n")
-    assert req.text.startswith("\nBe brief.  \n\n<evidence>\n")
+@pytest.mark.parametrize(("instructions", "start"), [
+    ("\nBe brief.  \n\n", "\nBe brief.  \n\n<evidence>\n"),
+    ("Sign as X\n", "Sign as X\n\n<evidence>\n"),
+])
+def test_only_the_instructions_trailing_newlines_are_trimmed(instructions, start):
+    """Leading text, trailing spaces and letters stay; one blank line, then the region."""
+    assert build_request("Q", [MANUAL], ceiling=10_000, instructions=instructions).text.startswith(start)
+
+
+def test_a_request_has_no_answer_allowance_unless_asked_and_reports_ok_below_the_alert():
+    req = build_request("Q", [MANUAL], ceiling=10_000)
     assert (req.answer_allowance, req.load) == (0, req.tokens)  # no answer allowance unless asked for
     assert req.report().startswith("ok: request ")
 
