@@ -238,5 +238,5 @@ def test_a_non_text_answer_is_a_citation_error_naming_its_type():
     from botie.context.citations import check_claims
 
     with pytest.raises(CitationError) as err:
-        check_claims(None, [])
-    assert (err.value.field, str(err.value)) == ("answer", "an answer is text, got NoneType")
+        check_claims(42, [])
+    assert (err.value.field, str(err.value)) == ("answer", "an answer is text, got int")
