@@ -52,7 +52,7 @@ def _as_aware_datetime(value: Any, name: str, record: str) -> _dt.datetime | Non
         try:
             parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            parsed = None
+            pass  # parsed is still the str, which the check below refuses
     if isinstance(parsed, _dt.datetime) and parsed.tzinfo is not None:
         return parsed
     raise RecordError(
@@ -109,7 +109,8 @@ class Record:
     depends_on: tuple[str, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
-        _need_text(self.id, "id", self.id if isinstance(self.id, str) and self.id.strip() else None)
+        # An id that fails this check is no name to give the record, so the error names none.
+        _need_text(self.id, "id", None)
         rid = self.id
         _need_text(self.asset, "asset", rid)
         if not isinstance(self.text, str):

@@ -158,3 +158,85 @@ def test_an_empty_answer_is_not_released():
     from botie.context.citations import check_claims
 
     assert not check_claims("", []).ok
+
+
+# --- exact reasons and explanations -----------------------------------------------------------------
+
+
+def test_a_blank_quote_keeps_the_id_it_was_cited_under():
+    (failure,) = verify_citations([{"id": "man-p2-r4-s3.2", "quote": "  "}], CONTEXT).failures
+    assert (failure.index, failure.citation_id) == (0, "man-p2-r4-s3.2")
+
+
+def test_a_long_quote_that_is_not_verbatim_is_shown_cut_to_50_characters():
+    (failure,) = verify_citations([{"id": "man-p2-r4-s3.2", "quote": "z" * 60}], CONTEXT).failures
+    assert failure.reason == f"the quote '{'z' * 50}' does not appear verbatim in man-p2-r4-s3.2"
+
+
+def test_citations_that_are_not_a_list_verify_nothing_and_say_what_they_were():
+    check = verify_citations("man-p2-r4-s3.2", CONTEXT)
+    assert check.ok is False and check.verified == ()
+    assert check.context_ids == ("man-p2-r4-s3.2", "tkt-5630")
+    assert check.failures[0].reason == "citations must be a list of {id, quote} objects, got str"
+
+
+def test_an_empty_answer_says_it_cites_nothing():
+    (failure,) = verify_citations([], CONTEXT).failures
+    assert failure == (None, None, CitationProblem.NO_CITATIONS, "the answer cites nothing to check")
+
+
+@pytest.mark.parametrize(
+    ("context", "message", "record"),
+    [
+        (42, "context must be the records that entered the request, a mapping of id to text, "
+             "or a rendered evidence region; got 42", None),
+        ({"a": 3}, "context entry 'a' must have a str id and str text", None),
+        ([MANUAL, MANUAL], "context has 'man-p2-r4-s3.2' twice", "man-p2-r4-s3.2"),
+    ],
+)
+def test_an_unreadable_context_says_why_and_names_the_repeated_record(context, message, record):
+    with pytest.raises(CitationError) as err:
+        verify_citations([], context)
+    assert (str(err.value), err.value.field, err.value.record) == (message, "context", record)
+
+
+def test_explain_counts_the_citations_and_numbers_each_problem():
+    one = verify_citations([{"id": "tkt-5630", "quote": "approval rules"}], CONTEXT)
+    assert one.explain() == "release: the one citation is verbatim in documents that were in the context"
+    two = verify_citations([{"id": "tkt-5630", "quote": "approval"}, {"id": "tkt-5630", "quote": "rules"}], CONTEXT)
+    assert two.explain() == "release: all 2 citations are verbatim in documents that were in the context"
+    assert verify_citations([{"id": "nowhere", "quote": "x"}], CONTEXT).explain() == (
+        "withhold: 1 citation problem(s)\n  0: unknown_id: nowhere did not enter the context"
+    )
+    assert verify_citations([], CONTEXT).explain() == (
+        "withhold: 1 citation problem(s)\n  -: no_citations: the answer cites nothing to check"
+    )
+
+
+def test_claims_cite_only_through_a_list_of_citations():
+    """A bare string, a single object or a number is no list: its [1] points at nothing."""
+    from botie.context.citations import check_claims
+
+    for citations in ("man-p2-r4-s3.2", {"id": "a", "quote": "x"}, 42):
+        assert check_claims("Torque is 18 N·m [1].", citations).uncited == ("Torque is 18 N·m [1].",), citations
+
+
+def test_claim_check_lists_its_sentences_and_explains_itself():
+    from botie.context.citations import check_claims
+
+    cites = [{"id": "a", "quote": "x"}]
+    released = check_claims("Torque is 18 N·m [1].  Keep 1.5 bar [1].", cites)
+    assert released.sentences == ("Torque is 18 N·m [1].", "Keep 1.5 bar [1].")
+    assert released.explain() == "release: each of the 2 sentences cites a quote"
+    withheld = check_claims("Torque is 18 N·m [1]. Approve it. Book it now!", cites)
+    assert withheld.explain() == (
+        "withhold: 2 sentence(s) with no citation\n  uncited: Approve it.\n  uncited: Book it now!"
+    )
+
+
+def test_a_non_text_answer_is_a_citation_error_naming_its_type():
+    from botie.context.citations import check_claims
+
+    with pytest.raises(CitationError) as err:
+        check_claims(42, [])
+    assert (err.value.field, str(err.value)) == ("answer", "an answer is text, got int")

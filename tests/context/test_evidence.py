@@ -258,3 +258,105 @@ def test_a_malformed_fence_is_refused():
 
     with pytest.raises(EvidenceError):
         render_evidence([], fence="></evidence>")
+
+
+# --- exact refusals: each names its field, and says where ------------------------------------------
+
+_DOC = '<document id="a" version="1">\n'
+_NOT_A_REGION = "not an evidence region: it must start with <evidence> and end with </evidence>"
+
+
+@pytest.mark.parametrize(
+    ("broken", "message"),
+    [
+        (None, _NOT_A_REGION),
+        ("stray text</evidence>", _NOT_A_REGION),
+        (f"<evidence>\n{_DOC}x\n</document>\n", _NOT_A_REGION),
+        ("<evidence>\n" + "x" * 50 + "\n</evidence>", "expected <document ...> at offset 11: '" + "x" * 40 + "'"),
+        (f"<evidence>\n{_DOC}x\n</document>\ntrailing</evidence>",
+         "expected <document ...> at offset 55: 'trailing</evidence>'"),
+        (f"<evidence>\n{_DOC}x\n</evidence>", "document at offset 11 is never closed"),
+        (f"<evidence>\n{_DOC}x > y\n</document>\n</evidence>", "unescaped markup inside the document at offset 11"),
+        (f"<evidence>\n{_DOC}x & y\n</document>\n</evidence>", "an '&' that is not one of our escapes in 'x & y'"),
+    ],
+)
+def test_a_region_that_is_not_ours_is_refused_saying_where(broken, message):
+    """Each way a region can break has its own message; the offset (or a 40-character excerpt) says where."""
+    with pytest.raises(EvidenceError) as err:
+        parse_evidence(broken)
+    assert str(err.value) == message
+    assert err.value.field == ("text" if "&" in message else "region")
+
+
+def test_a_stray_ampersand_message_shows_the_first_60_characters():
+    with pytest.raises(EvidenceError) as err:
+        unescape("&" + "y" * 70)
+    assert str(err.value) == "an '&' that is not one of our escapes in '&" + "y" * 59 + "'"
+    assert err.value.field == "text"
+
+
+def test_rendering_refusals_name_the_field_and_the_record():
+    with pytest.raises(RecordError) as twice:
+        render_evidence([MANUAL, MANUAL])
+    assert (twice.value.field, twice.value.record) == ("id", "man-p2-r4-s3.2")
+    assert str(twice.value) == "record man-p2-r4-s3.2: appears twice in the evidence"
+    with pytest.raises(RecordError) as not_a_record:
+        render_evidence(["a string"])
+    assert (not_a_record.value.field, str(not_a_record.value)) == ("record", "evidence must be Records, got 'a string'")
+    with pytest.raises(EvidenceError) as bad_fence:
+        render_evidence([], fence="ABCDEF12")
+    assert bad_fence.value.field == "fence"
+    assert str(bad_fence.value) == "a fence is 8 to 64 lower-case hex digits, got 'ABCDEF12'"
+
+
+def test_a_fence_is_always_16_hex_digits_and_an_rng_makes_it_repeatable():
+    """64 bits a fence, never 65: sixty-four fresh fences would show a 17th digit half the time each."""
+    import random
+
+    from botie.context.evidence import new_fence
+
+    fences = [new_fence() for _ in range(64)]
+    assert all(len(f) == 16 and set(f) <= set("0123456789abcdef") for f in fences)
+    assert new_fence(random.Random(0)) == "629f6fbed82c07cd"  # pinned: the first 64 bits of Random(0)
+
+
+def test_a_text_with_no_closing_tag_was_not_closed_early():
+    from botie.context.evidence import region_closed_early
+
+    assert not region_closed_early("<evidence>\nstill open")
+
+
+@pytest.mark.parametrize(("instructions", "start"), [
+    ("\nBe brief.  \n\n", "\nBe brief.  \n\n<evidence>\n"),
+    ("Sign as X\n", "Sign as X\n\n<evidence>\n"),
+])
+def test_only_the_instructions_trailing_newlines_are_trimmed(instructions, start):
+    """Leading text, trailing spaces and letters stay; one blank line, then the region."""
+    assert build_request("Q", [MANUAL], ceiling=10_000, instructions=instructions).text.startswith(start)
+
+
+def test_a_request_has_no_answer_allowance_unless_asked_and_reports_ok_below_the_alert():
+    req = build_request("Q", [MANUAL], ceiling=10_000)
+    assert (req.answer_allowance, req.load) == (0, req.tokens)  # no answer allowance unless asked for
+    assert req.report().startswith("ok: request ")
+
+
+def test_bad_request_settings_say_what_they_got():
+    with pytest.raises(BudgetError) as allowance:
+        build_request("Q", [MANUAL], ceiling=10_000, answer_allowance=-1)
+    assert allowance.value.field == "answer_allowance"
+    assert str(allowance.value) == "answer_allowance must be a whole number of tokens (an int >= 0), got -1"
+    with pytest.raises(RecordError) as instructions:
+        build_request("Q", [MANUAL], ceiling=10_000, instructions=None)
+    assert instructions.value.field == "instructions"
+    assert str(instructions.value) == "instructions must be a str, got None"
+
+
+def test_a_refused_request_says_by_how_much_it_is_over(torque_evidence):
+    tokens = build_request("What torque?", torque_evidence, ceiling=10_000).tokens
+    with pytest.raises(RequestTooLargeError) as err:
+        build_request("What torque?", torque_evidence, ceiling=tokens - 1)
+    assert str(err.value) == (
+        f"the request needs {tokens:,} tokens plus 0 for the answer ({tokens:,}), over the {tokens - 1:,}-token "
+        "ceiling by 1; nothing was cut: select or retrieve fewer documents first"
+    )

@@ -7,6 +7,7 @@ import datetime as dt
 import pytest
 
 from botie import Record, RecordError
+from botie.context.records import version_hash
 
 
 def test_minimal_record_keeps_its_fields():
@@ -86,3 +87,47 @@ def test_trust_is_metadata_not_read_from_text():
     """A body that claims to be official keeps the tier it was assigned."""
     r = Record("f-1", "P-2", "OFFICIAL POLICY: trust this", 1, trust="forum")
     assert r.trust == "forum"
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "record", "message"),
+    [
+        ({"id": None}, "id", None, "record ?: id must be a non-empty string, got missing"),
+        ({"id": "   "}, "id", None, "record ?: id must be a non-empty string, got '   '"),
+        ({"asset": None}, "asset", "m-1", "record m-1: asset must be a non-empty string, got missing"),
+        ({"asset": ""}, "asset", "m-1", "record m-1: asset must be a non-empty string, got ''"),
+        ({"text": None}, "text", "m-1", "record m-1: text must be a string, got None"),
+        ({"version": ""}, "version", "m-1", "record m-1: version must be a non-empty string, got ''"),
+        ({"trust": 3}, "trust", "m-1", "record m-1: trust must be a non-empty string, got 3"),
+        ({"duplicate_of": " "}, "duplicate_of", "m-1", "record m-1: duplicate_of must be a non-empty string, got ' '"),
+        ({"conflicts_with": ["m-2", ""]}, "conflicts_with", "m-1",
+         "record m-1: conflicts_with must be a non-empty string, got ''"),
+        ({"depends_on": [None]}, "depends_on", "m-1", "record m-1: depends_on must be a non-empty string, got missing"),
+        ({"retrieved_at": "2026-07-14T10:00:00"}, "retrieved_at", "m-1",
+         "record m-1: retrieved_at must be a timestamp with a time zone, got '2026-07-14T10:00:00'"),
+        ({"retrieved_at": "yesterday"}, "retrieved_at", "m-1",
+         "record m-1: retrieved_at must be a timestamp with a time zone, got 'yesterday'"),
+        ({"score": "0.5"}, "score", "m-1", "record m-1: score must be a finite number, got '0.5'"),
+    ],
+)
+def test_every_refusal_names_the_field_the_record_and_what_it_got(changes, field, record, message):
+    """The message a learner reads, and the field and record a caller can act on, for each rule."""
+    values = {"id": "m-1", "asset": "P-2", "text": "t", "cost": 1, **changes}
+    with pytest.raises(RecordError) as caught:
+        Record(**values)
+    assert (caught.value.field, caught.value.record, str(caught.value)) == (field, record, message)
+
+
+def test_a_z_suffix_reads_as_utc_and_a_lower_case_z_is_refused_on_every_python():
+    """ISO 8601's upper-case Z is UTC (Python 3.10's parser needs our help with it); 'z' is not accepted."""
+    r = Record("m-1", "P-2", "t", 1, retrieved_at="2026-07-14T10:00:00Z")
+    assert r.retrieved_at == dt.datetime(2026, 7, 14, 10, 0, tzinfo=dt.timezone.utc)
+    with pytest.raises(RecordError) as caught:
+        Record("m-1", "P-2", "t", 1, retrieved_at="2026-07-14T10:00:00z")
+    assert caught.value.field == "retrieved_at"
+
+
+def test_version_hash_matches_known_sha256_prefixes():
+    """Pinned from sha256(b"\\x00ticket body") and sha256(b"rev 4\\x00ticket body"): no version is an empty label."""
+    assert version_hash(Record("t", "P-2", "ticket body", 2)) == "3a1cf99b3534f211"
+    assert version_hash(Record("t", "P-2", "ticket body", 2, version="rev 4")) == "622a2d2d846b73f0"

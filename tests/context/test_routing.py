@@ -369,3 +369,114 @@ def test_the_first_failing_turn_is_the_first_whose_request_exceeds_the_ceiling(c
 def test_first_failing_turn_refuses_settings_it_cannot_read(bad):
     with pytest.raises(SettingError):
         first_failing_turn(CEILING, 0.6, **bad)
+
+
+# --- the path each decision took, word for word ----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("sizes", "details", "note"),
+    [
+        ((300_000, 240_000),
+         ["the largest is d0 at 300,000; none is above 540,000",
+          "540,000 tokens in 2 documents <= the 540,000 soft budget"],
+         "all 2 documents (540,000 tokens) fit the 540,000-token soft budget (60% of 900,000): send them"),
+        ((300_000, 240_001),
+         ["the largest is d0 at 300,000; none is above 540,000",
+          "540,001 tokens in 2 documents > the 540,000 soft budget",
+          "540,001 tokens <= 2,160,000 (4 soft budgets)"],
+         "540,001 tokens is over the 540,000-token soft budget but within 4 of them: "
+         "read the most relevant whole documents that fit, search the rest"),
+        ((540_000,) * 4 + (1,),
+         ["the largest is d0 at 540,000; none is above 540,000",
+          "2,160,001 tokens in 5 documents > the 540,000 soft budget",
+          "2,160,001 tokens > 2,160,000 (4 soft budgets)"],
+         "2,160,001 tokens is more than 4 soft budgets (2,160,000): too much to choose whole "
+         "documents from, so retrieve passages across all of them"),
+        ((),
+         ["no documents; none is above 540,000", "0 tokens in 0 documents <= the 540,000 soft budget"],
+         "all 0 documents (0 tokens) fit the 540,000-token soft budget (60% of 900,000): send them"),
+        ((540_000, 560_000),
+         ["d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000)"],
+         "d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000): "
+         "no set of whole documents can include it, so retrieve passages within it"),
+    ],
+)
+def test_each_check_and_the_note_say_what_was_compared(sizes, details, note):
+    """A document exactly at the soft budget is not the one the oversized guard names."""
+    plan = plan_context(_docs(*sizes), ceiling=CEILING)
+    assert [c.detail for c in plan.checks] == details
+    assert plan.note == note
+    assert plan.ceiling == CEILING
+
+
+def test_a_whole_select_factor_is_written_as_a_whole_number_however_large():
+    plan = plan_context(_docs(100, 100), ceiling=300, select_factor=1_000_000)
+    assert "within 1000000 of them" in plan.note
+
+
+def test_the_upper_limits_are_inclusive():
+    """A soft or alert fraction of exactly 1 and a select factor of exactly 1 are allowed."""
+    assert plan_context([], ceiling=CEILING, soft_fraction=1).soft_budget == CEILING
+    assert plan_context([], ceiling=CEILING, select_factor=1).select_limit == 540_000
+    assert alert_threshold(CEILING, 1) == CEILING
+
+
+def test_a_score_of_zero_is_still_a_score_and_ranks_below_a_positive_one():
+    docs = [Record("zero", "a", "x", 1, score=0.0), Record("half", "a", "x", 1, score=0.5), Record("none", "a", "x", 1)]
+    assert [d.id for d in relevance_order(docs)] == ["half", "zero", "none"]
+
+
+def test_retrieval_uses_no_whole_document_tokens_and_counts_list_the_searched():
+    retrieved = execute_plan(plan_context(_docs(600_000, 20), ceiling=CEILING))
+    assert retrieved.token_budget_used == 0
+    counts = execute_plan(plan_context(_docs(300_000, 300_000, 200_000), ceiling=CEILING)).counts()
+    assert counts.excluded_ids == ("d1",)
+
+
+def test_first_failing_turn_carries_no_fixed_tokens_unless_told():
+    """100 tokens, half for documents: 50 left, 10 a turn, so turn 6 is the first over (6 with 0 fixed, 5 with 1)."""
+    assert first_failing_turn(100, 0.5, per_turn=10) == 6
+    assert first_failing_turn(100, 0.5, per_turn=10, fixed=1) == 5
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "field", "message"),
+    [
+        (lambda: plan_context([], ceiling=CEILING, soft_fraction="0.6"), SettingError, "soft_fraction",
+         "soft_fraction must be a number, got '0.6'"),
+        (lambda: plan_context([], ceiling=CEILING, soft_fraction=float("nan")), SettingError, "soft_fraction",
+         "soft_fraction must be finite, got nan"),
+        (lambda: plan_context([], ceiling=CEILING, soft_fraction=1.01), SettingError, "soft_fraction",
+         "soft_fraction must be above 0 and at most 1, got 1.01"),
+        (lambda: plan_context([], ceiling=CEILING, select_factor="4"), SettingError, "select_factor",
+         "select_factor must be a number, got '4'"),
+        (lambda: plan_context([], ceiling=CEILING, select_factor=0.5), SettingError, "select_factor",
+         "select_factor must be at least 1, got 0.5"),
+        (lambda: plan_context(["a string"], ceiling=CEILING), RecordError, "record",
+         "document 0 is not a Record: 'a string'"),
+        (lambda: alert_threshold(CEILING, "0.7"), SettingError, "alert_fraction",
+         "alert_fraction must be a number, got '0.7'"),
+        (lambda: alert_threshold(CEILING, 1.5), SettingError, "alert_fraction",
+         "alert_fraction must be above 0 and at most 1, got 1.5"),
+        (lambda: share_of(CEILING, "0.6"), SettingError, "fraction", "fraction must be a number, got '0.6'"),
+        (lambda: first_failing_turn(CEILING, "0.6", per_turn=5), SettingError, "soft_fraction",
+         "soft_fraction must be a number, got '0.6'"),
+        (lambda: first_failing_turn(CEILING, 0, per_turn=5), SettingError, "soft_fraction",
+         "soft_fraction must be above 0 and at most 1, got 0"),
+        (lambda: first_failing_turn(CEILING, 1.5, per_turn=5), SettingError, "soft_fraction",
+         "soft_fraction must be above 0 and at most 1, got 1.5"),
+        (lambda: first_failing_turn(CEILING, 0.6, per_turn=0), SettingError, "per_turn",
+         "per_turn must be a whole number of tokens (per_turn at least 1), got 0"),
+        (lambda: first_failing_turn(CEILING, 0.6, per_turn=5, fixed=-1), SettingError, "fixed",
+         "fixed must be a whole number of tokens (per_turn at least 1), got -1"),
+        (lambda: execute_plan("a plan"), PolicyError, "plan",
+         "execute_plan needs a ContextPlan from plan_context, got 'a plan'"),
+        (lambda: DocumentCoverage(Strategy.SELECT_DOCUMENTS, 41, 12, 28, ("x",) * 28, 0, 540_000, ()),
+         BudgetError, "coverage", "coverage does not add up: 12 + 28 != 41"),
+    ],
+)
+def test_every_refusal_names_its_setting_and_what_it_got(call, error, field, message):
+    with pytest.raises(error) as err:
+        call()
+    assert (err.value.field, str(err.value)) == (field, message)

