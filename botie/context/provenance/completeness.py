@@ -54,17 +54,15 @@ def _reading_order(
     r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], out: list[Record]
 ) -> None:
     """Append r's dependencies depth first, then r: a table heading comes before its row."""
-    placed = {m.id for m in out}
-    visiting: set[str] = set()
+    seen = {m.id for m in out}  # placed by an earlier call, or entered in this one
 
     def visit(x: Record) -> None:
-        if x.id in placed or x.id in visiting:
+        if x.id in seen:
             return  # already placed, or a cycle of dependencies
-        visiting.add(x.id)
+        seen.add(x.id)
         for dep in x.depends_on:
             visit(by_id[usable[dep]])
         out.append(x)
-        placed.add(x.id)
 
     visit(r)
 
