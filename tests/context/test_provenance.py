@@ -14,6 +14,7 @@ from botie.context.budget import Budget
 from botie.context.provenance import (
     AUTHORITY,
     CHECKS,
+    Conflict,
     EvidenceBranch,
     EvidenceStatus,
     Trust,
@@ -71,7 +72,9 @@ def test_an_unknown_tier_is_bad_input_naming_field_and_record():
     with pytest.raises(RecordError) as err:
         _pick([_rec("x", 0.9, trust="official")])
     assert (err.value.field, err.value.record) == ("trust", "x")
-    assert "approved" in str(err.value)
+    assert str(err.value) == (
+        "record x: trust must be one of approved, reviewed, internal, community, unverified; got 'official'"
+    )
 
 
 def test_version_hash_changes_with_the_text_or_the_label_only():
@@ -560,3 +563,125 @@ def test_a_copy_of_a_superseded_revision_is_superseded_too():
     assert status["portal-rev4"] == "superseded"
     assert "copy of rev4" in result.outcome("portal-rev4").reason
     assert status["rev5"] == "selected"
+
+
+# --- completeness: what each member of a group is told -----------------------------
+
+
+def test_every_member_of_a_selected_group_is_told_why_it_came_and_keeps_its_rank():
+    """row needs head (below the floor, so unranked) and unit-def (rank 4); two reviewed sources disagree with it."""
+    records = [
+        _rec("row", 0.9, trust="approved", depends_on=("head", "unit-def"), conflicts_with=("bulletin", "memo")),
+        _rec("head", 0.1, cost=5),
+        _rec("unit-def", 0.5, cost=5),
+        _rec("bulletin", 0.6, trust="reviewed"),
+        _rec("memo", 0.55, trust="reviewed"),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ("head", "unit-def", "row", "bulletin", "memo")
+    assert result.outcomes == (
+        ("row", S.SELECTED, "packing",
+         "rank 1 (score 0.90, approved), with head, unit-def, which it needs; kept together with bulletin, memo, "
+         "which it conflicts with: 0 + 40 = 40 fits within the 1000-token allowance", 1),
+        ("head", S.SELECTED, "completeness", "brought along: row depends on it and would be misread without it", None),
+        ("unit-def", S.SELECTED, "completeness", "brought along: row depends on it and would be misread without it", 4),
+        ("bulletin", S.SELECTED, "completeness",
+         "kept together with row: both high authority and they disagree, so both go in", 2),
+        ("memo", S.SELECTED, "completeness",
+         "kept together with row: both high authority and they disagree, so both go in", 3),
+    )
+
+
+def test_members_of_a_group_left_out_share_its_fate_over_budget_or_not_considered():
+    """a and b (rival high-authority sources, 60 tokens) overflow 40 and stop the prefix; c and d come after."""
+    records = [
+        _rec("a", 0.9, cost=30, trust="approved", conflicts_with=("b",)),
+        _rec("b", 0.8, cost=30, trust="reviewed"),
+        _rec("c", 0.7, depends_on=("d",)),
+        _rec("d", 0.6),
+    ]
+    result = _pick(records, budget=40)
+    assert result.selected_ids == ()
+    assert result.outcomes == (
+        ("a", S.OVER_BUDGET, "packing",
+         "rank 1 (score 0.90, approved), kept together with b, which it conflicts with: "
+         "0 + 60 = 60 exceeds the 40-token allowance; stopped here", 1),
+        ("b", S.OVER_BUDGET, "packing", "left out together with a (rank 1)", 2),
+        ("c", S.NOT_CONSIDERED, "packing", "rank 3: not considered: the prefix rule stopped at a", 3),
+        ("d", S.NOT_CONSIDERED, "packing", "left out together with c (rank 3)", 4),
+    )
+
+
+@pytest.mark.parametrize(("cost", "expected"), [
+    (10, (S.INCOMPLETE, "completeness",
+          "fits alone (10 tokens) but not, with heading, which it needs: "
+          "0 + 15 = 15 exceeds the 10-token allowance; stopped here; alone it would be misread")),
+    (11, (S.OVER_BUDGET, "packing",
+          "rank 1 (score 0.90, unverified), with heading, which it needs: "
+          "0 + 16 = 16 exceeds the 10-token allowance; stopped here")),
+])
+def test_incomplete_means_it_would_fit_alone_exactly_or_under_and_over_budget_means_not_even_alone(cost, expected):
+    result = _pick([_rec("row", 0.9, cost=cost, depends_on=("heading",)), _rec("heading", 0.1, cost=5)], budget=10)
+    assert result.outcome("row") == ("row", *expected, 1)
+    assert result.outcome("heading").status is S.BELOW_FLOOR  # its own outcome: it was never ranked
+
+
+def test_a_record_whose_dependency_cannot_come_is_incomplete_at_its_rank():
+    result = _pick([_rec("other", 0.95), _rec("row", 0.8, depends_on=("heading",))])
+    assert result.outcome("row") == (
+        "row", S.INCOMPLETE, "completeness", "needs heading, which was not retrieved; alone it would be misread", 2,
+    )
+
+
+def test_a_rival_of_a_later_dependency_travels_even_after_a_dependency_below_the_floor():
+    """d2 (approved) disagrees with c (reviewed); r needs d1 (below the floor) first, then d2: all four or none."""
+    records = [
+        _rec("r", 0.9, depends_on=("d1", "d2")),
+        _rec("d1", 0.1, cost=5),
+        _rec("d2", 0.5, cost=5, trust="approved", conflicts_with=("c",)),
+        _rec("c", 0.4, cost=5, trust="reviewed"),
+    ]
+    assert _pick(records).selected_ids == ("d1", "d2", "r", "c")
+    assert _pick(records).outcome("c").check == "completeness"
+    assert [c.ids for c in _pick(records).conflicts] == [("d2", "c")]
+    assert _pick(records, budget=20).selected_ids == ()  # 25 tokens together: the budget may not split them
+
+
+def test_a_rival_named_after_one_below_the_floor_is_still_kept_together():
+    records = [
+        _rec("x", 0.9, trust="approved", conflicts_with=("gone", "rival")),
+        _rec("gone", 0.1, cost=5, trust="reviewed"),
+        _rec("rival", 0.5, trust="reviewed"),
+    ]
+    result = _pick(records, budget=15)
+    assert result.selected_ids == ()
+    assert result.outcome("rival") == ("rival", S.OVER_BUDGET, "packing", "left out together with x (rank 1)", 2)
+    assert [c.ids for c in result.conflicts] == [("x", "rival")]
+
+
+# --- outcomes: the explanations -------------------------------------------------------
+
+
+def test_a_high_authority_conflict_explains_where_both_sides_went():
+    def explain(in_context):
+        return Conflict(("m", "b"), (Trust.APPROVED, Trust.REVIEWED), True, in_context).explain()
+
+    assert explain(True) == "m (approved) and b (reviewed) disagree: both are in the context, and the answer must " \
+                            "present both sides"
+    assert explain(False) == "m (approved) and b (reviewed) disagree: neither fitted, so both were left out, and " \
+                             "the answer must present both sides"
+
+
+def test_explain_ends_an_answer_with_the_count_and_the_tokens_used():
+    result = _pick([_rec("a", 0.5), _rec("b", 0.2)], budget=25)
+    assert result.explain() == (
+        "a: selected (packing): rank 1 (score 0.50, unverified): 0 + 10 = 10 fits within the 25-token allowance\n"
+        "b: below_floor (relevance_floor): score 0.20 is below the 0.35 floor\n"
+        "selected 1 (10/25 tokens)"
+    )
+
+
+def test_asking_for_a_record_that_was_not_a_candidate_names_it():
+    with pytest.raises(KeyError) as err:
+        _pick([_rec("a", 0.5)]).outcome("b")
+    assert err.value.args == ("b",)
