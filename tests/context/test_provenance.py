@@ -642,7 +642,10 @@ def test_a_rival_of_a_later_dependency_travels_even_after_a_dependency_below_the
         _rec("c", 0.4, cost=5, trust="reviewed"),
     ]
     assert _pick(records).selected_ids == ("d1", "d2", "r", "c")
-    assert _pick(records).outcome("c").check == "completeness"
+    assert _pick(records).outcome("c") == (
+        "c", S.SELECTED, "completeness",
+        "kept together with r: it disagrees with d2, both high authority, so both go in", 3,
+    )
     assert [c.ids for c in _pick(records).conflicts] == [("d2", "c")]
     assert _pick(records, budget=20).selected_ids == ()  # 25 tokens together: the budget may not split them
 
@@ -685,3 +688,17 @@ def test_asking_for_a_record_that_was_not_a_candidate_names_it():
     with pytest.raises(KeyError) as err:
         _pick([_rec("a", 0.5)]).outcome("b")
     assert err.value.args == ("b",)
+
+
+def test_a_rival_reached_through_a_chain_names_the_member_it_disagrees_with():
+    """c6 disagrees with c7, not with c4 (the group's lead), and its reason says so."""
+    records = [
+        Record("c4", "P-2", "torque 18", 10, trust="reviewed", score=0.97),
+        Record("c6", "P-2", "torque 20", 10, trust="reviewed", score=0.7),
+        Record("c7", "P-2", "torque 19", 10, trust="approved", score=0.5, conflicts_with=("c4", "c6")),
+    ]
+    result = _pick(records, budget=30)
+    assert result.outcome("c7").reason == "kept together with c4: both high authority and they disagree, so both go in"
+    assert result.outcome("c6").reason == (
+        "kept together with c4: it disagrees with c7, both high authority, so both go in"
+    )
