@@ -247,7 +247,8 @@ def test_a_record_without_a_score_cannot_clear_the_floor():
 def test_nothing_permitted_is_a_refusal_that_says_so():
     result = _pick([_rec("a", 0.99, asset="K-7")])
     assert result.refused and result.best_score is None
-    assert "no permitted, current, scored candidate" in result.refusal
+    assert result.refusal == "no permitted, current, scored candidate remains: there is no evidence to answer from"
+    assert (result.ranking, result.conflicts, result.observed_on, result.floor) == ((), (), TODAY, 0.35)
 
 
 def test_no_candidates_at_all_is_a_refusal():
@@ -382,6 +383,7 @@ def test_a_low_authority_conflict_is_flagged_but_not_kept_together():
     assert result.selected_ids == ("manual",)
     (conflict,) = result.conflicts
     assert not conflict.kept_together
+    assert not conflict.in_context  # one side in is not both
     assert "authority orders them" in conflict.explain()
 
 
@@ -561,7 +563,9 @@ def test_a_copy_of_a_superseded_revision_is_superseded_too():
     status = {o.record_id: o.status for o in result.outcomes}
     assert status["rev4"] == "superseded"
     assert status["portal-rev4"] == "superseded"
-    assert "copy of rev4" in result.outcome("portal-rev4").reason
+    assert result.outcome("portal-rev4").reason == (
+        "copy of rev4, which is superseded: superseded by rev5, in force since 2026-04-01"
+    )
     assert status["rev5"] == "selected"
 
 
@@ -702,3 +706,58 @@ def test_a_rival_reached_through_a_chain_names_the_member_it_disagrees_with():
     assert result.outcome("c6").reason == (
         "kept together with c4: it disagrees with c7, both high authority, so both go in"
     )
+
+
+
+# --- select: the less travelled paths of the ordered checks ---------------------------
+
+
+def test_an_answer_records_the_observation_date_and_the_best_score():
+    result = _pick([_rec("a", 0.5), _rec("b", 0.7)], observed_on="2026-03-15")
+    assert (result.observed_on, result.best_score, result.floor) == (TODAY, 0.7, 0.35)
+    assert result.outcome("a") == ("a", S.SELECTED, "packing",
+                                   "rank 2 (score 0.50, unverified): 10 + 10 = 20 fits within the 1000-token allowance",
+                                   2)
+
+
+def test_a_record_below_the_floor_is_decided_by_the_relevance_floor_check():
+    result = _pick([_rec("a", 0.2), _rec("b", 0.5)])
+    assert result.outcome("a") == ("a", S.BELOW_FLOOR, "relevance_floor", "score 0.20 is below the 0.35 floor", None)
+
+
+def test_a_successor_without_an_effective_date_supersedes_without_a_date_in_the_reason():
+    result = _pick([_rec("old", 0.9, superseded_by="new"), _rec("new", 0.8)])
+    assert result.outcome("old") == ("old", S.SUPERSEDED, "freshness", "superseded by new", None)
+
+
+def test_a_copy_of_a_copy_of_a_superseded_revision_is_superseded_too():
+    records = [
+        _rec("rev4", 0.9, superseded_by="rev5"), _rec("rev5", 0.5, effective_date="2026-01-10"),
+        _rec("binder", 0.9, duplicate_of="rev4"), _rec("portal", 0.9, duplicate_of="binder"),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ("rev5",)
+    assert result.outcome("portal").reason == (
+        "copy of rev4, which is superseded: superseded by rev5, in force since 2026-01-10"
+    )
+
+
+def test_within_a_band_and_a_tier_with_no_dates_the_higher_score_ranks_first():
+    assert _pick([_rec("lower", 0.81), _rec("higher", 0.86)]).ranking == ("higher", "lower")
+
+
+def test_a_score_of_zero_clears_a_zero_floor_and_ranks_last():
+    assert _pick([_rec("zero", 0.0), _rec("low", 0.05)], floor=0.0).ranking == ("low", "zero")
+
+
+def test_a_score_within_a_billionth_below_a_band_edge_counts_in_the_band_above():
+    """The band rounds to nine decimal places: 0.29999999998 is in the 0.3 band, ahead of an approved 0.21."""
+    records = [_rec("approved", 0.21, trust="approved"), _rec("edge", 0.29999999998, trust="community")]
+    assert _pick(records, floor=0.0).ranking == ("edge", "approved")
+
+
+@pytest.mark.parametrize("band", [0, 0.0, 1.5])
+def test_the_band_width_must_be_above_0_and_at_most_1(band):
+    with pytest.raises(SettingError) as err:
+        _pick([_rec("a", 0.5)], band=band)
+    assert (str(err.value), err.value.field) == (f"band must be a number from above 0 to 1, got {band!r}", "band")

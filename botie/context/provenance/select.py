@@ -193,7 +193,7 @@ def _distinct(
     distinct: list[Record] = []
     usable: dict[str, str] = {}
     for r in live:
-        kept = _stand_in(r.id, by_id, live_ids) if r.duplicate_of else None
+        kept = _stand_in(r.id, by_id, live_ids)  # None for a record that copies nothing
         if kept is not None:
             why = f"duplicate of {kept}, which stays in its place"
             _exclude(decided, r, EvidenceStatus.DUPLICATE, "duplicates", why)
