@@ -765,3 +765,9 @@ def test_the_band_width_must_be_above_0_and_at_most_1(band):
 
 def test_records_that_tie_on_every_ranking_key_keep_their_input_order():
     assert _pick([_rec("b", 0.5), _rec("a", 0.5), _rec("c", 0.5)]).ranking == ("b", "a", "c")
+
+
+def test_a_cycle_of_duplicate_links_that_does_not_return_to_the_first_record_still_ends():
+    """c copies a, a copies b, b copies a: following the links must stop at the first record seen twice."""
+    records = [_rec("c", 0.9, duplicate_of="a"), _rec("a", 0.8, duplicate_of="b"), _rec("b", 0.7, duplicate_of="a")]
+    assert [o.record_id for o in _pick(records).outcomes] == ["c", "a", "b"]
