@@ -51,3 +51,63 @@ def test_a_bad_chunk_size_is_refused():
     with pytest.raises(RecordError) as info:
         split_record(DOC, 0)
     assert info.value.field == "max_tokens"
+
+
+def test_a_chunk_that_reaches_max_tokens_exactly_is_kept_whole():
+    """The first two sentences cost 15 tokens together: at max_tokens=15 they share a chunk, at 14 they do not."""
+    assert [c.cost for c in split_record(DOC, 15)] == [15, 12]
+    assert [c.cost for c in split_record(DOC, 14)] == [6, 9, 12]
+
+
+def test_one_token_is_the_smallest_chunk_size_and_gives_a_sentence_a_chunk():
+    assert [c.text for c in split_record(DOC, 1)] == [
+        "First sentence about the seal.", "Second one gives 18 N·m.", "Third says exceptions are in 3.2.1.",
+    ]
+
+
+def test_the_chunk_size_and_every_cost_are_counted_in_the_encoding_the_caller_names(monkeypatch):
+    """A stand-in encoding that counts words: the first two sentences are ten words, so they share a chunk."""
+    from botie.context import chunks
+
+    def fake_count(text, encoding="cl100k_base"):
+        assert encoding == "words", f"counted with {encoding!r}, not the caller's encoding"
+        return len(text.split())
+
+    monkeypatch.setattr(chunks, "count_tokens", fake_count)
+    parts = split_record(DOC, 10, encoding="words")
+    assert [(c.text, c.cost) for c in parts] == [
+        ("First sentence about the seal. Second one gives 18 N·m.", 10),
+        ("Third says exceptions are in 3.2.1.", 6),
+    ]
+    assert summary_of([DOC], "Seal torque and its exceptions.", summary_id="s", encoding="words").cost == 5
+
+
+def test_bad_chunking_input_names_the_field_and_the_record():
+    with pytest.raises(RecordError) as info:
+        split_record("man-x", 12)
+    assert (str(info.value), info.value.field, info.value.record) == (
+        "split_record takes a Record, got 'man-x'", "record", None,
+    )
+    with pytest.raises(RecordError) as info:
+        split_record(DOC, 0)
+    assert (str(info.value), info.value.field, info.value.record) == (
+        "max_tokens must be an int >= 1, got 0", "max_tokens", "man-x",
+    )
+
+
+def test_a_summary_costs_the_tokens_of_its_own_text():
+    """'Short.' is two cl100k_base tokens ('Short', '.')."""
+    assert summary_of([DOC], "Short.", summary_id="sum-1").cost == 2
+
+
+def test_a_refused_summary_names_the_field_and_the_summary():
+    with pytest.raises(RecordError) as info:
+        summary_of([], "empty", summary_id="s")
+    assert (str(info.value), info.value.field, info.value.record) == (
+        "a summary condenses at least one record", "records", "s",
+    )
+    with pytest.raises(RecordError) as info:
+        summary_of([DOC, Record("p1", "P-1", "x", 1)], "mixed", summary_id="s")
+    assert (str(info.value), info.value.field, info.value.record) == (
+        "a summary covers one asset, got ['P-1', 'P-2']", "asset", "s",
+    )

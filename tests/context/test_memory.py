@@ -58,3 +58,105 @@ def test_naive_datetimes_are_refused():
         MemoryEntry("k", "v", Origin.TECHNICIAN, dt.datetime(2026, 3, 15))
     with pytest.raises(InputError):
         carry_forward([], now=dt.datetime(2026, 3, 15))
+
+
+def test_an_origin_given_as_text_is_read_as_the_origin_and_covers_becomes_a_tuple():
+    guess = MemoryEntry("torque", "25 N·m", "model", at(1))
+    summary = MemoryEntry("summary", "seal replaced 2026-03-01", "summary", at(2), covers=["seal_replaced"])
+    assert guess.origin is Origin.MODEL and summary.origin is Origin.SUMMARY
+    assert summary.covers == ("seal_replaced",)
+    assert status_of([guess]) == ["provisional"]
+
+
+def test_a_model_guess_never_replaces_a_value_someone_gave_even_when_written_later():
+    said = MemoryEntry("torque", "18 N·m", Origin.TECHNICIAN, at(1))
+    guess = MemoryEntry("torque", "25 N·m", Origin.MODEL, at(2))
+    assert status_of([said, guess]) == ["kept", "provisional"]
+
+
+def test_an_entry_that_expires_at_this_moment_no_longer_replaces_an_older_one():
+    """At ``now == expires_at`` the correction is gone, so the older value it had replaced applies again."""
+    old = MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1))
+    new = MemoryEntry("focus", "P-3 bearing", Origin.TECHNICIAN, at(2), expires_at=at(10))
+    assert status_of([old, new], now=at(10)) == ["kept", "expired"]
+    assert status_of([old, new], now=at(9)) == ["replaced", "kept"]
+
+
+def test_of_two_entries_written_at_the_same_moment_the_later_in_the_list_wins():
+    first = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, at(1))
+    second = MemoryEntry("seal_replaced", "2026-03-14", Origin.TECHNICIAN, at(1))
+    assert status_of([first, second]) == ["replaced", "kept"]
+    assert status_of([second, first]) == ["replaced", "kept"]
+
+
+def test_a_summary_written_at_the_same_moment_as_a_key_it_covers_is_not_stale():
+    fact = MemoryEntry("seal_replaced", "2026-03-14", Origin.TECHNICIAN, at(2))
+    summary = MemoryEntry("summary", "seal replaced 2026-03-14", Origin.SUMMARY, at(2), covers=("seal_replaced",))
+    assert status_of([fact, summary]) == ["kept", "kept"]
+
+
+def test_explain_gives_every_entry_its_status_value_and_reason_one_line_each():
+    entries = [
+        MemoryEntry("torque", "25 N·m", Origin.MODEL, at(1)),
+        MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1), expires_at=at(2)),
+        MemoryEntry("seal", "2026-03-01", Origin.TECHNICIAN, at(1)),
+        MemoryEntry("pump", "P-2", Origin.TECHNICIAN, at(1)),
+        MemoryEntry("summary", "P-2, seal 2026-03-01", Origin.SUMMARY, at(2), covers=("pump", "seal")),
+        MemoryEntry("seal", "2026-03-14", Origin.DOCUMENT, at(3), source_id="tkt-5521"),
+        MemoryEntry("pump", "P-2B", Origin.TECHNICIAN, at(3)),
+    ]
+    carried = carry_forward(entries, now=at(5))
+    assert [(o.key, o.value) for o in carried.outcomes] == [(e.key, e.value) for e in entries]
+    assert carried.explain().splitlines() == [
+        "provisional    torque         '25 N·m': "
+        "the model said it; nobody confirmed it, so it is not carried as a fact",
+        "expired        focus          'P-2 seal': expired at 2026-03-15 11:00",
+        "replaced       seal           '2026-03-01': replaced by '2026-03-14' (document) written later",
+        "replaced       pump           'P-2': replaced by 'P-2B' (technician) written later",
+        "stale_summary  summary        'P-2, seal 2026-03-01': "
+        "written before pump, seal changed: it repeats the old value",
+        "kept           seal           '2026-03-14': document (from tkt-5521)",
+        "kept           pump           'P-2B': technician",
+    ]
+
+
+@pytest.mark.parametrize(("key", "value", "field"), [("", "v", "key"), ("k", "  ", "value"), ("k", None, "value")])
+def test_an_empty_or_missing_key_or_value_names_the_field(key, value, field):
+    with pytest.raises(InputError) as info:
+        MemoryEntry(key, value, Origin.TECHNICIAN, at(1))
+    assert (str(info.value), info.value.field, info.value.record) == (
+        f"memory entry: {field} must be non-empty text", field, key,
+    )
+
+
+def test_bad_entries_name_the_field_and_the_entry():
+    naive = dt.datetime(2026, 3, 15)
+    cases = [
+        (lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, naive), "written_at",
+         "memory entry k: written_at must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)"),
+        (lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), expires_at="tomorrow"), "expires_at",
+         "memory entry k: expires_at must be an aware datetime, got 'tomorrow'"),
+        (lambda: MemoryEntry("k", "v", Origin.DOCUMENT, at(1)), "source_id",
+         "memory entry k: a fact from a document needs its source_id"),
+        (lambda: MemoryEntry("k", "v", Origin.SUMMARY, at(1)), "covers",
+         "memory entry k: covers is for summaries, and a summary needs it"),
+        (lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), covers=("x",)), "covers",
+         "memory entry k: covers is for summaries, and a summary needs it"),
+    ]
+    for build, field, message in cases:
+        with pytest.raises(InputError) as info:
+            build()
+        assert (str(info.value), info.value.field, info.value.record) == (message, field, "k")
+
+
+def test_bad_arguments_to_carry_forward_name_the_field():
+    with pytest.raises(InputError) as info:
+        carry_forward([], now=dt.datetime(2026, 3, 15))
+    assert (str(info.value), info.value.field) == (
+        "now must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)", "now",
+    )
+    with pytest.raises(InputError) as info:
+        carry_forward([("torque", "18 N·m")], now=at(1))
+    assert (str(info.value), info.value.field) == (
+        "memory holds MemoryEntry values, got ('torque', '18 N·m')", "entry",
+    )

@@ -14,6 +14,7 @@ from botie.context.budget import Budget
 from botie.context.provenance import (
     AUTHORITY,
     CHECKS,
+    Conflict,
     EvidenceBranch,
     EvidenceStatus,
     Trust,
@@ -71,7 +72,9 @@ def test_an_unknown_tier_is_bad_input_naming_field_and_record():
     with pytest.raises(RecordError) as err:
         _pick([_rec("x", 0.9, trust="official")])
     assert (err.value.field, err.value.record) == ("trust", "x")
-    assert "approved" in str(err.value)
+    assert str(err.value) == (
+        "record x: trust must be one of approved, reviewed, internal, community, unverified; got 'official'"
+    )
 
 
 def test_version_hash_changes_with_the_text_or_the_label_only():
@@ -244,7 +247,8 @@ def test_a_record_without_a_score_cannot_clear_the_floor():
 def test_nothing_permitted_is_a_refusal_that_says_so():
     result = _pick([_rec("a", 0.99, asset="K-7")])
     assert result.refused and result.best_score is None
-    assert "no permitted, current, scored candidate" in result.refusal
+    assert result.refusal == "no permitted, current, scored candidate remains: there is no evidence to answer from"
+    assert (result.ranking, result.conflicts, result.observed_on, result.floor) == ((), (), TODAY, 0.35)
 
 
 def test_no_candidates_at_all_is_a_refusal():
@@ -379,6 +383,7 @@ def test_a_low_authority_conflict_is_flagged_but_not_kept_together():
     assert result.selected_ids == ("manual",)
     (conflict,) = result.conflicts
     assert not conflict.kept_together
+    assert not conflict.in_context  # one side in is not both
     assert "authority orders them" in conflict.explain()
 
 
@@ -558,5 +563,211 @@ def test_a_copy_of_a_superseded_revision_is_superseded_too():
     status = {o.record_id: o.status for o in result.outcomes}
     assert status["rev4"] == "superseded"
     assert status["portal-rev4"] == "superseded"
-    assert "copy of rev4" in result.outcome("portal-rev4").reason
+    assert result.outcome("portal-rev4").reason == (
+        "copy of rev4, which is superseded: superseded by rev5, in force since 2026-04-01"
+    )
     assert status["rev5"] == "selected"
+
+
+# --- completeness: what each member of a group is told -----------------------------
+
+
+def test_every_member_of_a_selected_group_is_told_why_it_came_and_keeps_its_rank():
+    """row needs head (below the floor, so unranked) and unit-def (rank 4); two reviewed sources disagree with it."""
+    records = [
+        _rec("row", 0.9, trust="approved", depends_on=("head", "unit-def"), conflicts_with=("bulletin", "memo")),
+        _rec("head", 0.1, cost=5),
+        _rec("unit-def", 0.5, cost=5),
+        _rec("bulletin", 0.6, trust="reviewed"),
+        _rec("memo", 0.55, trust="reviewed"),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ("head", "unit-def", "row", "bulletin", "memo")
+    assert result.outcomes == (
+        ("row", S.SELECTED, "packing",
+         "rank 1 (score 0.90, approved), with head, unit-def, which it needs; kept together with bulletin, memo, "
+         "which it conflicts with: 0 + 40 = 40 fits within the 1000-token allowance", 1),
+        ("head", S.SELECTED, "completeness", "brought along: row depends on it and would be misread without it", None),
+        ("unit-def", S.SELECTED, "completeness", "brought along: row depends on it and would be misread without it", 4),
+        ("bulletin", S.SELECTED, "completeness",
+         "kept together with row: both high authority and they disagree, so both go in", 2),
+        ("memo", S.SELECTED, "completeness",
+         "kept together with row: both high authority and they disagree, so both go in", 3),
+    )
+
+
+def test_members_of_a_group_left_out_share_its_fate_over_budget_or_not_considered():
+    """a and b (rival high-authority sources, 60 tokens) overflow 40 and stop the prefix; c and d come after."""
+    records = [
+        _rec("a", 0.9, cost=30, trust="approved", conflicts_with=("b",)),
+        _rec("b", 0.8, cost=30, trust="reviewed"),
+        _rec("c", 0.7, depends_on=("d",)),
+        _rec("d", 0.6),
+    ]
+    result = _pick(records, budget=40)
+    assert result.selected_ids == ()
+    assert result.outcomes == (
+        ("a", S.OVER_BUDGET, "packing",
+         "rank 1 (score 0.90, approved), kept together with b, which it conflicts with: "
+         "0 + 60 = 60 exceeds the 40-token allowance; stopped here", 1),
+        ("b", S.OVER_BUDGET, "packing", "left out together with a (rank 1)", 2),
+        ("c", S.NOT_CONSIDERED, "packing", "rank 3: not considered: the prefix rule stopped at a", 3),
+        ("d", S.NOT_CONSIDERED, "packing", "left out together with c (rank 3)", 4),
+    )
+
+
+@pytest.mark.parametrize(("cost", "expected"), [
+    (10, (S.INCOMPLETE, "completeness",
+          "fits alone (10 tokens) but not, with heading, which it needs: "
+          "0 + 15 = 15 exceeds the 10-token allowance; stopped here; alone it would be misread")),
+    (11, (S.OVER_BUDGET, "packing",
+          "rank 1 (score 0.90, unverified), with heading, which it needs: "
+          "0 + 16 = 16 exceeds the 10-token allowance; stopped here")),
+])
+def test_incomplete_means_it_would_fit_alone_exactly_or_under_and_over_budget_means_not_even_alone(cost, expected):
+    result = _pick([_rec("row", 0.9, cost=cost, depends_on=("heading",)), _rec("heading", 0.1, cost=5)], budget=10)
+    assert result.outcome("row") == ("row", *expected, 1)
+    assert result.outcome("heading").status is S.BELOW_FLOOR  # its own outcome: it was never ranked
+
+
+def test_a_record_whose_dependency_cannot_come_is_incomplete_at_its_rank():
+    result = _pick([_rec("other", 0.95), _rec("row", 0.8, depends_on=("heading",))])
+    assert result.outcome("row") == (
+        "row", S.INCOMPLETE, "completeness", "needs heading, which was not retrieved; alone it would be misread", 2,
+    )
+
+
+def test_a_rival_of_a_later_dependency_travels_even_after_a_dependency_below_the_floor():
+    """d2 (approved) disagrees with c (reviewed); r needs d1 (below the floor) first, then d2: all four or none."""
+    records = [
+        _rec("r", 0.9, depends_on=("d1", "d2")),
+        _rec("d1", 0.1, cost=5),
+        _rec("d2", 0.5, cost=5, trust="approved", conflicts_with=("c",)),
+        _rec("c", 0.4, cost=5, trust="reviewed"),
+    ]
+    assert _pick(records).selected_ids == ("d1", "d2", "r", "c")
+    assert _pick(records).outcome("c") == (
+        "c", S.SELECTED, "completeness",
+        "kept together with r: it disagrees with d2, both high authority, so both go in", 3,
+    )
+    assert [c.ids for c in _pick(records).conflicts] == [("d2", "c")]
+    assert _pick(records, budget=20).selected_ids == ()  # 25 tokens together: the budget may not split them
+
+
+def test_a_rival_named_after_one_below_the_floor_is_still_kept_together():
+    records = [
+        _rec("x", 0.9, trust="approved", conflicts_with=("gone", "rival")),
+        _rec("gone", 0.1, cost=5, trust="reviewed"),
+        _rec("rival", 0.5, trust="reviewed"),
+    ]
+    result = _pick(records, budget=15)
+    assert result.selected_ids == ()
+    assert result.outcome("rival") == ("rival", S.OVER_BUDGET, "packing", "left out together with x (rank 1)", 2)
+    assert [c.ids for c in result.conflicts] == [("x", "rival")]
+
+
+# --- outcomes: the explanations -------------------------------------------------------
+
+
+def test_a_high_authority_conflict_explains_where_both_sides_went():
+    def explain(in_context):
+        return Conflict(("m", "b"), (Trust.APPROVED, Trust.REVIEWED), True, in_context).explain()
+
+    assert explain(True) == "m (approved) and b (reviewed) disagree: both are in the context, and the answer must " \
+                            "present both sides"
+    assert explain(False) == "m (approved) and b (reviewed) disagree: neither fitted, so both were left out, and " \
+                             "the answer must present both sides"
+
+
+def test_explain_ends_an_answer_with_the_count_and_the_tokens_used():
+    result = _pick([_rec("a", 0.5), _rec("b", 0.2)], budget=25)
+    assert result.explain() == (
+        "a: selected (packing): rank 1 (score 0.50, unverified): 0 + 10 = 10 fits within the 25-token allowance\n"
+        "b: below_floor (relevance_floor): score 0.20 is below the 0.35 floor\n"
+        "selected 1 (10/25 tokens)"
+    )
+
+
+def test_asking_for_a_record_that_was_not_a_candidate_names_it():
+    with pytest.raises(KeyError) as err:
+        _pick([_rec("a", 0.5)]).outcome("b")
+    assert err.value.args == ("b",)
+
+
+def test_a_rival_reached_through_a_chain_names_the_member_it_disagrees_with():
+    """c6 disagrees with c7, not with c4 (the group's lead), and its reason says so."""
+    records = [
+        Record("c4", "P-2", "torque 18", 10, trust="reviewed", score=0.97),
+        Record("c6", "P-2", "torque 20", 10, trust="reviewed", score=0.7),
+        Record("c7", "P-2", "torque 19", 10, trust="approved", score=0.5, conflicts_with=("c4", "c6")),
+    ]
+    result = _pick(records, budget=30)
+    assert result.outcome("c7").reason == "kept together with c4: both high authority and they disagree, so both go in"
+    assert result.outcome("c6").reason == (
+        "kept together with c4: it disagrees with c7, both high authority, so both go in"
+    )
+
+
+
+# --- select: the less travelled paths of the ordered checks ---------------------------
+
+
+def test_an_answer_records_the_observation_date_and_the_best_score():
+    result = _pick([_rec("a", 0.5), _rec("b", 0.7)], observed_on="2026-03-15")
+    assert (result.observed_on, result.best_score, result.floor) == (TODAY, 0.7, 0.35)
+    assert result.outcome("a") == ("a", S.SELECTED, "packing",
+                                   "rank 2 (score 0.50, unverified): 10 + 10 = 20 fits within the 1000-token allowance",
+                                   2)
+
+
+def test_a_record_below_the_floor_is_decided_by_the_relevance_floor_check():
+    result = _pick([_rec("a", 0.2), _rec("b", 0.5)])
+    assert result.outcome("a") == ("a", S.BELOW_FLOOR, "relevance_floor", "score 0.20 is below the 0.35 floor", None)
+
+
+def test_a_successor_without_an_effective_date_supersedes_without_a_date_in_the_reason():
+    result = _pick([_rec("old", 0.9, superseded_by="new"), _rec("new", 0.8)])
+    assert result.outcome("old") == ("old", S.SUPERSEDED, "freshness", "superseded by new", None)
+
+
+def test_a_copy_of_a_copy_of_a_superseded_revision_is_superseded_too():
+    records = [
+        _rec("rev4", 0.9, superseded_by="rev5"), _rec("rev5", 0.5, effective_date="2026-01-10"),
+        _rec("binder", 0.9, duplicate_of="rev4"), _rec("portal", 0.9, duplicate_of="binder"),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ("rev5",)
+    assert result.outcome("portal").reason == (
+        "copy of rev4, which is superseded: superseded by rev5, in force since 2026-01-10"
+    )
+
+
+def test_within_a_band_and_a_tier_with_no_dates_the_higher_score_ranks_first():
+    assert _pick([_rec("lower", 0.81), _rec("higher", 0.86)]).ranking == ("higher", "lower")
+
+
+def test_a_score_of_zero_clears_a_zero_floor_and_ranks_last():
+    assert _pick([_rec("zero", 0.0), _rec("low", 0.05)], floor=0.0).ranking == ("low", "zero")
+
+
+def test_a_score_within_a_billionth_below_a_band_edge_counts_in_the_band_above():
+    """The band rounds to nine decimal places: 0.29999999998 is in the 0.3 band, ahead of an approved 0.21."""
+    records = [_rec("approved", 0.21, trust="approved"), _rec("edge", 0.29999999998, trust="community")]
+    assert _pick(records, floor=0.0).ranking == ("edge", "approved")
+
+
+@pytest.mark.parametrize("band", [0, 0.0, 1.5])
+def test_the_band_width_must_be_above_0_and_at_most_1(band):
+    with pytest.raises(SettingError) as err:
+        _pick([_rec("a", 0.5)], band=band)
+    assert (str(err.value), err.value.field) == (f"band must be a number from above 0 to 1, got {band!r}", "band")
+
+
+def test_records_that_tie_on_every_ranking_key_keep_their_input_order():
+    assert _pick([_rec("b", 0.5), _rec("a", 0.5), _rec("c", 0.5)]).ranking == ("b", "a", "c")
+
+
+def test_a_cycle_of_duplicate_links_that_does_not_return_to_the_first_record_still_ends():
+    """c copies a, a copies b, b copies a: following the links must stop at the first record seen twice."""
+    records = [_rec("c", 0.9, duplicate_of="a"), _rec("a", 0.8, duplicate_of="b"), _rec("b", 0.7, duplicate_of="a")]
+    assert [o.record_id for o in _pick(records).outcomes] == ["c", "a", "b"]

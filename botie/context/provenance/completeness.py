@@ -26,6 +26,7 @@ class Unit(NamedTuple):
     members: tuple[Record, ...]  # reading order: dependencies before what needs them
     dependencies: tuple[str, ...]
     partners: tuple[str, ...]
+    rivals: tuple[str, ...]  # for each partner, the member it disagrees with (not always the lead)
 
 
 def _missing_dependency(
@@ -54,17 +55,15 @@ def _reading_order(
     r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], out: list[Record]
 ) -> None:
     """Append r's dependencies depth first, then r: a table heading comes before its row."""
-    placed = {m.id for m in out}
-    visiting: set[str] = set()
+    seen = {m.id for m in out}  # placed by an earlier call, or entered in this one
 
     def visit(x: Record) -> None:
-        if x.id in placed or x.id in visiting:
+        if x.id in seen:
             return  # already placed, or a cycle of dependencies
-        visiting.add(x.id)
+        seen.add(x.id)
         for dep in x.depends_on:
             visit(by_id[usable[dep]])
         out.append(x)
-        placed.add(x.id)
 
     visit(r)
 
@@ -96,26 +95,28 @@ def units(
     for r in ranked:
         if r.id in claimed or r.id in blocked:
             continue
-        partners = _rivals(r, by_id, usable, eligible - blocked, claimed, conflicts)
+        found = _rivals(r, by_id, usable, eligible - blocked, claimed, conflicts)
+        partners = [p for p, _ in found]
         members: list[Record] = []
         for m in (r, *partners):
             _reading_order(m, by_id, usable, members)
         members = [m for m in members if m.id not in claimed]
         claimed.update(m.id for m in members)
         dependencies = tuple(m.id for m in members if m.id != r.id and m not in partners)
-        units.append(Unit(r, tuple(members), dependencies, tuple(p.id for p in partners)))
+        units.append(Unit(r, tuple(members), dependencies, tuple(p.id for p in partners), tuple(x for _, x in found)))
     return units, list(conflicts.values())
 
 
 def _rivals(r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], open_ids: set[str],
-            claimed: set[str], conflicts: dict[frozenset[str], Conflict]) -> list[Record]:
+            claimed: set[str], conflicts: dict[frozenset[str], Conflict]) -> list[tuple[Record, str]]:
     """The high-authority rivals of r and of everything that travels with it, closed under both relations.
 
     The closure matters: if c7 disagrees with c4 and with c6, or a record c4 needs disagrees with
     c2, a unit that left c6 or c2 out would settle that disagreement by the budget. Rivals that an
-    earlier unit claimed are not taken again. Every conflict met is noted once.
+    earlier unit claimed are not taken again. Every conflict met is noted once. Each rival comes
+    with the id of the record it disagrees with, so its reason can name the right one.
     """
-    partners: list[Record] = []
+    partners: list[tuple[Record, str]] = []
     queue, seen = [r], {r.id}
     while queue:
         x = queue.pop(0)
@@ -136,7 +137,7 @@ def _rivals(r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], o
                 conflicts[pair] = Conflict((x.id, other_id), (trust_of(x), trust_of(other)), together, False)
             if together and other_id not in claimed and other_id not in seen:
                 seen.add(other_id)
-                partners.append(other)
+                partners.append((other, x.id))
                 queue.append(other)
     return partners
 
@@ -207,7 +208,11 @@ def _company(unit: Unit) -> str:
 
 def _member_selected(m: Record, unit: Unit, rank: Mapping[str, int]) -> EvidenceOutcome:
     if m.id in unit.partners:
-        why = f"kept together with {unit.lead.id}: both high authority and they disagree, so both go in"
+        rival = unit.rivals[unit.partners.index(m.id)]
+        if rival == unit.lead.id:
+            why = f"kept together with {rival}: both high authority and they disagree, so both go in"
+        else:  # reached through a chain: its disagreement is with another member, not the lead
+            why = f"kept together with {unit.lead.id}: it disagrees with {rival}, both high authority, so both go in"
         return EvidenceOutcome(m.id, EvidenceStatus.SELECTED, "completeness", why, rank.get(m.id))
     return EvidenceOutcome(
         m.id, EvidenceStatus.SELECTED, "completeness",

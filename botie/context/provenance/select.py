@@ -93,10 +93,13 @@ def _band(score: float, width: float) -> int:
     return math.floor(round(score / width, 9))
 
 
-def _rank_key(r: Record, index: int, width: float) -> tuple:
-    """Relevance band first; within a band, authority, then the newer effective date, then the score."""
+def _rank_key(r: Record, width: float) -> tuple:
+    """Relevance band first; within a band, authority, then the newer effective date, then the score.
+
+    A full tie keeps the input order: sorted() is stable and the eligible records arrive in input order.
+    """
     newest = r.effective_date or _dt.date.min
-    return (-_band(r.score or 0.0, width), -authority(r), -newest.toordinal(), -(r.score or 0.0), index)
+    return (-_band(r.score or 0.0, width), -authority(r), -newest.toordinal(), -(r.score or 0.0))
 
 
 def select_evidence(
@@ -142,8 +145,7 @@ def select_evidence(
     eligible, best = _above_floor(distinct, floor, decided)  # 4
     if not eligible:
         return _refusal(records, decided, budget, today, floor, best)
-    position = {r.id: i for i, r in enumerate(records)}
-    ranked = sorted(eligible, key=lambda r: _rank_key(r, position[r.id], band))  # 5
+    ranked = sorted(eligible, key=lambda r: _rank_key(r, band))  # 5
     rank = {r.id: n for n, r in enumerate(ranked, start=1)}
     groups, conflicts = units(ranked, by_id, usable, rank, decided)  # 6
     # 7. packing, by the same rule lesson 1 uses: each group is one synthetic record.
@@ -193,7 +195,7 @@ def _distinct(
     distinct: list[Record] = []
     usable: dict[str, str] = {}
     for r in live:
-        kept = _stand_in(r.id, by_id, live_ids) if r.duplicate_of else None
+        kept = _stand_in(r.id, by_id, live_ids)  # None for a record that copies nothing
         if kept is not None:
             why = f"duplicate of {kept}, which stays in its place"
             _exclude(decided, r, EvidenceStatus.DUPLICATE, "duplicates", why)
