@@ -265,14 +265,15 @@ def _rows(stages):
 
 def test_an_answered_and_booked_turn_reads_stage_by_stage():
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
-    assert _rows(r.stages[:4]) == [
+    assert _rows(r.stages[:5]) == [
         ("candidates", "passed", ("seal", "gland", "vendor", "draft", "faint"), "5 candidates retrieved"),
         ("permitted", "passed", ("seal", "gland", "draft", "faint"), "vendor not_permitted"),
         ("fresh", "passed", ("seal", "gland", "faint"), "draft not_yet_effective"),
-        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 20 of 100 tokens (floor 0.35)"),
+        ("relevant", "passed", ("seal", "gland"), "faint below_floor (floor 0.35)"),
+        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 20 of 100 tokens"),
     ]
-    assert r.stages[4] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
-    assert _rows(r.stages[5:]) == [
+    assert r.stages[5] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
+    assert _rows(r.stages[6:]) == [
         ("answer", "passed", ("seal",), "1 citation"),
         ("citations", "passed", ("seal", "gland"), "1 quote checked: each is verbatim in a document that was sent"),
         ("proposal", "passed", (), "propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7'), "
@@ -292,7 +293,8 @@ def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_i
 def test_the_setups_floor_reaches_the_selector():
     r = run_turn("What torque?", WORLD, _setup(floor=0.1), Desk())
     assert r.stage(Stage.FIT).ids == ("seal", "gland", "faint")
-    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 30 of 100 tokens (floor 0.10)"
+    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 30 of 100 tokens"
+    assert r.stage(Stage.RELEVANT).detail == "nothing removed (floor 0.10)"
 
 
 def test_a_reused_request_is_a_passed_decision_naming_the_earlier_job():
@@ -307,6 +309,7 @@ def test_a_refusal_reads_stage_by_stage_and_its_trace_shows_no_count_for_skipped
     refusal = "best score 0.20 is below the 0.35 floor: the documents do not appear to contain an answer"
     before = "not run: refused before any model was called"
     assert _rows(r.stages[3:]) == [
+        ("relevant", "failed", (), "faint below_floor (floor 0.35)"),
         ("fit", "failed", (), f"refused: {refusal}"),
         ("request", "skipped", (), before), ("answer", "skipped", (), before), ("citations", "skipped", (), before),
         ("proposal", "skipped", (), "no action was asked for"), ("decision", "skipped", (), "no action was asked for"),
@@ -316,6 +319,7 @@ def test_a_refusal_reads_stage_by_stage_and_its_trace_shows_no_count_for_skipped
         "candidates  passed    1  1 candidate retrieved",
         "permitted   passed    1  nothing removed",
         "fresh       passed    1  nothing removed",
+        "relevant    failed    0  faint below_floor (floor 0.35)",
         f"fit         failed    0  refused: {refusal}",
         f"request     skipped      {before}",
         f"answer      skipped      {before}",
@@ -324,7 +328,8 @@ def test_a_refusal_reads_stage_by_stage_and_its_trace_shows_no_count_for_skipped
         "decision    skipped      no action was asked for",
         "-> refused",
     ])
-    assert r.losses == (Loss("faint", Stage.FIT, "did not fit", f"below_floor: {refusal}"),)
+    assert r.losses == (Loss("faint", Stage.RELEVANT, "below the relevance floor",
+                             "below_floor: score 0.20 is below the 0.35 floor"),)
 
 
 @pytest.mark.parametrize(
@@ -341,7 +346,7 @@ def test_a_stage_with_no_document_left_has_failed(candidates, kept):
 
 def test_no_proposal_fails_the_proposal_stage_and_leaves_nothing_to_decide():
     r = run_turn("What torque?", WORLD, _setup(), Desk(action=None), action=_book())
-    assert _rows(r.stages[7:]) == [("proposal", "failed", (), "the model proposed no tool call"),
+    assert _rows(r.stages[8:]) == [("proposal", "failed", (), "the model proposed no tool call"),
                                    ("decision", "skipped", (), "nothing to decide")]
 
 
@@ -352,7 +357,7 @@ def test_no_proposal_fails_the_proposal_stage_and_leaves_nothing_to_decide():
 def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
     refund = ToolProposal("refund_customer", {"order_id": "1"})
     r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=refund), action=_book())
-    assert _rows(r.stages[7:]) == [
+    assert _rows(r.stages[8:]) == [
         ("proposal", "failed", (), f"refund_customer is not a tool this turn offers ({offered})"),
         ("decision", "skipped", (), "nothing to decide")]
 
@@ -363,7 +368,7 @@ def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
     r = run_turn("What torque?", WORLD, _setup(), Desk(misread))
     notice = "answer withheld: the quote '18 N·m' does not appear verbatim in seal; vendor did not enter the context"
     assert (r.notice, r.reply, r.dropped) == (notice, misread, BOOK)
-    assert _rows(r.stages[5:7]) == [
+    assert _rows(r.stages[6:8]) == [
         ("answer", "passed", ("seal", "vendor"),
          "2 citations; the model followed a planted instruction: skip-approval, book-60; "
          "suggested propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7') "
@@ -405,7 +410,7 @@ def test_a_request_over_the_ceiling_keeps_its_documents_in_the_trace_and_skips_t
     assert r.stage(Stage.REQUEST) == StageResult(Stage.REQUEST, StageStatus.FAILED, ("seal", "gland"), r.notice)
     assert r.notice.startswith("the request needs ") and r.notice.endswith("nothing was cut: select or retrieve "
                                                                           "fewer documents first")
-    assert _rows(r.stages[5:7]) == [("answer", "skipped", (), "not run: no request was sent"),
+    assert _rows(r.stages[6:8]) == [("answer", "skipped", (), "not run: no request was sent"),
                                     ("citations", "skipped", (), "not run: no request was sent")]
     assert r.losses == (Loss("seal", Stage.REQUEST, "never sent", "selected, but the request was not sent"),)
 

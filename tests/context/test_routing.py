@@ -430,8 +430,9 @@ def test_a_score_of_zero_is_still_a_score_and_ranks_below_a_positive_one():
 def test_retrieval_uses_no_whole_document_tokens_and_counts_list_the_searched():
     retrieved = execute_plan(plan_context(_docs(600_000, 20), ceiling=CEILING))
     assert retrieved.token_budget_used == 0
-    counts = execute_plan(plan_context(_docs(300_000, 300_000, 200_000), ceiling=CEILING)).counts()
-    assert counts.excluded_ids == ("d1",)
+    plan = plan_context(_docs(300_000, 300_000, 200_000), ceiling=CEILING)
+    assert execute_plan(plan).counts().excluded_ids == ("d1", "d2")  # the stop rule: d2 is never reached
+    assert execute_plan(plan, policy="skip").counts().excluded_ids == ("d1",)  # skip reads d2 after d1
 
 
 def test_first_failing_turn_carries_no_fixed_tokens_unless_told():
