@@ -433,3 +433,25 @@ def test_sqlite_refuses_a_file_that_cannot_run_in_wal_mode(tmp_path, monkeypatch
         SQLiteStore(tmp_path / "a.db")
     assert info.value.field == "path"
     assert str(info.value) == f"{tmp_path / 'a.db'}: could not switch to WAL mode (got delete)"
+
+
+@pytest.mark.parametrize(
+    "hold",
+    ["BEGIN EXCLUSIVE", "BEGIN; SELECT * FROM t"],
+    ids=["exclusive-blocks-the-first-read", "a-reader-blocks-the-switch-to-wal"],
+)
+def test_sqlite_a_file_locked_while_it_is_opened_is_a_busy_error(tmp_path, hold):
+    """Opening the store is retryable like any transaction, whichever statement meets the lock."""
+    path = tmp_path / "a.db"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("CREATE TABLE t (x)")  # a file in the default rollback-journal mode, not yet WAL
+    for statement in hold.split("; "):
+        holder.execute(statement).fetchall()
+    try:
+        with pytest.raises(StoreBusyError) as info:
+            SQLiteStore(path, timeout=0.05)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert info.value.field == "store"
+    assert SQLiteStore(path).jobs() == ()  # once the holder has gone, the same file opens
