@@ -223,17 +223,19 @@ def test_sqlite_rollback_also_undoes_rows_written_before_the_failure(tmp_path):
         assert counts == [0, 0]
 
 
-def test_sqlite_busy_is_a_store_busy_error_and_writes_nothing(tmp_path):
+def test_sqlite_busy_is_a_store_busy_error_naming_file_and_wait_and_writes_nothing(tmp_path):
     path = tmp_path / "a.db"
     with SQLiteStore(path, timeout=0.05) as s:
         holder = sqlite3.connect(path, isolation_level=None)
         holder.execute("BEGIN IMMEDIATE")
         try:
-            with pytest.raises(StoreBusyError), s.transaction() as tx:
+            with pytest.raises(StoreBusyError) as info, s.transaction() as tx:
                 tx.create(ANA, P2, "f", NOW)
         finally:
             holder.execute("ROLLBACK")
             holder.close()
+        assert info.value.field == "store"
+        assert str(info.value) == f"{path} stayed locked for 0.05 s: database is locked"
         assert s.jobs() == ()
         _create(s)  # once the lock is gone, the same store works
         assert len(s.jobs()) == 1
@@ -244,6 +246,8 @@ def test_sqlite_needs_a_real_file_path(path):
     with pytest.raises(StoreError) as info:
         SQLiteStore(path)
     assert info.value.field == "path"
+    assert str(info.value) == (f"SQLiteStore needs a file path that every worker can open, got {path!r} "
+                               "(for a store in memory use MemoryStore)")
 
 
 def test_sqlite_each_thread_gets_its_own_connection(tmp_path):
@@ -334,21 +338,6 @@ def test_sqlite_tells_a_busy_database_from_other_operational_errors(text, code, 
     assert _is_busy(_operational_error(text, code)) is busy
 
 
-def test_sqlite_busy_error_names_the_file_the_wait_and_the_field(tmp_path):
-    path = tmp_path / "a.db"
-    with SQLiteStore(path, timeout=0.05) as s:
-        holder = sqlite3.connect(path, isolation_level=None)
-        holder.execute("BEGIN IMMEDIATE")
-        try:
-            with pytest.raises(StoreBusyError) as info, s.transaction():
-                pass
-        finally:
-            holder.execute("ROLLBACK")
-            holder.close()
-    assert info.value.field == "store"
-    assert str(info.value) == f"{path} stayed locked for 0.05 s: database is locked"
-
-
 def test_sqlite_a_nested_transaction_names_the_store_and_leaves_the_outer_one_working(tmp_path):
     with SQLiteStore(tmp_path / "a.db") as s:
         with s.transaction() as tx:
@@ -374,11 +363,45 @@ def _synchronous(store):
 
 
 def test_sqlite_defaults_wait_five_seconds_and_fsync_only_when_durable(tmp_path):
-    """synchronous: 1 is NORMAL (the default), 2 is FULL (an fsync per commit, ``durable=True``)."""
+    """synchronous: 1 is NORMAL (the default), 2 is FULL (an fsync per commit, ``durable=True``).
+
+    The connection is in autocommit mode (isolation_level None), so only the store's own
+    transaction() begins and commits.
+    """
     with SQLiteStore(tmp_path / "a.db") as quick, SQLiteStore(tmp_path / "a.db", durable=True) as durable:
         assert (quick.timeout, quick.durable, _synchronous(quick)) == (5.0, False, 1)
         assert _synchronous(durable) == 2
         assert quick._connection().execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert quick._connection().isolation_level is None
+
+
+def test_sqlite_stores_times_as_utc_text_whatever_the_machines_time_zone(tmp_path, machine_in_tokyo):
+    """One offset for every row: the text comparisons in SQL then order rows by time."""
+    with SQLiteStore(tmp_path / "a.db") as s:
+        _create(s)
+    raw = sqlite3.connect(tmp_path / "a.db")
+    texts = [raw.execute(f"SELECT {column} FROM {table}").fetchone()[0]
+             for table, column in (("jobs", "created_at"), ("idempotency_keys", "stored_at"))]
+    raw.close()
+    assert texts == ["2026-03-02T09:00:00.000000+00:00"] * 2
+
+
+@pytest.mark.parametrize("via", ["create", "complete"])
+def test_sqlite_a_receipt_carries_its_own_jobs_id_even_when_the_numbering_has_drifted(tmp_path, via):
+    """Jobs and receipts are numbered apart; a receipt takes its job's id, not the next free number."""
+    path = tmp_path / "a.db"
+    with SQLiteStore(path) as s:
+        raw = sqlite3.connect(path, isolation_level=None)  # a job whose receipt was lost, long ago
+        raw.execute("INSERT INTO jobs (caller, asset_id, duration_minutes, created_at) VALUES ('x', 'P-9', 5, 't')")
+        raw.close()
+        with s.transaction() as tx:
+            if via == "create":
+                receipt = tx.create(ANA, P2, "f", NOW)
+            else:
+                tx.reserve(ANA, P2, "f", NOW, "tok-1")
+                receipt = tx.complete(ANA, "r7", "tok-1", "ext-1", NOW)
+        assert receipt.job_id == "job-2" and _lookup(s).receipt == receipt
+        assert s.integrity_problems() == ["job job-1 has no receipt"]  # only the old damage
 
 
 def test_sqlite_repr_names_the_file(tmp_path):

@@ -333,8 +333,8 @@ class SQLiteStore:
 
     # -- reading committed state ----------------------------------------------------------
 
-    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return self._connection().execute(sql, args).fetchall()
+    def _read(self, sql: str) -> list[tuple[Any, ...]]:
+        return self._connection().execute(sql).fetchall()
 
     def audit_log(self) -> tuple[AuditRecord, ...]:
         rows = self._read("SELECT at, caller, request_id, outcome, job_id FROM audit ORDER BY id")
