@@ -368,9 +368,11 @@ def test_sqlite_defaults_wait_five_seconds_and_fsync_only_when_durable(tmp_path)
     The connection is in autocommit mode (isolation_level None), so only the store's own
     transaction() begins and commits.
     """
-    with SQLiteStore(tmp_path / "a.db") as quick, SQLiteStore(tmp_path / "a.db", durable=True) as durable:
+    with SQLiteStore(tmp_path / "a.db") as quick, SQLiteStore(tmp_path / "a.db", timeout=0.25, durable=True) as durable:
         assert (quick.timeout, quick.durable, _synchronous(quick)) == (5.0, False, 1)
         assert _synchronous(durable) == 2
+        # SQLite's own wait for a lock, in milliseconds: the timeout reaches every connection
+        assert [s._connection().execute("PRAGMA busy_timeout").fetchone()[0] for s in (quick, durable)] == [5000, 250]
         assert quick._connection().execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert quick._connection().isolation_level is None
 
