@@ -186,15 +186,13 @@ class InspectionService:
         return now
 
     def _retrying(self, work: Callable[[], _T]) -> _T:
-        """Run ``work`` (one whole transaction), retrying a busy store ``attempts`` times in all."""
-        for attempt in range(1, self.attempts + 1):
+        """Run ``work`` (one whole transaction), trying a busy store ``attempts`` times in all."""
+        for attempt in range(1, self.attempts):
             try:
                 return work()
             except StoreBusyError:
-                if attempt == self.attempts:
-                    raise
                 time.sleep(self.backoff * 2 ** (attempt - 1))
-        raise AssertionError("unreachable")  # pragma: no cover
+        return work()  # the last attempt: a store still busy now raises StoreBusyError to the caller
 
     def _audit(self, tx: Transaction, now: _dt.datetime, caller: str, request_id: Any, decision: Decision) -> None:
         rid = request_id if type(request_id) is str else None

@@ -62,8 +62,47 @@ def test_an_invalid_result_names_the_field_to_repair():
     assert [e["field"] for e in result["errors"]] == ["duration_minutes"]
 
 
-def test_a_bad_limit_or_a_non_decision_is_refused():
-    with pytest.raises(SettingError):
-        submit_with_retries(lambda: None, limit=0)
-    with pytest.raises(SettingError):
+def test_without_a_limit_three_attempts_are_made():
+    svc, calls = service(failures=5)
+    run = submit_with_retries(send(svc))
+    assert len(run.attempts) == 3 and len(calls) == 3 and run.limit == 3
+
+
+def test_a_limit_of_one_is_allowed_and_means_a_single_attempt():
+    svc, calls = service(failures=5)
+    run = submit_with_retries(send(svc), limit=1)
+    assert len(run.attempts) == 1 and len(calls) == 1
+    assert run.stopped_because == "unavailable after 1 attempts: the limit of 1 was reached"
+
+
+@pytest.mark.parametrize("limit", [0, -2, True, 2.0, "3"])
+def test_a_limit_that_is_not_an_int_of_at_least_one_is_refused_before_anything_is_sent(limit):
+    """bool is refused although True == 1: a flag is not a count."""
+    sent = []
+    with pytest.raises(SettingError) as info:
+        submit_with_retries(lambda: sent.append(1), limit=limit)
+    assert info.value.field == "limit" and str(info.value) == f"limit must be an int >= 1, got {limit!r}"
+    assert sent == []
+
+
+def test_send_must_return_a_decision_and_the_error_names_send():
+    with pytest.raises(SettingError) as info:
         submit_with_retries(lambda: "booked!", limit=2)
+    assert info.value.field == "send" and str(info.value) == "send must return a Decision, got 'booked!'"
+
+
+def test_wait_is_told_how_many_attempts_were_made_and_is_not_called_after_the_last():
+    svc, _ = service(failures=5)
+    waits = []
+    submit_with_retries(send(svc), limit=3, wait=waits.append)
+    assert waits == [1, 2]
+
+
+def test_explain_numbers_every_attempt_from_one_and_ends_with_why_it_stopped():
+    svc, _ = service(failures=1)
+    run = submit_with_retries(send(svc), limit=3)
+    assert run.explain() == (
+        "attempt 1: unavailable (retryable)\n"
+        "attempt 2: create (not retryable)\n"
+        "stopped: create: done"
+    )

@@ -7,11 +7,12 @@ import dataclasses
 import datetime as dt
 import sqlite3
 import threading
+import time
 
 import pytest
 
-from botie.actions.decision import Approval, Branch, CheckName, KeyState, Verdict
-from botie.actions.service import DEFAULT_RETENTION, InspectionService, JobOrder, RecoveryOutcome
+from botie.actions.decision import Approval, Branch, Check, CheckName, KeyState, Verdict
+from botie.actions.service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
 from botie.actions.stores import AuditRecord, MemoryStore, SQLiteStore
 from botie.errors import ClockError, StoreBusyError
 
@@ -47,6 +48,16 @@ def service(store, clock):
 
 def _with(**changes):
     return P2 | changes
+
+
+def _path(decision):
+    """Each check's name and verdict, in order: the shape of the path without its wording."""
+    return [(str(c.name), str(c.verdict)) for c in decision.checks]
+
+
+#: The path of a request that passed validation, permission and approval and was stopped at the store.
+STOPPED_AT_THE_STORE = [("validation", "passed"), ("permission", "passed"), ("approval", "passed"),
+                        ("idempotency", "failed")]
 
 
 def submit(service, proposal=P2, *, caller=ANA, allowed=ALLOWED, approval="same"):
@@ -171,6 +182,13 @@ def test_refusals_never_read_the_store_only_audit(proposal, allowed, approval, b
     assert spy.calls == ["audit"]
 
 
+def test_a_refusal_without_a_readable_request_id_is_audited_without_one(service, store):
+    """Only a str request id reaches the audit: not a list's contents, not a number."""
+    assert submit(service, ["r7"], approval=None).branch is Branch.INVALID  # not an object at all
+    assert submit(service, _with(request_id=42), approval=None).branch is Branch.INVALID
+    assert [(r.request_id, r.outcome) for r in store.audit_log()] == [(None, "invalid"), (None, "invalid")]
+
+
 def test_a_permitted_approved_request_reads_then_writes():
     spy = SpyStore()
     submit(InspectionService(spy))
@@ -201,6 +219,15 @@ def test_a_key_within_retention_reuses_and_an_expired_key_creates(service, store
     assert len(store.jobs()) == 2 and store.integrity_problems() == []
 
 
+def test_an_expired_key_says_in_utc_when_it_was_last_used_and_passes_every_check(service, clock, machine_in_tokyo):
+    submit(service)
+    clock.advance(hours=24)
+    fresh = submit(service)
+    assert _path(fresh) == [(name, "passed") for name in ("validation", "permission", "approval", "idempotency")]
+    assert fresh.reason == ("r7 was last used at 2026-03-02 09:00 UTC, beyond the 1 day, 0:00:00 retention: "
+                            "its key has expired, so this is a new request")
+
+
 def test_an_expired_key_with_a_different_payload_is_a_new_request_not_a_conflict(service, clock):
     submit(service)
     clock.advance(hours=25)
@@ -225,6 +252,7 @@ def test_a_clock_that_returns_a_naive_or_non_datetime_is_an_error(store, value):
     with pytest.raises(ClockError) as info:
         submit(service)
     assert info.value.field == "clock"
+    assert str(info.value) == f"the clock must return a datetime with a time zone, got {value!r}"
 
 
 def test_a_clock_that_is_not_callable_is_an_error(store):
@@ -237,6 +265,7 @@ def test_retention_must_be_a_positive_timedelta(store, retention):
     with pytest.raises(ClockError) as info:
         InspectionService(store, retention=retention)
     assert info.value.field == "retention"
+    assert str(info.value) == f"retention must be a timedelta of more than zero, got {retention!r}"
 
 
 def test_a_clock_in_another_time_zone_is_fine(store):
@@ -276,17 +305,18 @@ def test_every_decision_is_audited_with_who_what_when_and_nothing_else(service, 
 
 
 class FlakyStore:
-    """Raises StoreBusyError for the first ``failures`` transactions, then behaves."""
+    """Raises StoreBusyError for the first ``failures`` transactions, and for every one while ``locked``."""
 
-    def __init__(self, failures: int) -> None:
+    def __init__(self, failures: int = 0) -> None:
         self.inner = MemoryStore()
         self.failures = failures
+        self.locked = False
         self.attempts = 0
 
     @contextlib.contextmanager
     def transaction(self):
         self.attempts += 1
-        if self.attempts <= self.failures:
+        if self.attempts <= self.failures or self.locked:
             raise StoreBusyError("database is locked", field="store")
         with self.inner.transaction() as tx:
             yield tx
@@ -298,18 +328,23 @@ def test_a_busy_store_is_retried_and_then_succeeds():
     assert d.branch is Branch.CREATE and store.attempts == 3
 
 
-def test_a_store_that_stays_busy_is_unavailable_after_a_bounded_number_of_attempts():
+def test_a_store_that_stays_busy_is_unavailable_after_a_bounded_number_of_attempts(monkeypatch):
+    """The pause doubles from ``backoff`` between attempts, and there is none after the last one."""
+    pauses = []
+    monkeypatch.setattr(time, "sleep", pauses.append)
     store = FlakyStore(failures=10**6)
-    d = submit(InspectionService(store, attempts=4, backoff=0.001))
-    assert d.branch is Branch.UNAVAILABLE and d.retryable and d.receipt is None
-    assert store.attempts == 4
-    assert d.checks[-1].name is CheckName.IDEMPOTENCY and "4 attempts" in d.reason
+    d = submit(InspectionService(store, attempts=4, backoff=0.5))
+    assert d.branch is Branch.UNAVAILABLE and d.retryable and d.receipt is None and d.errors == ()
+    assert store.attempts == 4 and pauses == [0.5, 1.0, 2.0]
+    assert _path(d) == STOPPED_AT_THE_STORE
+    assert d.reason == ("the store stayed busy through 4 attempts, so nothing was written; "
+                        "retry later with the same request id")
 
 
 def test_a_refusal_stands_even_when_its_audit_cannot_be_written(caplog):
     d = submit(InspectionService(FlakyStore(failures=10**6), attempts=2, backoff=0.001), approval=None)
     assert d.branch is Branch.NEEDS_APPROVAL
-    assert "audit record lost" in caplog.text
+    assert caplog.messages == ["audit record lost (store busy): needs_approval r7 by tech-ana"]
 
 
 def test_a_real_sqlite_lock_gives_unavailable_then_the_retry_creates(tmp_path):
@@ -371,18 +406,28 @@ def booking(store, clock, scheduler):
     return InspectionService(store, clock=clock, downstream=scheduler)
 
 
+def _order_fields(order):
+    """A JobOrder without its idempotency key, which is random."""
+    return (order.caller, order.request_id, order.asset_id, order.duration_minutes)
+
+
+def _audit_rows(store):
+    return [(r.caller, r.request_id, r.outcome, r.job_id) for r in store.audit_log()]
+
+
 def test_downstream_create_then_reuse_calls_the_scheduler_once(booking, store, scheduler):
     d = submit(booking)
     assert d.branch is Branch.CREATE and d.receipt.external_ref == "ext-1"
     assert submit(booking).receipt == d.receipt
-    assert len(scheduler.calls) == 1 and scheduler.calls[0].request_id == "r7"
-    assert [a.outcome for a in store.audit_log()] == ["create", "reuse"]
+    assert [_order_fields(o) for o in scheduler.calls] == [(ANA, "r7", "P-2", 20)]
+    assert _audit_rows(store) == [(ANA, "r7", "create", "job-1"), (ANA, "r7", "reuse", "job-1")]
 
 
 def test_a_failing_downstream_is_unavailable_and_the_retry_uses_the_same_key(booking, store, scheduler):
     scheduler.fail_next = 1
     failed = submit(booking)
     assert failed.branch is Branch.UNAVAILABLE and failed.retryable and failed.receipt is None
+    assert _path(failed) == STOPPED_AT_THE_STORE
     assert "ConnectionError" in failed.reason and "unreachable" not in failed.reason
     with store.transaction() as tx:
         assert tx.lookup(ANA, "r7").state is KeyState.FAILED
@@ -390,6 +435,7 @@ def test_a_failing_downstream_is_unavailable_and_the_retry_uses_the_same_key(boo
     assert retried.branch is Branch.CREATE
     assert scheduler.calls[0].idempotency_key == scheduler.calls[1].idempotency_key
     assert len(scheduler.bookings) == 1 and len(store.jobs()) == 1
+    assert _audit_rows(store) == [(ANA, "r7", "unavailable", None), (ANA, "r7", "create", "job-1")]
 
 
 def test_a_failed_key_still_conflicts_with_a_different_payload(booking, scheduler):
@@ -398,10 +444,13 @@ def test_a_failed_key_still_conflicts_with_a_different_payload(booking, schedule
     assert submit(booking, _with(duration_minutes=45)).branch is Branch.CONFLICT
 
 
-def test_a_downstream_that_returns_nonsense_counts_as_a_failure(store, clock):
-    service = InspectionService(store, clock=clock, downstream=lambda order: None)
+@pytest.mark.parametrize("nonsense", [None, "", 42])
+def test_a_downstream_that_returns_nonsense_counts_as_a_failure(store, clock, nonsense):
+    """A booking id is a non-empty str: None, the empty text and a number are all refused."""
+    service = InspectionService(store, clock=clock, downstream=lambda order: nonsense)
     d = submit(service)
     assert d.branch is Branch.UNAVAILABLE and "TypeError" in d.reason
+    assert store.jobs() == ()
 
 
 def test_a_hanging_downstream_makes_the_same_key_in_progress_until_it_answers(booking, store, scheduler):
@@ -432,7 +481,9 @@ def test_recover_completes_a_reservation_left_by_a_crash(booking, store, schedul
     assert booking.recover(older_than=dt.timedelta(minutes=5)) == ()  # too recent to be declared dead
     clock.advance(minutes=6)
     (settled,) = booking.recover(older_than=dt.timedelta(minutes=5))
-    assert settled.outcome is RecoveryOutcome.COMPLETED and settled.job_id == "job-1"
+    assert settled == Recovery(ANA, "r7", RecoveryOutcome.COMPLETED, "job-1")
+    assert scheduler.calls[1] == scheduler.calls[0]  # the very same order, key included
+    assert store.audit_log()[-1] == AuditRecord(clock.now, ANA, "r7", "recovery_completed", "job-1")
     d = submit(booking)
     assert d.branch is Branch.REUSE and d.receipt.external_ref == "ext-1"
     assert len(scheduler.bookings) == 1  # the crashed attempt's booking came back; none was added
@@ -508,8 +559,10 @@ def test_recovery_racing_a_slow_original_attempt_settles_the_key_once(booking, s
 
 @pytest.mark.parametrize("older_than", [dt.timedelta(minutes=-1), 60])
 def test_recover_needs_a_non_negative_timedelta(booking, older_than):
-    with pytest.raises(ClockError):
+    with pytest.raises(ClockError) as info:
         booking.recover(older_than=older_than)
+    assert info.value.field == "older_than"
+    assert str(info.value) == f"older_than must be a timedelta of zero or more, got {older_than!r}"
 
 
 def test_a_failed_reservation_is_replaced_when_the_service_books_locally(store, clock, scheduler):
@@ -535,3 +588,105 @@ def test_a_misconfigured_service_raises_a_setting_error_naming_the_field(options
     with pytest.raises(InputError) as caught:
         InspectionService(store, **options)
     assert caught.value.field == field
+
+
+# --- what happens between the downstream call and the receipt ------------------------------------
+
+
+def _complete_elsewhere(store, order, now):
+    """Another worker (recovery, or the original attempt) completes this very reservation first."""
+    with store.transaction() as tx:
+        tx.complete(order.caller, order.request_id, order.idempotency_key, "ext-1", now)
+
+
+def test_a_key_recovery_completes_during_the_call_is_reused_with_recoverys_job(store, clock):
+    def downstream(order):
+        _complete_elsewhere(store, order, clock())
+        return "ext-1"
+
+    d = submit(InspectionService(store, clock=clock, downstream=downstream))
+    assert d.branch is Branch.REUSE and d.receipt.job_id == "job-1"
+    reason = "recovery recorded job-1 for this key while the booking was confirmed: returning job-1"
+    assert d.checks[-1] == Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason)
+    assert len(store.jobs()) == 1 and _audit_rows(store) == [(ANA, "r7", "reuse", "job-1")]
+
+
+def test_a_key_dropped_during_the_call_is_unavailable_not_a_second_job(store, clock):
+    def downstream(order):
+        with store.transaction() as tx:
+            tx.forget(order.caller, order.request_id)
+        return "ext-1"
+
+    d = submit(InspectionService(store, clock=clock, downstream=downstream))
+    assert d.branch is Branch.UNAVAILABLE and d.retryable and d.receipt is None
+    assert _path(d) == STOPPED_AT_THE_STORE
+    assert d.reason == "this key was settled elsewhere while the booking was confirmed; retry with the same request id"
+    assert store.jobs() == () and _audit_rows(store) == [(ANA, "r7", "unavailable", None)]
+
+
+def test_a_booking_the_store_is_too_busy_to_record_is_in_progress_until_recovery_completes_it(clock):
+    store = FlakyStore()
+    calls = []
+
+    def downstream(order):
+        calls.append(order)
+        if len(calls) == 1:
+            store.locked = True  # another writer holds the database while the booking is confirmed
+        return "ext-1"
+
+    service = InspectionService(store, clock=clock, downstream=downstream, attempts=3, backoff=0)
+    d = submit(service)
+    assert d.branch is Branch.IN_PROGRESS and d.retryable and d.receipt is None and d.errors == ()
+    assert _path(d) == STOPPED_AT_THE_STORE
+    assert d.reason == ("the booking was made but the store was too busy to record it; "
+                        "ask again with the same request id shortly")
+    assert store.attempts == 1 + 3  # the reservation, then three tries to record the booking
+    store.locked = False
+    assert service.recover(older_than=dt.timedelta(0)) == (Recovery(ANA, "r7", RecoveryOutcome.COMPLETED, "job-1"),)
+    assert calls[1] == calls[0] and submit(service).branch is Branch.REUSE
+
+
+def test_a_failure_the_store_is_too_busy_to_record_is_logged_for_recovery(clock, caplog):
+    store = FlakyStore()
+
+    def downstream(order):
+        store.locked = True
+        raise ConnectionError("scheduler unreachable")
+
+    d = submit(InspectionService(store, clock=clock, downstream=downstream, attempts=2, backoff=0))
+    assert d.branch is Branch.UNAVAILABLE
+    assert caplog.messages == ["could not record unavailable for tech-ana/r7 (store busy); recover() will settle it"]
+
+
+def test_recovery_that_finds_the_original_attempt_finished_first_reports_already_settled(store, clock):
+    calls = []
+
+    def downstream(order):
+        calls.append(order)
+        if len(calls) == 1:
+            raise Crash
+        _complete_elsewhere(store, order, clock())  # the original attempt was alive after all
+        return "ext-1"
+
+    service = InspectionService(store, clock=clock, downstream=downstream)
+    with pytest.raises(Crash):
+        submit(service)
+    assert service.recover(older_than=dt.timedelta(0)) == (
+        Recovery(ANA, "r7", RecoveryOutcome.ALREADY_SETTLED, None),)
+    assert store.audit_log() == (AuditRecord(START, ANA, "r7", "recovery_already_settled", None),)
+    assert len(store.jobs()) == 1
+
+
+# The SHA-256 of '{"asset_id":"P-2","duration_minutes":20,"request_id":"r7"}', P2's canonical text.
+P2_FINGERPRINT = "ae2d05ea73a580bcb34bc26d5c1f94de7fd3b601ac68ecb8b632e3f1d64097fc"
+
+
+@pytest.mark.parametrize("downstream", [None, lambda order: "ext-1"], ids=["local", "downstream"])
+def test_the_key_and_the_receipt_keep_the_payloads_fingerprint(tmp_path, clock, downstream):
+    """An auditor reading the database can tell which payload created each job."""
+    with SQLiteStore(tmp_path / "botie.db") as store:
+        assert submit(InspectionService(store, clock=clock, downstream=downstream)).branch is Branch.CREATE
+    raw = sqlite3.connect(tmp_path / "botie.db")
+    rows = [raw.execute(f"SELECT fingerprint FROM {table}").fetchall() for table in ("receipts", "idempotency_keys")]
+    raw.close()
+    assert rows == [[(P2_FINGERPRINT,)], [(P2_FINGERPRINT,)]]

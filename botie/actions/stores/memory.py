@@ -31,22 +31,16 @@ __all__ = ["MemoryStore"]
 # --- in memory ---------------------------------------------------------------------
 
 
+# Unlike the SQLite file, memory keeps no payload fingerprints: nobody can read them back from here,
+# and a lookup compares the payload itself. A receipt is therefore only the fact that one was written
+# (its job id, in ``_receipts``); the Receipt a lookup returns is built from the key and the job.
 @dataclass(frozen=True, slots=True)
 class _Key:
     payload: str  # canonical JSON
-    fingerprint: str
     state: KeyState
     job_id: str | None
     token: str | None
     stored_at: _dt.datetime
-
-
-@dataclass(frozen=True, slots=True)
-class _ReceiptRow:
-    job_id: str
-    caller: str
-    request_id: str
-    fingerprint: str
 
 
 _DELETED = object()
@@ -59,7 +53,7 @@ class _MemoryTransaction:
         self._store = store
         self._keys: dict[tuple[str, str], Any] = {}
         self._jobs: dict[str, Job] = {}
-        self._receipts: dict[str, _ReceiptRow] = {}
+        self._receipts: set[str] = set()
         self._audit: list[AuditRecord] = []
 
     # reads see this transaction's own writes first
@@ -83,11 +77,10 @@ class _MemoryTransaction:
         receipt = self._receipt(key.job_id, request_id) if key.job_id is not None else None
         return StoredRequest(json.loads(key.payload), receipt, key.state, stored_at=key.stored_at)
 
-    def _new_job(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime,
-                 external_ref: str | None) -> str:
+    def _new_job(self, caller: str, payload: Mapping[str, Any], now: _dt.datetime, external_ref: str | None) -> str:
         job_id = f"job-{next(self._store._ids)}"
         self._jobs[job_id] = Job(job_id, caller, payload["asset_id"], payload["duration_minutes"], now, external_ref)
-        self._receipts[job_id] = _ReceiptRow(job_id, caller, payload["request_id"], fingerprint)
+        self._receipts.add(job_id)
         return job_id
 
     def _put_new_key(self, caller: str, request_id: str, key: _Key) -> None:
@@ -101,16 +94,15 @@ class _MemoryTransaction:
     def create(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime) -> Receipt:
         self._store._pause()
         rid = payload["request_id"]
-        job_id = self._new_job(caller, payload, fingerprint, now, None)
-        self._put_new_key(caller, rid, _Key(canonical_json(dict(payload)), fingerprint, KeyState.DONE, job_id,
-                                            None, now))
+        job_id = self._new_job(caller, payload, now, None)
+        self._put_new_key(caller, rid, _Key(canonical_json(dict(payload)), KeyState.DONE, job_id, None, now))
         return self._receipt(job_id, rid)
 
     def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime,
                 token: str) -> None:
         self._store._pause()
         self._put_new_key(caller, payload["request_id"],
-                          _Key(canonical_json(dict(payload)), fingerprint, KeyState.PENDING, None, token, now))
+                          _Key(canonical_json(dict(payload)), KeyState.PENDING, None, token, now))
 
     def retake(self, caller: str, request_id: str) -> str:
         key = self._key(caller, request_id)
@@ -125,7 +117,7 @@ class _MemoryTransaction:
         if key is None or key.token != token or key.state is KeyState.DONE:
             return None
         payload = json.loads(key.payload)
-        job_id = self._new_job(caller, payload, key.fingerprint, now, external_ref)
+        job_id = self._new_job(caller, payload, now, external_ref)
         self._keys[(caller, request_id)] = replace(key, state=KeyState.DONE, job_id=job_id)
         return self._receipt(job_id, request_id)
 
@@ -182,7 +174,7 @@ class MemoryStore:
         self._ids = itertools.count(1)  # next() on a count is atomic in CPython: ids stay unique even unguarded
         self._keys: dict[tuple[str, str], _Key] = {}
         self._jobs: dict[str, Job] = {}
-        self._receipts: dict[str, _ReceiptRow] = {}
+        self._receipts: set[str] = set()
         self._audit: list[AuditRecord] = []
 
     def __repr__(self) -> str:

@@ -267,8 +267,12 @@ class SQLiteStore:
             # check_same_thread=False only so that close() may close every thread's connection;
             # each connection is still used by the one thread that opened it.
             conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
+            try:  # a connection's first statement reads the schema, which a writer's exclusive lock can block
+                conn.execute("PRAGMA foreign_keys = ON")
+                conn.execute(f"PRAGMA synchronous = {'FULL' if self.durable else 'NORMAL'}")
+            except sqlite3.OperationalError as exc:
+                conn.close()
+                raise self._translated(exc) from exc
             self._local.conn = conn
             with self._connections_lock:
                 self._connections.append(conn)
@@ -329,8 +333,8 @@ class SQLiteStore:
 
     # -- reading committed state ----------------------------------------------------------
 
-    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        return self._connection().execute(sql, args).fetchall()
+    def _read(self, sql: str) -> list[tuple[Any, ...]]:
+        return self._connection().execute(sql).fetchall()
 
     def audit_log(self) -> tuple[AuditRecord, ...]:
         rows = self._read("SELECT at, caller, request_id, outcome, job_id FROM audit ORDER BY id")
