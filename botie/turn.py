@@ -121,6 +121,15 @@ class StageResult(NamedTuple):
     ids: tuple[str, ...]
     detail: str
 
+    @property
+    def documents_in_play(self) -> int | None:
+        """How many documents were still in play after this stage, or None where that means nothing:
+        a skipped stage, or one whose ids are not the documents going forward (the answer's ids are
+        the ones it cited; the citation check's are the ones it checked against)."""
+        if self.stage in _DOCUMENT_STAGES and self.status is not StageStatus.SKIPPED:
+            return len(self.ids)
+        return None
+
 
 class Loss(NamedTuple):
     """A document the answer needed, and the stage where it went missing."""
@@ -248,8 +257,7 @@ class TurnResult:
         """The stages as a table: stage, status, how many documents were still in play, and why."""
         lines = []
         for s in self.stages:
-            shown = s.stage in _DOCUMENT_STAGES and s.status is not StageStatus.SKIPPED
-            kept = f"{len(s.ids):>2}" if shown else "  "
+            kept = "  " if s.documents_in_play is None else f"{s.documents_in_play:>2}"
             lines.append(f"{s.stage!s:<11} {s.status!s:<8} {kept}  {s.detail}")
         lines.append(f"-> {self.outcome}")
         return "\n".join(lines)

@@ -453,3 +453,15 @@ def test_every_document_a_stage_removes_is_named_in_turn():
     pump = _doc("pump", asset="K-9")
     r = run_turn("What torque?", [VENDOR, SEAL, pump], _setup(), Desk())
     assert r.stage(Stage.PERMITTED).detail == "vendor not_permitted; pump not_permitted"
+
+
+def test_documents_in_play_are_counted_only_where_the_ids_are_the_documents_going_forward():
+    """The trace and the turn panel show one count per document stage: the answer's ids (what it cited) and
+    the citation check's (what it checked against) are not documents still in play, nor is a skipped stage."""
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    counts = {str(s.stage): s.documents_in_play for s in r.stages}
+    assert counts == {"candidates": 5, "permitted": 4, "fresh": 3, "relevant": 2, "fit": 2, "request": 2,
+                      "answer": None, "citations": None, "proposal": None, "decision": None}
+    refused = run_turn("What torque?", [FAINT], _setup(), Desk(), needed=["faint"])
+    assert refused.stage(Stage.REQUEST).documents_in_play is None  # skipped
+    assert refused.stage(Stage.RELEVANT).documents_in_play == 0  # failed: nothing left, which is a count

@@ -96,11 +96,11 @@ class TurnPanel(Panel):
         said = turn.answer if turn.answer is not None else turn.notice
         rows = "".join(
             f"<tr><td>{esc(s.stage)}</td><td>{badge(_STATUS_WORD[str(s.status)])}</td>"
-            f"<td>{esc(s.status)}</td><td style='text-align:right'>{len(s.ids) if s.ids else ''}</td>"
+            f"<td>{esc(s.status)}</td><td style='text-align:right'>{'' if s.documents_in_play is None else s.documents_in_play}</td>"
             f"<td>{esc(s.detail)}</td></tr>"
             for s in turn.stages
         )
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("stage", "", "status", "ids", "detail"))
+        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("stage", "result", "status", "documents in play", "detail"))
         losses = "".join(f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): "
                          f"{esc(x.detail)}</li>" for x in turn.losses)
         lost = f"<p><b>where the evidence went missing:</b></p><ul>{losses}</ul>" if losses else ""

@@ -76,3 +76,15 @@ def test_dom_contract(panel):
     for name, widget in controls.items():
         assert f"botie-control-{name}" in widget._dom_classes
         assert widget.description.strip()
+
+
+def test_the_table_counts_documents_in_play_only_on_document_stages(panel):
+    """Headed 'documents in play', the count column is empty for the answer and citation stages, whose ids are
+    what the model cited and what was checked, so the count never seems to drop then rise again."""
+    html = panel.result.value
+    assert "<th style='text-align:left'>documents in play</th>" in html
+    assert "<th style='text-align:left'></th>" not in html  # every column has a name
+    answer_row = next(row for row in html.split("<tr>") if row.startswith("<td>answer</td>"))
+    assert "<td style='text-align:right'></td>" in answer_row
+    fit_row = next(row for row in html.split("<tr>") if row.startswith("<td>fit</td>"))
+    assert "<td style='text-align:right'></td>" not in fit_row
