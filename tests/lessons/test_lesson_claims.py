@@ -281,3 +281,24 @@ def test_lesson_03_turn_one_already_carries_its_own_6000_tokens():
     assert ceiling - documents - 10_000 == 6_000
     assert first_failing_turn(ceiling, 0.84, per_turn=6_000, fixed=10_000) == 2
     assert first_failing_turn(ceiling, 0.84, per_turn=6_001, fixed=10_000) == 1  # a turn one token larger fails at once
+
+
+def test_lesson_02_retrieval_hands_back_sixteen_candidates_one_a_barely_matching_p3_section():
+    records = load_evidence_scenario().records
+    assert len(records) == 16
+    p3 = [r for r in records if r.asset == "P-3"]
+    assert [r.id for r in p3] == ["man-p3-r1-s2"]
+
+
+def test_lesson_03_routing_panel_starts_from_invented_attachments_not_the_41_agreements():
+    """03 §4: the panel's 41 attachments total 1,440,000 tokens but are not the agreements of section 3."""
+    from botie.lessons.fixtures import load_records
+    from botie.lessons.scenarios import attachments
+    from botie.ui.routing import DEFAULTS
+
+    invented = attachments(DEFAULTS["count"], DEFAULTS["size"], DEFAULTS["largest"])
+    agreements = load_records(fixture_path("agreements_41.json"))
+    assert len(invented) == len(agreements) == 41
+    assert sum(d.cost for d in invented) == 1_440_000
+    assert {d.id for d in invented}.isdisjoint(d.id for d in agreements)
+    assert max(invented, key=lambda d: d.cost).id == "doc-001"
