@@ -64,11 +64,11 @@ $(STAMP): pyproject.toml $(LOCK) requirements/pip.txt
 # Needs only a Python, not a working environment: re-run it after a merge, even over conflict markers.
 lock:
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m botie.lessons.lockfile $(if $(UPGRADE),--upgrade)
+	$(BIN)/python -m tools.lockfile $(if $(UPGRADE),--upgrade)
 
 lab: $(STAMP)
 	@echo "botie: starting JupyterLab on notebooks/ (stop it with Ctrl-C)"
-	@$(BIN)/python -m botie.lessons.lab notebooks $(LAB_ARGS)
+	@$(BIN)/python -m botie.lessons.tooling.lab notebooks $(LAB_ARGS)
 
 test: $(STAMP) $(CLASSROOM_STAMP)
 	$(BIN)/python -m pytest tests $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
@@ -84,7 +84,7 @@ test-pythons: $(STAMP)
 	$(BIN)/python -m nox --noxfile noxfile.py -- $(FAST_TESTS)
 
 learner: $(STAMP)
-	$(BIN)/python -m botie.lessons.editions notebooks/instructor notebooks
+	$(BIN)/python -m botie.lessons.tooling.editions notebooks/instructor notebooks
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
@@ -93,11 +93,11 @@ bench-extras: $(STAMP)
 	$(INSTALL_LOCK) requirements/bench.txt
 
 check: $(STAMP)
-	$(BIN)/python -m botie.lessons.preflight
+	$(BIN)/python -m botie.lessons.tooling.preflight
 
 present: $(STAMP)
 	@$(BIN)/python -c "import voila" 2>/dev/null || $(INSTALL_LOCK) requirements/present.txt
-	$(BIN)/python -m botie.lessons.lab --present $(LESSON) $(PRESENT_ARGS)
+	$(BIN)/python -m botie.lessons.tooling.lab --present $(LESSON) $(PRESENT_ARGS)
 
 # Mutation testing of the library (not the UI, not the lesson machinery), driven by the fast library
 # tests; prints killed / timed out / survived per module and exits 1 on an unexplained survivor.

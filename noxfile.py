@@ -56,5 +56,5 @@ def tests(session: nox.Session) -> None:
     for lock in ("requirements/pip.txt", LOCK):  # the locked pip first, then what it installs
         session.install("--quiet", "--no-compile", "--require-hashes", "-r", lock)
     session.install("--quiet", "--no-deps", "-e", ".")
-    session.run("python", "-m", "botie.lessons.preflight", "--no-kernel")
+    session.run("python", "-m", "botie.lessons.tooling.preflight", "--no-kernel")
     session.run("python", "-m", "pytest", *session.posargs)

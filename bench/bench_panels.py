@@ -42,7 +42,7 @@ class Case:
 
 
 def _scene():
-    from botie import fixture_path, load_scene
+    from botie.lessons import fixture_path, load_scene
 
     return load_scene(fixture_path("p2_seal.json"))
 

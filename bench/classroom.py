@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import psutil
 
-from botie.lessons.hub_driver import LocalHub, workshop_repo
+from tools.hub_driver import LocalHub, workshop_repo
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = sorted(p.name for p in (ROOT / "notebooks").glob("0*.ipynb"))

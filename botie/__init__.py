@@ -1,21 +1,22 @@
 """Botie: the deterministic layers around a language model, small enough to read.
 
-Two halves. Which retrieved records may enter a model request (permission,
-budget, freshness, trust, relevance, provenance, citations), and when a
-model's proposed tool call may become an action (validation, permission,
-approval bound to the payload, idempotent retries).
+Two halves. Which retrieved records may enter a model request (permission, budget,
+freshness, trust, relevance, provenance, evidence rendering, citations, conversation,
+memory, chunks, sub-questions), and when a model's proposed tool call may become an
+action (validation, permission, approval bound to the payload, idempotent retries).
+One turn (``run_turn``) joins them through any model.
 
-The public API is ``__all__`` (pinned by ``tests/test_api.py``). Importing
-botie is cheap: only the error tree loads at once; every other name loads its
-module the first time it is used (``botie.select`` imports
-``botie.context.selection`` then). No tokenizer, widgets or plotting either way.
+This is the library's whole public API: ``__all__``, pinned by ``tests/test_api.py``. The
+workshop's lesson machinery (checks, hints, progress, scenes, the scripted model) is
+:mod:`botie.lessons`; the panels are :mod:`botie.ui`. Importing botie is cheap: only the
+error tree loads at once; every other name loads its module the first time it is used.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from botie._lazy import lazy_names
 from botie.errors import (
     AssetsError,
     BotieError,
@@ -37,54 +38,34 @@ from botie.errors import (
 
 __version__ = "0.1.0"
 
-#: Where each public name lives. Read it as a map of the package: the library's two halves,
-#: one turn across them, and the lesson machinery exported for notebooks.
+#: Where each public name lives: a map of the package's two halves and the turn that joins them.
 _HOMES: dict[str, tuple[str, ...]] = {
     # which records may enter a request
     "botie.context.records": ("Record",),
     "botie.context.budget": ("Budget",),
-    "botie.context.selection": ("Coverage", "Outcome", "Selection", "Status", "select"),
-    "botie.context.tokens": ("TokenCache", "count_tokens"),
-    "botie.context.routing": ("ContextPlan", "DocumentCoverage", "Strategy", "execute_plan", "plan_context"),
-    "botie.context.provenance": ("EvidenceSelection", "EvidenceStatus", "Trust", "select_evidence"),
-    "botie.context.evidence": ("ModelRequest", "build_request", "parse_evidence", "render_evidence"),
-    "botie.context.citations": ("CitationCheck", "CitationFailure", "verify_citations"),
+    "botie.context.selection": ("Coverage", "Outcome", "Selection", "Status", "select",),
+    "botie.context.tokens": ("TokenCache", "count_tokens",),
+    "botie.context.routing": ("ContextPlan", "DocumentCoverage", "Strategy", "execute_plan", "plan_context",),
+    "botie.context.provenance": ("EvidenceSelection", "EvidenceStatus", "Trust", "select_evidence",),
+    "botie.context.evidence": ("ModelRequest", "build_request", "parse_evidence", "render_evidence",),
+    "botie.context.citations": ("CitationCheck", "CitationFailure", "verify_citations",),
     "botie.context.conversation": ("Conversation",),
+    "botie.context.chunks": ("document_of", "split_record", "summary_of",),
+    "botie.context.memory": ("MemoryEntry", "Origin", "carry_forward",),
+    "botie.context.subquestions": ("SubQuestion", "select_per_subquestion",),
     # when a proposal may become an action
-    "botie.actions.canonical": ("canonical_json", "fingerprint"),
-    "botie.actions.tool": ("INSPECTION_TOOL", "FieldError", "Problem", "validate_inspection"),
-    "botie.actions.decision": (
-        "Approval", "Branch", "Check", "CheckName", "Decision", "KeyState", "Receipt", "StoredRequest", "decide",
-    ),
-    "botie.actions.stores": ("AuditRecord", "Job", "MemoryStore", "SQLiteStore"),
-    "botie.actions.service": ("DEFAULT_RETENTION", "InspectionService", "JobOrder", "Recovery", "RecoveryOutcome"),
+    "botie.actions.canonical": ("canonical_json", "fingerprint",),
+    "botie.actions.tool": ("INSPECTION_TOOL", "FieldError", "Problem", "validate_inspection",),
+    "botie.actions.decision": ("Approval", "Branch", "Check", "CheckName", "Decision", "KeyState", "Receipt", "StoredRequest", "decide",),
+    "botie.actions.stores": ("AuditRecord", "Job", "MemoryStore", "SQLiteStore",),
+    "botie.actions.service": ("DEFAULT_RETENTION", "InspectionService", "JobOrder", "Recovery", "RecoveryOutcome",),
+    "botie.actions.retry": ("RetryRun", "submit_with_retries",),
     # one turn across both halves, through any model
-    "botie.model": ("Model", "Reply", "ToolProposal"),
-    "botie.turn": ("ActionRequest", "Stage", "TurnOutcome", "TurnResult", "TurnSetup", "run_turn"),
-    # the workshop's lesson machinery, for notebooks and people following along
-    "botie.lessons.fixtures": ("Scene", "fixture_path", "load_records", "load_scene"),
-    "botie.lessons.scripted": ("ScriptedModel", "load_scripted_model"),
-    "botie.lessons.loading": ("DocumentTool", "FailureInjector", "LatencyModel", "compare_loading"),
-    "botie.lessons.adversarial": ("SliceSet", "compare_designs", "run_slice"),
-    "botie.lessons.progress": ("show_progress",),
-    "botie.lessons.reset": ("reset_exercise",),
+    "botie.model": ("Model", "Reply", "ToolProposal",),
+    "botie.turn": ("ActionRequest", "Stage", "TurnOutcome", "TurnResult", "TurnSetup", "run_turn",),
 }
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-
-def __getattr__(name: str) -> Any:
-    """Load a public name's module on first use (PEP 562), then keep the name here."""
-    module = _HOME_OF.get(name)
-    if module is None:
-        raise AttributeError(f"module 'botie' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do not run __getattr__
     from botie.actions.canonical import canonical_json, fingerprint
@@ -99,38 +80,35 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         StoredRequest,
         decide,
     )
+    from botie.actions.retry import RetryRun, submit_with_retries
     from botie.actions.service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
     from botie.actions.stores import AuditRecord, Job, MemoryStore, SQLiteStore
     from botie.actions.tool import INSPECTION_TOOL, FieldError, Problem, validate_inspection
     from botie.context.budget import Budget
+    from botie.context.chunks import document_of, split_record, summary_of
     from botie.context.citations import CitationCheck, CitationFailure, verify_citations
     from botie.context.conversation import Conversation
     from botie.context.evidence import ModelRequest, build_request, parse_evidence, render_evidence
+    from botie.context.memory import MemoryEntry, Origin, carry_forward
     from botie.context.provenance import EvidenceSelection, EvidenceStatus, Trust, select_evidence
     from botie.context.records import Record
     from botie.context.routing import ContextPlan, DocumentCoverage, Strategy, execute_plan, plan_context
     from botie.context.selection import Coverage, Outcome, Selection, Status, select
+    from botie.context.subquestions import SubQuestion, select_per_subquestion
     from botie.context.tokens import TokenCache, count_tokens
-    from botie.lessons.adversarial import SliceSet, compare_designs, run_slice
-    from botie.lessons.fixtures import Scene, fixture_path, load_records, load_scene
-    from botie.lessons.loading import DocumentTool, FailureInjector, LatencyModel, compare_loading
-    from botie.lessons.progress import show_progress
-    from botie.lessons.reset import reset_exercise
-    from botie.lessons.scripted import ScriptedModel, load_scripted_model
     from botie.model import Model, Reply, ToolProposal
     from botie.turn import ActionRequest, Stage, TurnOutcome, TurnResult, TurnSetup, run_turn
 
 __all__ = [
-    # errors
     "AssetsError",
     "BotieError",
-    "InputError",
     "BudgetError",
     "CitationError",
     "ClockError",
     "DecisionError",
     "EvidenceError",
     "FixtureError",
+    "InputError",
     "PolicyError",
     "RecordError",
     "RequestTooLargeError",
@@ -138,80 +116,73 @@ __all__ = [
     "StoreBusyError",
     "StoreError",
     "TokenizerError",
-    # records, budget, selection
+    "Record",
     "Budget",
     "Coverage",
     "Outcome",
-    "Record",
-    "Scene",
     "Selection",
     "Status",
-    "fixture_path",
-    "load_records",
-    "load_scene",
     "select",
-    # evidence: provenance, tokens, routing, rendering, citations, turns
-    "CitationCheck",
-    "CitationFailure",
+    "TokenCache",
+    "count_tokens",
     "ContextPlan",
-    "Conversation",
     "DocumentCoverage",
+    "Strategy",
+    "execute_plan",
+    "plan_context",
     "EvidenceSelection",
     "EvidenceStatus",
-    "ModelRequest",
-    "Strategy",
-    "TokenCache",
     "Trust",
-    "build_request",
-    "count_tokens",
-    "execute_plan",
-    "parse_evidence",
-    "plan_context",
-    "render_evidence",
     "select_evidence",
+    "ModelRequest",
+    "build_request",
+    "parse_evidence",
+    "render_evidence",
+    "CitationCheck",
+    "CitationFailure",
     "verify_citations",
-    # one whole turn: scripted model, loading strategies, the adversarial slice
-    "ActionRequest",
-    "DocumentTool",
-    "Model",
-    "Reply",
-    "FailureInjector",
-    "LatencyModel",
-    "ScriptedModel",
-    "SliceSet",
-    "Stage",
-    "ToolProposal",
-    "TurnOutcome",
-    "TurnResult",
-    "TurnSetup",
-    "compare_designs",
-    "compare_loading",
-    "load_scripted_model",
-    "run_slice",
-    "run_turn",
-    # actions: tool, decision, stores, service
-    "DEFAULT_RETENTION",
+    "Conversation",
+    "document_of",
+    "split_record",
+    "summary_of",
+    "MemoryEntry",
+    "Origin",
+    "carry_forward",
+    "SubQuestion",
+    "select_per_subquestion",
+    "canonical_json",
+    "fingerprint",
     "INSPECTION_TOOL",
+    "FieldError",
+    "Problem",
+    "validate_inspection",
     "Approval",
-    "AuditRecord",
     "Branch",
     "Check",
     "CheckName",
     "Decision",
-    "FieldError",
-    "InspectionService",
-    "Job",
-    "JobOrder",
     "KeyState",
-    "MemoryStore",
-    "Problem",
     "Receipt",
+    "StoredRequest",
+    "decide",
+    "AuditRecord",
+    "Job",
+    "MemoryStore",
+    "SQLiteStore",
+    "DEFAULT_RETENTION",
+    "InspectionService",
+    "JobOrder",
     "Recovery",
     "RecoveryOutcome",
-    "SQLiteStore",
-    "StoredRequest",
-    "canonical_json",
-    "decide",
-    "fingerprint",
-    "validate_inspection",
+    "RetryRun",
+    "submit_with_retries",
+    "Model",
+    "Reply",
+    "ToolProposal",
+    "ActionRequest",
+    "Stage",
+    "TurnOutcome",
+    "TurnResult",
+    "TurnSetup",
+    "run_turn",
 ]

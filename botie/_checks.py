@@ -12,14 +12,11 @@ import datetime as _dt
 import hashlib
 import math
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from botie.errors import AssetsError, BudgetError, RecordError, SettingError
 
-if TYPE_CHECKING:  # pragma: no cover - typing only; records import this module
-    from botie.context.records import Record
-
-__all__ = ["allowed_set", "as_date", "ceiling_tokens", "digest", "unique_records", "unit_interval"]
+__all__ = ["allowed_set", "as_date", "ceiling_tokens", "digest", "unit_interval"]
 
 
 def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
@@ -43,35 +40,6 @@ def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
             f"allowed_assets must be a collection of asset ids such as ['P-2'], got {allowed_assets!r:.80}",
             field="allowed_assets",
         ) from None
-
-
-def unique_records(records: Iterable[Any], *, noun: str = "candidate") -> tuple[Record, ...]:
-    """The records as a tuple, each a :class:`~botie.context.records.Record` with an id of its own.
-
-    ``noun`` names an entry in the message ("candidate 3 is not a Record",
-    "document 3 ..."), so the learner reads the word their own code used.
-    """
-    from botie.context.records import Record  # records.py imports this module: a late import breaks the cycle
-
-    records = tuple(records)
-    # Two whole-list tests first (they run at C speed); the loops below only find the culprit to name.
-    if not all(isinstance(r, Record) for r in records):
-        index, bad = next((i, r) for i, r in enumerate(records) if not isinstance(r, Record))
-        raise RecordError(f"{noun} {index} is not a Record: {bad!r:.80}", field="record", record=str(index))
-    if len({r.id for r in records}) != len(records):
-        duplicate = _first_repeat(r.id for r in records)
-        raise RecordError(f"record {duplicate}: duplicate id (ids must be unique)", field="id", record=duplicate)
-    return records
-
-
-def _first_repeat(ids: Iterable[str]) -> str | None:
-    """The first id met a second time, reading in order; None when every id is new."""
-    seen: set[str] = set()
-    for rid in ids:
-        if rid in seen:
-            return rid
-        seen.add(rid)
-    return None
 
 
 def ceiling_tokens(value: Any) -> int:

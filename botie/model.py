@@ -2,7 +2,7 @@
 
 :func:`botie.turn.run_turn` takes its model through :class:`Model`, a
 one-method protocol, so the library never depends on the workshop's scripted
-stand-in (``botie.lessons.scripted``) or on a real client. A reply carries an
+stand-in (``botie.lessons.content.scripted``) or on a real client. A reply carries an
 answer, the citations offered for it, and at most one proposed tool call;
 nothing runs because a model proposed it.
 """

@@ -35,7 +35,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set, unique_records
+from botie._checks import allowed_set
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest, decide
 from botie.actions.tool import INSPECTION_TOOL, TOOL_NAME
@@ -44,7 +44,7 @@ from botie.context.citations import CitationCheck, verify_citations
 from botie.context.conversation import Conversation
 from botie.context.evidence import ModelRequest, build_request
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
-from botie.context.records import Record
+from botie.context.records import Record, unique_records
 from botie.errors import RequestTooLargeError
 from botie.model import Model, Reply, ToolProposal
 
@@ -171,7 +171,7 @@ class TurnSetup:
 
         ``scenario`` is anything with ``caller``, ``allowed_assets``,
         ``observed_on``, ``budget`` and ``floor``, such as a lesson's
-        ``botie.lessons.scenarios.load_evidence_scenario()``.
+        ``botie.lessons.content.scenarios.load_evidence_scenario()``.
         """
         fields: dict[str, Any] = {
             "caller": scenario.caller, "allowed_assets": scenario.allowed_assets,

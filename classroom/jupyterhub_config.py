@@ -93,15 +93,15 @@ c.JupyterHub.custom_scopes = {
 }
 c.Spawner.oauth_client_allowed_scopes = ["access:servers!server", "custom:jupyter_server:execute:*!server"]
 
-sys.path.insert(0, str(HERE.parent))  # so the hub finds botie.lessons.room for the scopes below
-from botie.lessons.room import ROOM_SCOPES  # noqa: E402
+sys.path.insert(0, str(HERE.parent))  # so the hub finds botie.lessons.classroom.room for the scopes below
+from botie.lessons.classroom.room import ROOM_SCOPES  # noqa: E402
 
 ROOM_PORT = int(os.environ.get("BOTIE_ROOM_PORT", "10101"))
 c.JupyterHub.services = [
     {
         "name": "botie-room",
         "url": f"http://127.0.0.1:{ROOM_PORT}",
-        "command": [sys.executable, "-m", "botie.lessons.room_service"],
+        "command": [sys.executable, "-m", "botie.lessons.classroom.room_service"],
         "environment": {
             "BOTIE_HUB_PUBLIC_URL": HUB_URL,
             "PYTHONPATH": str(HERE.parent),

@@ -14,8 +14,63 @@ CONTRACT = {
 }
 
 
+#: The library's whole public API, written out: a name added or dropped is a decision, made here too.
+LIBRARY_API = {
+    # errors
+    "AssetsError", "BotieError", "BudgetError", "CitationError", "ClockError", "DecisionError", "EvidenceError",
+    "FixtureError", "InputError", "PolicyError", "RecordError", "RequestTooLargeError", "SettingError",
+    "StoreBusyError", "StoreError", "TokenizerError",
+    # which records may enter a request
+    "Record", "Budget", "Coverage", "Outcome", "Selection", "Status", "select", "TokenCache", "count_tokens",
+    "ContextPlan", "DocumentCoverage", "Strategy", "execute_plan", "plan_context", "EvidenceSelection",
+    "EvidenceStatus", "Trust", "select_evidence", "ModelRequest", "build_request", "parse_evidence",
+    "render_evidence", "CitationCheck", "CitationFailure", "verify_citations", "Conversation", "document_of",
+    "split_record", "summary_of", "MemoryEntry", "Origin", "carry_forward", "SubQuestion", "select_per_subquestion",
+    # when a proposal may become an action
+    "canonical_json", "fingerprint", "INSPECTION_TOOL", "FieldError", "Problem", "validate_inspection", "Approval",
+    "Branch", "Check", "CheckName", "Decision", "KeyState", "Receipt", "StoredRequest", "decide", "AuditRecord",
+    "Job", "MemoryStore", "SQLiteStore", "DEFAULT_RETENTION", "InspectionService", "JobOrder", "Recovery",
+    "RecoveryOutcome", "RetryRun", "submit_with_retries",
+    # one turn through any model
+    "Model", "Reply", "ToolProposal", "ActionRequest", "Stage", "TurnOutcome", "TurnResult", "TurnSetup", "run_turn",
+}
+
+#: What a notebook calls from the lesson machinery: checks, hints, progress, reset, the lessons' worlds.
+LESSON_API = {
+    "check", "hint", "show_progress", "reset_exercise", "Scene", "fixture_path", "load_records", "load_scene",
+    "EvidenceScenario", "load_evidence_scenario", "ScriptedModel", "load_scripted_model", "DocumentTool",
+    "FailureInjector", "LatencyModel", "compare_loading", "SliceSet", "compare_designs", "run_slice", "run_capstone",
+}
+
+
 def test_every_contract_name_is_exported():
     assert CONTRACT <= set(botie.__all__)
+
+
+def test_the_library_exports_exactly_its_api_once():
+    assert len(botie.__all__) == len(set(botie.__all__))
+    assert set(botie.__all__) == LIBRARY_API
+
+
+def test_the_lesson_package_exports_exactly_what_notebooks_call_and_nothing_of_the_library():
+    import botie.lessons
+
+    assert len(botie.lessons.__all__) == len(set(botie.lessons.__all__))
+    assert set(botie.lessons.__all__) == LESSON_API
+    assert not LESSON_API & LIBRARY_API
+    assert [name for name in botie.lessons.__all__ if not hasattr(botie.lessons, name)] == []
+
+
+def test_an_unknown_name_is_an_attribute_error_naming_the_package():
+    import botie.lessons
+
+    for package in (botie, botie.lessons):
+        try:
+            package.no_such_name  # noqa: B018
+        except AttributeError as exc:
+            assert f"module {package.__name__!r} has no attribute 'no_such_name'" in str(exc)
+        else:  # pragma: no cover - the test fails here
+            raise AssertionError("no AttributeError")
 
 
 def test_all_lists_only_names_that_exist():

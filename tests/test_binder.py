@@ -88,8 +88,8 @@ def test_postbuild_is_an_executable_strict_bash_script():
 
 @pytest.mark.parametrize("step", [
     "pip install --no-deps -e .",          # botie editable
-    "python -m botie.lessons.lab --write-settings",  # no news toast, no update check
-    "python -m botie.lessons.preflight",            # fail the build, not the workshop
+    "python -m botie.lessons.tooling.lab --write-settings",  # no news toast, no update check
+    "python -m botie.lessons.tooling.preflight",            # fail the build, not the workshop
 ])
 def test_postbuild_runs_each_setup_step(step):
     commands = [line for line in POSTBUILD.read_text().splitlines() if not line.lstrip().startswith("#")]

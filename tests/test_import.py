@@ -37,7 +37,14 @@ def _modules_after(code: str) -> set[str]:
 
 def test_import_botie_loads_only_the_error_tree():
     """Every other public name loads its module on first use (botie/__init__.py's __getattr__)."""
-    assert _modules_after("import botie") == {"botie", "botie.errors"}
+    assert _modules_after("import botie") == {"botie", "botie._lazy", "botie.errors"}
+
+
+def test_import_botie_lessons_loads_no_lesson_module_until_a_name_is_used():
+    assert _modules_after("import botie.lessons") == {"botie", "botie._lazy", "botie.errors", "botie.lessons"}
+    loaded = _modules_after("from botie.lessons import check")
+    assert {"botie.lessons.exercises.catalogue", "botie.lessons.classroom.progress"} <= loaded
+    assert not any(m.startswith(("botie.lessons.content", "botie.lessons.tooling", "botie.ui")) for m in loaded)
 
 
 def test_a_public_name_loads_its_own_module_and_not_the_rest():

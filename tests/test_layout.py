@@ -1,10 +1,15 @@
-"""The layout keeps its promises: the library never reaches into the lessons or the UI.
+"""The layout keeps its promises, checked over every module of ``botie/``.
 
-``botie.context``, ``botie.actions``, ``botie.model``, ``botie.turn`` and the
-shared modules are the library. ``botie.lessons`` (teaching machinery) and
-``botie.ui`` (widgets and figures) may import the library; an arrow the other
-way fails here, naming the file and the line. Imports inside functions count
-too: a late import is still a dependency.
+* The library (``botie/__init__.py``, ``context/``, ``actions/``, ``model.py``, ``turn.py`` and the
+  shared modules) never imports the lessons, the UI or anything heavy.
+* The library's two halves stay independent: ``context`` never imports ``actions``, nor the reverse.
+* The lesson machinery never imports the UI (the panels render what the lessons compute, not the
+  other way round).
+* No import cycle anywhere in ``botie/``.
+
+Imports inside functions count: a late import is still a dependency. Imports under
+``if TYPE_CHECKING:`` count for the direction rules (a type-only arrow the wrong way is still
+wrong) but not for cycles, since they never run. Each rule fails on a planted import.
 """
 
 from __future__ import annotations
@@ -16,9 +21,16 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "botie"
 LIBRARY_PARTS = ("context", "actions")
-LIBRARY_FILES = ("model.py", "turn.py", "errors.py", "_checks.py", "_enum.py")
-FORBIDDEN = ("botie.lessons", "botie.ui")
-HEAVY = ("ipywidgets", "matplotlib", "IPython", "numpy", "nbformat", "nbclient", "jupyter")
+LIBRARY_FILES = ("__init__.py", "model.py", "turn.py", "errors.py", "_checks.py", "_enum.py", "_lazy.py")
+HEAVY = ("ipywidgets", "matplotlib", "IPython", "numpy", "nbformat", "nbclient", "jupyter", "tools")
+
+#: (which modules, what they must not import, why)
+RULES = (
+    ("library", ("botie.lessons", "botie.ui"), "the library never reaches into the lessons or the UI"),
+    ("botie.context", ("botie.actions",), "which records and which actions are independent halves"),
+    ("botie.actions", ("botie.context",), "which records and which actions are independent halves"),
+    ("botie.lessons", ("botie.ui",), "the lessons compute; the UI renders what they computed"),
+)
 
 
 def _module_name(path: Path) -> str:
@@ -33,12 +45,29 @@ def library_files() -> list[Path]:
     return files
 
 
-def imports_of(path: Path) -> list[tuple[int, str]]:
+def all_files() -> list[Path]:
+    return sorted(PACKAGE.rglob("*.py"))
+
+
+def _type_checking_lines(tree: ast.AST) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
+
+
+def imports_of(path: Path, *, runtime_only: bool = False) -> list[tuple[int, str]]:
     """Every module ``path`` imports, absolute, with its line number (relative imports resolved)."""
     here = _module_name(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skip = _type_checking_lines(tree) if runtime_only else set()
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", None) in skip:
+            continue
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -50,44 +79,92 @@ def imports_of(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+def _in(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
 def wrong_way(path: Path) -> list[str]:
-    return [
-        f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}"
-        for line, target in imports_of(path)
-        if target.startswith(FORBIDDEN) or target.split(".")[0] in HEAVY
-    ]
+    """Every import of ``path`` that breaks a rule of :data:`RULES`, as ``file:line imports target``."""
+    name = _module_name(path)
+    is_library = path in library_files() or _in(name, "botie.context") or _in(name, "botie.actions")
+    found = []
+    for line, target in imports_of(path):
+        for scope, forbidden, _why in RULES:
+            applies = is_library if scope == "library" else _in(name, scope)
+            heavy = scope == "library" and target.split(".")[0] in HEAVY
+            if applies and (heavy or any(_in(target, f) for f in forbidden)):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}")
+                break
+    return found
+
+
+def import_graph(files: list[Path]) -> dict[str, set[str]]:
+    """Module -> the botie modules it imports when it runs (a name imported from a module counts as the module)."""
+    modules = {_module_name(p): p for p in files}
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for _line, target in imports_of(path, runtime_only=True):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                graph[name].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected group of more than one module (Tarjan), sorted, so a cycle reads as its members."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+# --- the rules, over the real package --------------------------------------------------------
 
 
 def test_the_library_is_where_the_layout_says():
     names = {_module_name(p) for p in library_files()}
-    assert {"botie.context.selection", "botie.context.provenance.select", "botie.actions.decision",
+    assert {"botie", "botie.context.selection", "botie.context.provenance.select", "botie.actions.decision",
             "botie.actions.stores.sqlite", "botie.turn", "botie.model"} <= names
 
 
-@pytest.mark.parametrize("path", library_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
-def test_no_library_module_imports_the_lessons_the_ui_or_anything_heavy(path):
+@pytest.mark.parametrize("path", all_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_no_module_imports_the_wrong_way(path):
     assert wrong_way(path) == []
 
 
-def test_the_import_walker_sees_an_arrow_the_wrong_way(tmp_path, monkeypatch):
-    """Guard the guard: a planted late import of the lessons, relative or absolute, is caught."""
-    fake = tmp_path / "botie"
-    (fake / "context").mkdir(parents=True)
-    planted = fake / "context" / "planted.py"
-    planted.write_text(
-        "from botie.context.records import Record\n"
-        "def f():\n"
-        "    from ..lessons.scripted import ScriptedModel\n"
-        "    from botie import ui\n"
-        "    import matplotlib.pyplot\n"
-    )
-    monkeypatch.setitem(globals(), "PACKAGE", fake)
-    assert wrong_way(planted) == [
-        "botie/context/planted.py:3 imports botie.lessons.scripted",
-        "botie/context/planted.py:3 imports botie.lessons.scripted.ScriptedModel",
-        "botie/context/planted.py:4 imports botie.ui",
-        "botie/context/planted.py:5 imports matplotlib.pyplot",
-    ]
+def test_there_is_no_import_cycle_in_the_package():
+    assert cycles(import_graph(all_files())) == []
+
+
+def test_the_lesson_machinery_never_ships_the_maintainer_tools():
+    """The lock writer and the hub driver are for make targets and tests, outside the package."""
+    assert not (PACKAGE / "lessons" / "lockfile.py").exists()
+    assert [p for p in all_files() if p.name in ("lockfile.py", "hub_driver.py")] == []
 
 
 def test_run_turn_takes_any_model_and_its_module_never_names_the_scripted_one():
@@ -104,7 +181,76 @@ def test_every_library_function_is_short_enough_to_read():
                 body = node.body[1:] if ast.get_docstring(node) is not None else node.body
                 if not body:
                     continue
-                length = node.end_lineno - body[0].lineno + 1
+                length = (node.end_lineno or 0) - body[0].lineno + 1
                 if length > 40:
                     long.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({length} lines)")
     assert long == []
+
+
+# --- guard the guards: each rule fails on a planted import -------------------------------------
+
+
+@pytest.fixture
+def fake(tmp_path, monkeypatch):
+    root = tmp_path / "botie"
+    for part in ("context", "actions", "lessons", "ui"):
+        (root / part).mkdir(parents=True)
+        (root / part / "__init__.py").write_text("")
+    (root / "__init__.py").write_text("")
+    monkeypatch.setitem(globals(), "PACKAGE", root)
+    monkeypatch.setitem(globals(), "LIBRARY_FILES", ("__init__.py",))
+    return root
+
+
+def _plant(root: Path, where: str, source: str) -> Path:
+    path = root / where
+    path.write_text(source)
+    return path
+
+
+def test_a_library_module_importing_the_lessons_the_ui_or_anything_heavy_is_caught(fake):
+    planted = _plant(fake, "context/planted.py", (
+        "from botie.context.records import Record\n"
+        "def f():\n"
+        "    from ..lessons.scripted import ScriptedModel\n"
+        "    from botie import ui\n"
+        "    import matplotlib.pyplot\n"
+    ))
+    assert wrong_way(planted) == [
+        "botie/context/planted.py:3 imports botie.lessons.scripted",
+        "botie/context/planted.py:3 imports botie.lessons.scripted.ScriptedModel",
+        "botie/context/planted.py:4 imports botie.ui",
+        "botie/context/planted.py:5 imports matplotlib.pyplot",
+    ]
+
+
+def test_the_package_init_importing_the_lessons_is_caught(fake):
+    planted = _plant(fake, "__init__.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                          "    from botie.lessons.progress import show_progress\n")
+    assert wrong_way(planted) == ["botie/__init__.py:3 imports botie.lessons.progress",
+                                 "botie/__init__.py:3 imports botie.lessons.progress.show_progress"]
+
+
+@pytest.mark.parametrize(("where", "target"), [("context/planted.py", "botie.actions.decision"),
+                                               ("actions/planted.py", "botie.context.records")])
+def test_one_half_of_the_library_importing_the_other_is_caught(fake, where, target):
+    planted = _plant(fake, where, f"def f():\n    import {target}\n")
+    assert wrong_way(planted) == [f"botie/{where}:2 imports {target}"]
+
+
+def test_the_lessons_importing_the_ui_is_caught_and_the_ui_importing_the_lessons_is_not(fake):
+    lessons = _plant(fake, "lessons/planted.py", "from botie.ui.selection import selection_panel\n")
+    ui = _plant(fake, "ui/planted.py", "from botie.lessons.exercises.yours import compare_selection\n")
+    assert wrong_way(lessons) == ["botie/lessons/planted.py:1 imports botie.ui.selection",
+                                  "botie/lessons/planted.py:1 imports botie.ui.selection.selection_panel"]
+    assert wrong_way(ui) == []
+
+
+def test_an_import_cycle_is_caught_even_through_a_late_import_but_not_a_type_only_one(fake):
+    _plant(fake, "lessons/a.py", "from botie.lessons.b import thing\n")
+    _plant(fake, "lessons/b.py", "def thing():\n    from botie.lessons import c\n")
+    _plant(fake, "lessons/c.py", "from botie.lessons.a import other\n")
+    type_only = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from botie.lessons.e import E\n"
+    _plant(fake, "lessons/d.py", type_only)
+    _plant(fake, "lessons/e.py", "from botie.lessons.d import D\n")
+    assert cycles(import_graph(all_files())) == [["botie.lessons.a", "botie.lessons.b", "botie.lessons.c"]]

@@ -165,7 +165,7 @@ def test_every_next_link_names_the_next_lesson_by_its_own_title():
 def test_every_lesson_ends_by_showing_the_learners_progress(path):
     """Just before the closing summary: a 'Where you stand' cell, then show_progress() with its table stored,
     listing this lesson's own exercises as checked and every other lesson's as not started."""
-    from botie.lessons.progress import PLACES
+    from botie.lessons.classroom.progress import PLACES
 
     cells = read(path).cells
     heading, shown, last = cells[-3:]

@@ -9,7 +9,8 @@ from pathlib import Path
 import yaml
 from packaging.requirements import Requirement
 
-from botie.lessons import lockfile
+from botie.lessons.tooling import locks
+from tools import lockfile
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -64,7 +65,7 @@ def test_environment_and_pyproject_name_the_same_packages():
 
 
 def _differences_from_lock(env: dict[str, str]) -> dict[str, tuple[str, str | None]]:
-    locked = lockfile.conda_pins(ROOT / "environment.yml", lockfile.lock_path(lockfile.ALL, ROOT))
+    locked = lockfile.conda_pins(ROOT / "environment.yml", locks.lock_path(locks.ALL, ROOT))
     return {n: (spec, locked.get(n)) for n, spec in env.items() if spec != f"=={locked.get(n)}"}
 
 

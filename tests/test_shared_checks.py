@@ -7,9 +7,10 @@ import datetime as dt
 import pytest
 
 import botie
-from botie._checks import allowed_set, as_date, ceiling_tokens, digest, unique_records, unit_interval
-from botie.context.records import Record
+from botie._checks import allowed_set, as_date, ceiling_tokens, digest, unit_interval
+from botie.context.records import Record, unique_records
 from botie.errors import AssetsError, BudgetError, InputError, RecordError, SettingError
+from botie.lessons import DocumentTool
 
 
 def test_a_bare_string_of_assets_is_refused_with_the_field_named():
@@ -36,7 +37,7 @@ A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
                                caller="u", allowed_assets=v, approval=None, previous=None),
         lambda v: botie.select_evidence([A], v, 10, observed_on="2026-01-01"),
         lambda v: botie.TurnSetup("u", v, "2026-01-01", 10),
-        lambda v: botie.DocumentTool([A], allowed_assets=v, max_tokens=10),
+        lambda v: DocumentTool([A], allowed_assets=v, max_tokens=10),
     ],
     ids=["select", "decide", "select_evidence", "TurnSetup", "DocumentTool"],
 )
@@ -138,7 +139,7 @@ def test_a_value_that_cannot_be_iterated_is_an_assets_error_naming_the_field():
 
 
 def test_the_default_noun_for_an_entry_is_candidate():
-    from botie._checks import unique_records
+    from botie.context.records import unique_records
 
     with pytest.raises(RecordError) as info:
         unique_records(["not a record"])

@@ -9,9 +9,9 @@ import pytest
 from botie.actions.decision import Approval, StoredRequest
 from botie.context.conversation import Conversation
 from botie.context.records import Record
-from botie.lessons.fixtures import fixture_path, load_records
-from botie.lessons.scenarios import load_evidence_scenario
-from botie.lessons.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
+from botie.lessons.content.fixtures import fixture_path, load_records
+from botie.lessons.content.scenarios import load_evidence_scenario
+from botie.lessons.content.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
 from botie.model import Reply
 from botie.turn import (
     ActionRequest,

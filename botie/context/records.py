@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from botie._checks import as_date, digest
 from botie.errors import RecordError
 
-__all__ = ["Record", "version_hash"]
+__all__ = ["Record", "unique_records", "version_hash"]
 
 
 def _need_text(value: Any, name: str, record: str | None, *, optional: bool = False) -> None:
@@ -135,3 +136,30 @@ def version_hash(record: Record) -> str:
     """
     # The NUL keeps "v1" + "2 bar" apart from "v12" + " bar".
     return digest(f"{record.version or ''}\x00{record.text}").hex()[:16]
+
+
+def unique_records(records: Iterable[Any], *, noun: str = "candidate") -> tuple[Record, ...]:
+    """The records as a tuple, each a :class:`Record` with an id of its own.
+
+    ``noun`` names an entry in the message ("candidate 3 is not a Record",
+    "document 3 ..."), so the learner reads the word their own code used.
+    """
+    records = tuple(records)
+    # Two whole-list tests first (they run at C speed); the loops below only find the culprit to name.
+    if not all(isinstance(r, Record) for r in records):
+        index, bad = next((i, r) for i, r in enumerate(records) if not isinstance(r, Record))
+        raise RecordError(f"{noun} {index} is not a Record: {bad!r:.80}", field="record", record=str(index))
+    if len({r.id for r in records}) != len(records):
+        duplicate = _first_repeat(r.id for r in records)
+        raise RecordError(f"record {duplicate}: duplicate id (ids must be unique)", field="id", record=duplicate)
+    return records
+
+
+def _first_repeat(ids: Iterable[str]) -> str | None:
+    """The first id met a second time, reading in order; None when every id is new."""
+    seen: set[str] = set()
+    for rid in ids:
+        if rid in seen:
+            return rid
+        seen.add(rid)
+    return None

@@ -28,9 +28,9 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from botie._checks import ceiling_tokens, unique_records
+from botie._checks import ceiling_tokens
 from botie._enum import ShortName
-from botie.context.records import Record
+from botie.context.records import Record, unique_records
 from botie.context.selection import Coverage, Selection, select
 from botie.errors import BudgetError, PolicyError, SettingError
 

@@ -13,10 +13,10 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
 
-from botie._checks import allowed_set, unique_records
+from botie._checks import allowed_set
 from botie._enum import ShortName
 from botie.context.budget import Budget
-from botie.context.records import Record
+from botie.context.records import Record, unique_records
 from botie.errors import BudgetError, PolicyError
 
 __all__ = ["Status", "Outcome", "Outcomes", "Coverage", "Selection", "select", "POLICIES"]

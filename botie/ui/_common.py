@@ -195,7 +195,7 @@ class Panel:
         self.access = Access()  # names the controls on the page and announces each new result
         self.error: str | None = None  # the last problem shown instead of a result, if any
         self.yours: Any = None  # the learner's exercise function, when the lesson plugs it in
-        self.comparison: Any = None  # the last comparison of it with the reference (botie.lessons.yours)
+        self.comparison: Any = None  # the last comparison of it with the reference (botie.lessons.exercises.yours)
         self.yours_box = widgets.HTML()
         self.yours_box.add_class(YOURS_CLASS)
 
@@ -240,7 +240,8 @@ class Panel:
         return [] if yours is None else [self.yours_box]
 
     def _show_yours(self, compare: Any, asked: str) -> None:
-        """Draw ``compare()`` (a :class:`botie.lessons.yours.Comparison`) when a learner's function is plugged in."""
+        """Draw ``compare()`` (a :class:`botie.lessons.exercises.yours.Comparison`) when a learner's
+        function is plugged in."""
         if self.yours is None:
             return
         self.comparison = compare()

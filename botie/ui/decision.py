@@ -12,7 +12,7 @@ builds its inputs from the controls:
 
 Given ``yours`` (a learner's ``choose_branch``), the panel also shows that
 function's branch beside ``decide``'s, as
-:func:`botie.lessons.yours.compare_branch` worked it out.
+:func:`botie.lessons.exercises.yours.compare_branch` worked it out.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from botie.lessons.scenarios import STORED_JOB, stored_previous
-from botie.lessons.yours import compare_branch
+from botie.lessons.content.scenarios import STORED_JOB, stored_previous
+from botie.lessons.exercises.yours import compare_branch
 
 from ._common import Panel, badge, control, esc, function_name
 

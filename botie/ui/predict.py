@@ -1,6 +1,6 @@
 """The predict-then-run widget: options, a check button, and the verdict written out as text.
 
-It decides nothing: :func:`botie.lessons.predict.judge` does. The verdict is
+It decides nothing: :func:`botie.lessons.exercises.questions.judge` does. The verdict is
 plain text appended to an ``Output`` (read by screen readers, no colour
 needed), and the radio group and button are ordinary keyboard-operable
 controls with their own names.
@@ -12,7 +12,8 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from botie.lessons.predict import QUESTIONS, Judgement, Question, answer
+from botie.lessons.exercises.predict import answer
+from botie.lessons.exercises.questions import QUESTIONS, Judgement, Question
 
 from ._common import RESULT_CLASS, control, esc
 
@@ -56,5 +57,5 @@ class PredictWidget:
 
 
 def predict(question_id: str) -> PredictWidget:
-    """The widget for one question of :data:`botie.lessons.predict.QUESTIONS`."""
+    """The widget for one question of :data:`botie.lessons.exercises.questions.QUESTIONS`."""
     return PredictWidget(QUESTIONS[question_id])

@@ -7,7 +7,7 @@ candidate with its status word and reason, the verdict (a pack, or a refusal
 decided before any model is called), and every conflict between sources,
 with both sides shown together and flagged. Given ``yours`` (a learner's
 ``shortlist``), the panel also shows that function's top three beside the
-reference's, as :func:`botie.lessons.yours.compare_shortlist` worked it out.
+reference's, as :func:`botie.lessons.exercises.yours.compare_shortlist` worked it out.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 import ipywidgets as widgets
 
 from botie.context.provenance import EvidenceSelection, trust_of
-from botie.lessons.scenarios import EvidenceScenario
-from botie.lessons.yours import compare_shortlist
+from botie.lessons.content.scenarios import EvidenceScenario
+from botie.lessons.exercises.yours import compare_shortlist
 
 from ._common import Panel, badge, control, esc, function_name, preview
 
@@ -147,7 +147,7 @@ class ProvenancePanel(Panel):
 def provenance_panel(scenario: EvidenceScenario | None = None, **options: Any) -> ProvenancePanel:
     """Build the provenance panel (default: the ``manual_revisions.json`` scenario); display ``.widget``."""
     if scenario is None:
-        from botie.lessons.scenarios import load_evidence_scenario
+        from botie.lessons.content.scenarios import load_evidence_scenario
 
         scenario = load_evidence_scenario()
     return ProvenancePanel(scenario, **options)

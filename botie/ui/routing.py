@@ -15,7 +15,7 @@ import ipywidgets as widgets
 
 from botie.context.records import Record
 from botie.context.routing import SELECT_FACTOR, ContextPlan, DocumentCoverage, execute_plan, plan_context
-from botie.lessons.scenarios import attachments
+from botie.lessons.content.scenarios import attachments
 
 from ._common import Panel, badge, control, esc
 from .evidence_figures import routing_bars

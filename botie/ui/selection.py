@@ -4,7 +4,7 @@ Everything shown comes from :class:`botie.Budget` and :func:`botie.select`.
 A window whose reserves exceed the total shows the :class:`botie.BudgetError`
 message in the panel instead of a selection. Given ``yours`` (a learner's
 ``choose_evidence``), the panel also shows that function's answer beside the
-prefix rule's, as :func:`botie.lessons.yours.compare_selection` worked it out.
+prefix rule's, as :func:`botie.lessons.exercises.yours.compare_selection` worked it out.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import ipywidgets as widgets
 from botie.context.budget import Budget
 from botie.context.selection import POLICIES, Selection, select
 from botie.errors import BudgetError
-from botie.lessons.fixtures import Scene
-from botie.lessons.yours import compare_selection
+from botie.lessons.content.fixtures import Scene
+from botie.lessons.exercises.yours import compare_selection
 
 from ._common import Panel, badge, control, esc, function_name, preview
 from .figures import window_bars, window_text

@@ -15,8 +15,8 @@ import ipywidgets as widgets
 
 from botie.actions.decision import Approval
 from botie.context.records import Record
-from botie.lessons.scenarios import EvidenceScenario
-from botie.lessons.scripted import ScriptedModel
+from botie.lessons.content.scenarios import EvidenceScenario
+from botie.lessons.content.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
 
 from ._common import Panel, badge, control, esc
@@ -96,11 +96,12 @@ class TurnPanel(Panel):
         said = turn.answer if turn.answer is not None else turn.notice
         rows = "".join(
             f"<tr><td>{esc(s.stage)}</td><td>{badge(_STATUS_WORD[str(s.status)])}</td>"
-            f"<td>{esc(s.status)}</td><td style='text-align:right'>{'' if s.documents_in_play is None else s.documents_in_play}</td>"
+            f"<td>{esc(s.status)}</td><td style='text-align:right'>{_count(s.documents_in_play)}</td>"
             f"<td>{esc(s.detail)}</td></tr>"
             for s in turn.stages
         )
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("stage", "result", "status", "documents in play", "detail"))
+        columns = ("stage", "result", "status", "documents in play", "detail")
+        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in columns)
         losses = "".join(f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): "
                          f"{esc(x.detail)}</li>" for x in turn.losses)
         lost = f"<p><b>where the evidence went missing:</b></p><ul>{losses}</ul>" if losses else ""
@@ -125,9 +126,9 @@ def turn_panel(scenario: EvidenceScenario | None = None, model: ScriptedModel | 
     """Build the turn panel on ``manual_revisions.json`` with the workshop's scripted model and planted documents."""
     import json
 
-    from botie.lessons.fixtures import fixture_path, load_records
-    from botie.lessons.scenarios import load_evidence_scenario
-    from botie.lessons.scripted import load_scripted_model
+    from botie.lessons.content.fixtures import fixture_path, load_records
+    from botie.lessons.content.scenarios import load_evidence_scenario
+    from botie.lessons.content.scripted import load_scripted_model
 
     path = fixture_path("scripted_turns.json")
     action = json.loads(path.read_text(encoding="utf-8"))["action"]
@@ -135,3 +136,8 @@ def turn_panel(scenario: EvidenceScenario | None = None, model: ScriptedModel | 
     options.setdefault("message", action["message"])
     options.setdefault("payload", action["approved_payload"])
     return TurnPanel(scenario or load_evidence_scenario(), model or load_scripted_model(str(path)), **options)
+
+
+def _count(documents: int | None) -> str:
+    """A stage's documents in play, or blank where the count does not apply (the answer and citation stages)."""
+    return "" if documents is None else str(documents)

@@ -2,7 +2,7 @@
 
 Each server gets a free port, a known token (JupyterLab), its own settings,
 workspaces and runtime folders under one scratch directory, and the quiet
-settings from :mod:`botie.lessons.lab` (no news, no update check, nothing fetched).
+settings from :mod:`botie.lessons.tooling.lab` (no news, no update check, nothing fetched).
 The environment is inherited, so the test-wide JUPYTER_* / IPYTHONDIR /
 MPLCONFIGDIR / TIKTOKEN_CACHE_DIR isolation of tests/conftest.py holds for
 the server and every kernel it starts.
@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from botie.lessons.lab import OVERRIDES, merge_overrides, write_overrides
+from botie.lessons.tooling.lab import OVERRIDES, merge_overrides, write_overrides
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -115,7 +115,7 @@ def jupyterlab(notebooks: Path, scratch: Path) -> Server:
     for sub in ("lab-user-settings", "lab-workspaces"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     argv = [
-        sys.executable, "-m", "botie.lessons.lab", str(notebooks), "--no-browser",
+        sys.executable, "-m", "botie.lessons.tooling.lab", str(notebooks), "--no-browser",
         f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--LabApp.app_settings_dir={settings}",
@@ -152,6 +152,6 @@ def notebook7(notebooks: Path, scratch: Path) -> Server:
 def voila(notebook: Path, scratch: Path) -> Server:
     """``make present``'s launcher: Voila presenting one notebook without its code."""
     port = free_port()
-    argv = [sys.executable, "-m", "botie.lessons.lab", "--present", str(notebook), "--no-browser", f"--port={port}"]
+    argv = [sys.executable, "-m", "botie.lessons.tooling.lab", "--present", str(notebook), "--no-browser", f"--port={port}"]
     # Voila runs the notebook on every GET of "/": wait for the port, not the page.
     return Server("Voila", argv, port, scratch / "voila.log", None)

@@ -22,13 +22,13 @@ PROGRESS = "botie-workshop/notebooks/botie-progress.json"
 LESSON = "botie-workshop/notebooks/01_which_records.ipynb"
 
 RIGHT = '''
-from botie.lessons.checks import check, hint
+from botie.lessons import check, hint
 def permitted(records, allowed_assets):
     return [r for r in records if r.asset in allowed_assets]
 check(permitted)
 '''
 WRONG = '''
-from botie.lessons.checks import check, hint
+from botie.lessons import check, hint
 def permitted(records, allowed_assets):
     return list(records)
 for _ in range(3):
@@ -36,7 +36,7 @@ for _ in range(3):
 hint("permitted"); hint("permitted")
 '''
 STUB = '''
-from botie.lessons.checks import check
+from botie.lessons.exercises.engine import check
 def permitted(records, allowed_assets):
     raise NotImplementedError("your code here")
 check(permitted)
@@ -57,7 +57,7 @@ def _require_classroom() -> None:
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory):
     _require_classroom()
-    from botie.lessons.hub_driver import LocalHub, workshop_repo
+    from tools.hub_driver import LocalHub, workshop_repo
 
     tmp = tmp_path_factory.mktemp("hub")
     bare = workshop_repo(ROOT, tmp)

@@ -21,7 +21,7 @@ from botie.context.records import Record
 from botie.context.routing import alert_threshold
 from botie.context.tokens import count_tokens
 from botie.errors import BudgetError, EvidenceError, RecordError, RequestTooLargeError
-from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons.content.scenarios import load_evidence_scenario
 from tests.strategies import evidence_records, examples
 
 MANUAL = Record("man-p2-r4-s3.2", "P-2", "Tighten to 18 N·m.", 8, version="rev 4", trust="approved")

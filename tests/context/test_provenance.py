@@ -26,8 +26,8 @@ from botie.context.provenance import (
 from botie.context.records import Record
 from botie.context.tokens import count_tokens
 from botie.errors import BudgetError, FixtureError, RecordError, SettingError
-from botie.lessons.fixtures import fixture_path
-from botie.lessons.scenarios import load_evidence_scenario, rescored
+from botie.lessons.content.fixtures import fixture_path
+from botie.lessons.content.scenarios import load_evidence_scenario, rescored
 from tests.strategies import OBSERVED_ON, events, examples, provenance_cases, provenance_labels
 
 S = EvidenceStatus

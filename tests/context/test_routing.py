@@ -23,7 +23,7 @@ from botie.context.routing import (
     share_of,
 )
 from botie.errors import BudgetError, PolicyError, RecordError, SettingError
-from botie.lessons.fixtures import fixture_path, load_records
+from botie.lessons.content.fixtures import fixture_path, load_records
 from tests.strategies import SELECT_CEILING, attachment_cases, documents_to_select, events, examples
 
 CEILING = 900_000

@@ -5,7 +5,7 @@ import pytest
 from botie.context.records import Record
 from botie.context.subquestions import SubQuestion, select_per_subquestion
 from botie.errors import BudgetError, InputError
-from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons.content.scenarios import load_evidence_scenario
 
 
 def _pack(second=3, budget=40):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from botie import PolicyError
-from botie.lessons.adversarial import SliceSet, compare_designs, injection_table, run_slice, scores_table
+from botie.lessons.content.adversarial import SliceSet, compare_designs, injection_table, run_slice, scores_table
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from botie.lessons.capstone import SETS, run_capstone
+from botie.lessons.content.capstone import SETS, run_capstone
 
 # Lesson 01's reference solutions, written once beside the exercise tests.
 from tests.lessons.test_checks import choose_evidence

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-import botie.lessons.exercises_evidence  # noqa: F401  (registers the exercises of lessons 02, 03 and 05)
-from botie.lessons import checks
-from botie.lessons.checks import EXERCISES, Verdict, check, hint, run
+from botie.lessons.exercises import catalogue
+from botie.lessons.exercises.catalogue import EXERCISES, check, hint, run
+from botie.lessons.exercises.engine import Exercise, Verdict, same_value
 from tests.lessons import test_exercises_evidence as _evidence_tests
 
 # --- reference solutions (what the instructor edition holds) -------------------------
@@ -281,7 +281,7 @@ def test_a_mutating_solution_does_not_spoil_later_cases():
 
 
 def test_hints_come_one_at_a_time_and_stop_at_the_last(capsys, monkeypatch):
-    monkeypatch.setattr(checks, "_HINTS_GIVEN", {})
+    monkeypatch.setattr(catalogue, "_HINTS_GIVEN", {})
     hints = EXERCISES["choose_evidence"].hints
     for _ in range(len(hints) + 1):
         hint("choose_evidence")
@@ -298,14 +298,14 @@ def test_a_broken_checker_says_so_instead_of_raising(capsys, monkeypatch):
     def explode():
         raise RuntimeError("case builder broke")
 
-    broken = checks.Exercise("broken", "t", explode, checks._same_value, ("h",))
+    broken = Exercise("broken", "t", explode, same_value, ("h",))
     monkeypatch.setitem(EXERCISES, "broken", broken)
     check("broken", lambda: None)
     assert "The checker itself failed (RuntimeError: case builder broke)" in capsys.readouterr().out
 
 
 def test_not_yet_counts_as_the_first_hint(capsys, monkeypatch):
-    monkeypatch.setattr(checks, "_HINTS_GIVEN", {})
+    monkeypatch.setattr(catalogue, "_HINTS_GIVEN", {})
     check("permitted", _stub)
     hint("permitted")
     out = capsys.readouterr().out

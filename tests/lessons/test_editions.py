@@ -8,8 +8,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from botie.lessons import editions as _editions
-from botie.lessons.editions import BEGIN, END, STUB, EditionError, learner_notebook, shape, strip_solutions
+from botie.lessons.tooling import editions as _editions
+from botie.lessons.tooling.editions import BEGIN, END, STUB, EditionError, learner_notebook, shape, strip_solutions
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
@@ -196,7 +196,7 @@ def test_printed_chunks_are_joined_into_one_output():
 
 def test_a_hint_cell_is_stored_without_output_and_a_check_cell_keeps_its_output():
     nb = nbformat.v4.new_notebook()
-    for source in ('hint("permitted")', "check(permitted)", "from botie.lessons.checks import check, hint"):
+    for source in ('hint("permitted")', "check(permitted)", "from botie.lessons import check, hint"):
         cell = nbformat.v4.new_code_cell(source)
         cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="something\n")]
         nb.cells.append(cell)

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from botie import FixtureError, RecordError, Status, fixture_path, load_records, load_scene, select
+from botie import FixtureError, RecordError, Status, select
+from botie.lessons import fixture_path, load_records, load_scene
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from botie.context.routing import execute_plan, first_failing_turn, plan_context
-from botie.lessons.fixtures import fixture_path, load_records, load_scene
+from botie.lessons.content.fixtures import fixture_path, load_records, load_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTOR = ROOT / "notebooks" / "instructor"
@@ -133,8 +133,8 @@ def test_the_day_adds_up_to_about_five_hours():
 
 def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
     """Comparing an undated record's None with a date: the guide says the first case catches it, with the message."""
-    import botie.lessons.exercises_evidence  # noqa: F401  (registers the exercise)
-    from botie.lessons.checks import run
+    import botie.lessons.exercises.lesson02  # noqa: F401  (registers the exercise)
+    from botie.lessons.exercises.catalogue import run
 
     def shortlist(candidates, allowed_assets, observed_on, k):
         kept = [r for r in candidates if r.asset in allowed_assets and r.effective_date <= observed_on]

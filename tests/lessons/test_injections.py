@@ -3,7 +3,7 @@
 import pytest
 
 from botie import Record
-from botie.lessons.injections import PhraseFilter, admitted, escalation, injection_variants
+from botie.lessons.content.injections import PhraseFilter, admitted, escalation, injection_variants
 
 
 def test_stuffing_admits_everything_and_retrieval_only_what_ranks():

@@ -10,7 +10,7 @@ import json
 import jinja2
 import pytest
 
-from botie.lessons import lab as _lab
+from botie.lessons.tooling import lab as _lab
 
 
 def _values(argv: list[str]) -> dict[str, str]:

@@ -9,11 +9,12 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from botie import Record, fixture_path, load_scene, select
+from botie import Record, select
 from botie.context.provenance import select_evidence
 from botie.context.provenance.outcomes import EvidenceStatus
-from botie.lessons.scenarios import load_evidence_scenario
-from botie.lessons.scripted import AnswerScript, load_scripted_model
+from botie.lessons import fixture_path, load_scene
+from botie.lessons.content.scenarios import load_evidence_scenario
+from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
 
 # --- lesson 01: prefix against skip ------------------------------------------------------------------
@@ -165,7 +166,7 @@ def test_lesson_01_render_evidence_writes_one_evidence_region_with_a_document_pe
 
 
 def test_lesson_01_a_skipping_choose_evidence_agrees_at_8_and_at_11_keeps_tkt_4410_below_the_record_that_did_not_fit():
-    from botie.lessons.yours import compare_selection
+    from botie.lessons.exercises.yours import compare_selection
     from tests.lessons.test_yours import skip_evidence
 
     scene = load_scene(fixture_path("p2_seal.json"))
@@ -190,7 +191,7 @@ def test_lesson_02_band_1_0_holds_every_score_in_one_band_so_authority_comes_fir
 
 
 def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_scores():
-    from botie.lessons.yours import compare_shortlist
+    from botie.lessons.exercises.yours import compare_shortlist
     from tests.lessons.test_exercises_evidence import shortlist
 
     scenario = load_evidence_scenario()
@@ -214,7 +215,7 @@ def test_lesson_02_the_floor_and_the_budget_change_neither_shortlist_answer():
 def test_lesson_03_whole_document_selection_stops_at_the_first_agreement_that_does_not_fit():
     """It stops at msa-2019-acme (31,400 tokens, 27,600 left): every agreement read outranks every one searched."""
     from botie.context.routing import execute_plan, plan_context, relevance_order
-    from botie.lessons.fixtures import load_records
+    from botie.lessons.content.fixtures import load_records
 
     agreements = load_records(fixture_path("agreements_41.json"))
     coverage = execute_plan(plan_context(agreements, ceiling=900_000))
@@ -240,7 +241,7 @@ def test_lesson_04_an_approval_by_sup_lee_leaves_tech_ana_at_needs_approval():
 
 
 def test_lesson_04_approval_before_permission_agrees_on_p2_and_says_needs_approval_where_decide_says_denied():
-    from botie.lessons.yours import compare_branch
+    from botie.lessons.exercises.yours import compare_branch
     from tests.lessons.test_yours import approval_before_permission
 
     payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
@@ -262,8 +263,8 @@ def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
 
 
 def test_lesson_05_the_capstone_scores_three_of_the_slices_sets_and_two_of_its_own():
-    from botie.lessons.adversarial import SliceSet
-    from botie.lessons.capstone import SETS
+    from botie.lessons.content.adversarial import SliceSet
+    from botie.lessons.content.capstone import SETS
 
     slice_sets = {str(s) for s in SliceSet}
     assert [s for s in SETS if s in slice_sets] == ["ordinary questions", "answer absent", "injected instructions"]
@@ -292,8 +293,8 @@ def test_lesson_02_retrieval_hands_back_sixteen_candidates_one_a_barely_matching
 
 def test_lesson_03_routing_panel_starts_from_invented_attachments_not_the_41_agreements():
     """03 §4: the panel's 41 attachments total 1,440,000 tokens but are not the agreements of section 3."""
-    from botie.lessons.fixtures import load_records
-    from botie.lessons.scenarios import attachments
+    from botie.lessons.content.fixtures import load_records
+    from botie.lessons.content.scenarios import attachments
     from botie.ui.routing import DEFAULTS
 
     invented = attachments(DEFAULTS["count"], DEFAULTS["size"], DEFAULTS["largest"])

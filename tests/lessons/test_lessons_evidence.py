@@ -97,19 +97,14 @@ def test_each_injected_instruction_is_shown_not_to_change_the_call_or_the_author
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
-def test_notebooks_register_the_exercises_they_check(lesson):
-    from botie.lessons.checks import EXERCISES
+def test_every_exercise_a_notebook_checks_is_one_of_its_own_lesson(lesson):
+    """check(fn) finds an exercise by name with no import; each one a notebook checks is its lesson's."""
+    from botie.lessons.exercises.catalogue import BY_LESSON
 
-    before = set(EXERCISES)
-    from botie.lessons.exercises_evidence import NAMES
-
-    for name in set(EXERCISES) - before:  # importing registers; leave the registry as other tests expect it
-        del EXERCISES[name]
     nb = read("notebooks/instructor", lesson)
     sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert "import botie.lessons.exercises_evidence" in sources
     checked = re.findall(r"^check\((\w+)\)$", sources, re.M)
-    assert checked and set(checked) <= set(NAMES)
+    assert checked and set(checked) <= {e.name for e in BY_LESSON[lesson[:2]]}
 
 
 @pytest.mark.parametrize("lesson", LESSONS)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from botie import Record, SettingError
-from botie.lessons.loading import (
+from botie.lessons.content.loading import (
     DocumentTool,
     FailureInjector,
     LatencyModel,
@@ -15,7 +15,7 @@ from botie.lessons.loading import (
     just_in_time,
     preload,
 )
-from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons.content.scenarios import load_evidence_scenario
 
 
 @pytest.fixture(scope="module")

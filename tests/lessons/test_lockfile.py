@@ -10,8 +10,9 @@ import pytest
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 
-from botie.lessons import lockfile
-from botie.lessons.lockfile import ALL, WORKSHOP, Pin
+from botie.lessons.tooling import locks
+from botie.lessons.tooling.locks import ALL, WORKSHOP, Pin
+from tools import lockfile
 
 ROOT = Path(__file__).resolve().parents[2]
 PYPROJECT = ROOT / "pyproject.toml"
@@ -30,7 +31,7 @@ TARGETS = [_environment("3.10"), _environment("3.13"), _environment("3.11", "dar
 
 
 def _direct(extras: tuple[str, ...], environment: dict[str, str]) -> list[Requirement]:
-    data = lockfile._load_toml(PYPROJECT)["project"]
+    data = locks.load_toml(PYPROJECT)["project"]
     wanted = [Requirement(r) for r in data["dependencies"]]
     for extra in extras:
         wanted += [Requirement(r) for r in data["optional-dependencies"][extra]]
@@ -41,7 +42,7 @@ def _direct(extras: tuple[str, ...], environment: dict[str, str]) -> list[Requir
 
 
 def test_the_lock_was_written_for_this_pyproject():
-    stale = lockfile.stale_locks(ROOT)
+    stale = locks.stale_locks(ROOT)
     assert not stale, (f"pyproject.toml's dependencies changed since these were locked: {', '.join(stale)}. "
                        "run make lock (then commit requirements/ and environment.yml)")
 
@@ -56,37 +57,37 @@ def test_a_new_dependency_makes_every_lock_stale(tmp_path):
     root = _copy_project(tmp_path)
     text = (root / "pyproject.toml").read_text()
     (root / "pyproject.toml").write_text(text.replace('"tiktoken>=0.7",', '"tiktoken>=0.7",\n    "six",', 1))
-    assert len(lockfile.stale_locks(root)) == len(lockfile.lock_sets(root / "pyproject.toml"))
+    assert len(locks.stale_locks(root)) == len(locks.lock_sets(root / "pyproject.toml"))
 
 
 def test_a_new_extra_needs_its_own_lock_file(tmp_path):
     root = _copy_project(tmp_path)
     text = (ROOT / "pyproject.toml").read_text().replace("pythons = [", 'newcomer = ["six"]\npythons = [', 1)
     (root / "pyproject.toml").write_text(text)
-    assert "requirements/newcomer.txt" in lockfile.stale_locks(root)
+    assert "requirements/newcomer.txt" in locks.stale_locks(root)
 
 
 def test_a_comment_or_a_tool_setting_does_not_make_the_lock_stale(tmp_path):
     root = _copy_project(tmp_path)
     text = (root / "pyproject.toml").read_text().replace("line-length = 120", "line-length = 100")
     (root / "pyproject.toml").write_text("# a comment\n" + text)
-    assert lockfile.stale_locks(root) == []
+    assert locks.stale_locks(root) == []
 
 
 def test_a_lock_without_its_digest_line_is_stale(tmp_path):
     root = _copy_project(tmp_path)
     path = root / "requirements" / f"{WORKSHOP}.txt"
     path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
-                            if not line.startswith(lockfile.DIGEST_PREFIX)))
-    assert lockfile.stale_locks(root) == [f"requirements/{WORKSHOP}.txt"]
+                            if not line.startswith(locks.DIGEST_PREFIX)))
+    assert locks.stale_locks(root) == [f"requirements/{WORKSHOP}.txt"]
 
 
 # --- hashed and universal -----------------------------------------------------
 
 
-@pytest.mark.parametrize("name", list(lockfile.lock_sets(PYPROJECT)))
+@pytest.mark.parametrize("name", list(locks.lock_sets(PYPROJECT)))
 def test_every_pin_carries_hashes(name):
-    lines = lockfile.lock_path(name, ROOT).read_text().splitlines()
+    lines = locks.lock_path(name, ROOT).read_text().splitlines()
     pins = [i for i, line in enumerate(lines) if re.match(r"^[A-Za-z0-9]", line)]
     assert pins, "an empty lock"
     unhashed = [lines[i] for i in pins if not lines[i + 1].strip().startswith("--hash=sha256:")]
@@ -95,32 +96,32 @@ def test_every_pin_carries_hashes(name):
 
 
 @pytest.mark.parametrize("environment", TARGETS, ids=lambda e: f"{e['sys_platform']}-{e['python_version']}")
-@pytest.mark.parametrize("name", list(lockfile.lock_sets(PYPROJECT)))
+@pytest.mark.parametrize("name", list(locks.lock_sets(PYPROJECT)))
 def test_each_lock_covers_its_extras_on_every_target(name, environment):
     """Every requirement of the set resolves to one pinned version inside pyproject's range."""
-    pins = lockfile.pins_for(lockfile.read_pins(lockfile.lock_path(name, ROOT)), environment)
-    extras = lockfile.lock_sets(PYPROJECT)[name]
+    pins = locks.pins_for(locks.read_pins(locks.lock_path(name, ROOT)), environment)
+    extras = locks.lock_sets(PYPROJECT)[name]
     for requirement in _direct(extras, environment):
-        version = pins.get(lockfile.canonical_name(requirement.name))
+        version = pins.get(locks.canonical_name(requirement.name))
         assert version is not None, f"{requirement.name} is not locked for {environment['sys_platform']}"
         assert requirement.specifier.contains(version, prereleases=True), f"{requirement} locked at {version}"
 
 
 def test_the_lock_is_universal_not_this_machine_only():
     """Packages only Windows or macOS need are locked too, behind their markers."""
-    pins = lockfile.read_pins(lockfile.lock_path(WORKSHOP, ROOT))
+    pins = locks.read_pins(locks.lock_path(WORKSHOP, ROOT))
     markers = " ".join(p.marker for p in pins)
     assert "sys_platform == 'win32'" in markers and "sys_platform == 'darwin'" in markers
-    assert "tomli" in lockfile.pins_for(pins, _environment("3.10"))
-    assert "tomli" not in lockfile.pins_for(pins, _environment("3.13"))
+    assert "tomli" in locks.pins_for(pins, _environment("3.10"))
+    assert "tomli" not in locks.pins_for(pins, _environment("3.13"))
 
 
 @pytest.mark.parametrize("environment", TARGETS, ids=lambda e: f"{e['sys_platform']}-{e['python_version']}")
 def test_every_lock_file_has_the_versions_of_all_txt(environment):
     """One resolution: a package has the same version whichever set installed it."""
-    reference = lockfile.pins_for(lockfile.read_pins(lockfile.lock_path(ALL, ROOT)), environment)
-    for name in lockfile.lock_sets(PYPROJECT):
-        pins = lockfile.pins_for(lockfile.read_pins(lockfile.lock_path(name, ROOT)), environment)
+    reference = locks.pins_for(locks.read_pins(locks.lock_path(ALL, ROOT)), environment)
+    for name in locks.lock_sets(PYPROJECT):
+        pins = locks.pins_for(locks.read_pins(locks.lock_path(name, ROOT)), environment)
         differ = {n: (v, reference.get(n)) for n, v in pins.items() if reference.get(n) != v}
         assert not differ, f"requirements/{name}.txt disagrees with all.txt: {differ}"
 
@@ -128,7 +129,7 @@ def test_every_lock_file_has_the_versions_of_all_txt(environment):
 def test_the_workshop_set_is_what_make_env_installs():
     makefile = (ROOT / "Makefile").read_text()
     assert re.search(rf"^LOCK\s*:=\s*requirements/{WORKSHOP}\.txt$", makefile, re.M)
-    assert lockfile.lock_sets(PYPROJECT)[WORKSHOP] == ("notebooks", "test")
+    assert locks.lock_sets(PYPROJECT)[WORKSHOP] == ("notebooks", "test")
 
 
 def test_make_and_ci_install_through_the_lock():
@@ -151,7 +152,7 @@ def test_read_pins_takes_name_version_and_marker_and_skips_the_rest(tmp_path):
         "tomli==2.5.0 ; python_full_version < '3.11'\n"
         "-e .\n"
     )
-    assert lockfile.read_pins(path) == [
+    assert locks.read_pins(path) == [
         Pin("jupyter-server", "2.14.0"),
         Pin("colorama", "0.4.6", "sys_platform == 'win32'"),
         Pin("tomli", "2.5.0", "python_full_version < '3.11'"),
@@ -161,8 +162,8 @@ def test_read_pins_takes_name_version_and_marker_and_skips_the_rest(tmp_path):
 def test_pins_for_keeps_only_the_pins_whose_marker_holds():
     pins = [Pin("a", "1"), Pin("b", "2", "sys_platform == 'win32'"), Pin("c", "3", "python_full_version < '3.11'"),
             Pin("c", "4", "python_full_version >= '3.11'")]
-    assert lockfile.pins_for(pins, _environment("3.10")) == {"a": "1", "c": "3"}
-    assert lockfile.pins_for(pins, _environment("3.12", "win32")) == {"a": "1", "b": "2", "c": "4"}
+    assert locks.pins_for(pins, _environment("3.10")) == {"a": "1", "c": "3"}
+    assert locks.pins_for(pins, _environment("3.12", "win32")) == {"a": "1", "b": "2", "c": "4"}
     assert Marker("python_full_version < '3.11'").evaluate(_environment("3.10"))
 
 
@@ -196,21 +197,21 @@ def test_write_locks_heads_each_file_with_the_digest_and_constrains_to_all(tmp_p
 
     monkeypatch.setattr(lockfile, "_compile", fake_compile)
     written = lockfile.write_locks(root)
-    sets = list(lockfile.lock_sets(root / "pyproject.toml"))
-    assert [p.name for p in written] == [f"{n}.txt" for n in [*sets, lockfile.INSTALLER]]
+    sets = list(locks.lock_sets(root / "pyproject.toml"))
+    assert [p.name for p in written] == [f"{n}.txt" for n in [*sets, locks.INSTALLER]]
     assert calls[0][0] == ALL and "--all-extras" in calls[0][1]
     assert all(("-c", "requirements/all.txt") == options[-2:] for name, options, _ in calls[1:len(sets)])
     assert all("--python-version=3.10" in options and "--universal" in options for _, options, _ in calls), \
         "resolved for the oldest supported Python, on every platform"
     assert dict((n, existed) for n, _, existed in calls)[WORKSHOP] is False, "conflict markers not reused"
     assert dict((n, existed) for n, _, existed in calls)[ALL] is True, "the existing versions are kept"
-    assert lockfile.stale_locks(root) == []
+    assert locks.stale_locks(root) == []
     assert (root / "requirements" / "all.txt").read_text().startswith("# requirements/all.txt: the runtime + ")
 
 
 def test_pip_itself_is_locked_with_hashes_and_installed_first():
-    pins = lockfile.read_pins(lockfile.lock_path(lockfile.INSTALLER, ROOT))
+    pins = locks.read_pins(locks.lock_path(locks.INSTALLER, ROOT))
     assert [p.name for p in pins] == ["pip"]
-    assert "--hash=sha256:" in lockfile.lock_path(lockfile.INSTALLER, ROOT).read_text()
+    assert "--hash=sha256:" in locks.lock_path(locks.INSTALLER, ROOT).read_text()
     makefile = (ROOT / "Makefile").read_text()
     assert makefile.index("requirements/pip.txt\n") < makefile.index("$(INSTALL_LOCK) $(LOCK)")

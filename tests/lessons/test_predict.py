@@ -4,14 +4,15 @@ import dataclasses
 
 import pytest
 
-from botie import Budget, Record, decide, fixture_path, select
+from botie import Budget, Record, decide, select
 from botie.actions.decision import Approval, StoredRequest
 from botie.context.routing import first_failing_turn, plan_context
 from botie.errors import BudgetError
-from botie.lessons.fixtures import load_records
-from botie.lessons.predict import QUESTIONS, judge, questions_for
-from botie.lessons.retrieval import words  # noqa: F401  (keeps the lessons package importable here)
-from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons import fixture_path
+from botie.lessons.content.fixtures import load_records
+from botie.lessons.content.retrieval import words  # noqa: F401  (keeps the lessons package importable here)
+from botie.lessons.content.scenarios import load_evidence_scenario
+from botie.lessons.exercises.questions import QUESTIONS, judge, questions_for
 
 
 @pytest.mark.parametrize("lesson", ["00", "01", "02", "03", "04", "05"])
@@ -111,7 +112,7 @@ def test_key_true_is_not_a_duration():
 
 
 def test_key_a_planted_booking_leaves_the_tool_call_unchanged():
-    from botie.lessons.adversarial import run_slice
+    from botie.lessons.content.adversarial import run_slice
 
     report = run_slice("botie")
     assert all(x.tool_call_unchanged and x.authorisation_unchanged for x in report.injections)

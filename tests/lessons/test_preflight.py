@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from botie.lessons import preflight
-from botie.lessons.preflight import Row
+from botie.lessons.tooling import preflight
+from botie.lessons.tooling.preflight import Row
 
 
 def _by_check(rows: list[Row]) -> dict[str, Row]:
@@ -142,7 +142,7 @@ def test_main_exit_status_follows_the_rows(monkeypatch, capsys, ok):
 
 def test_the_command_starts_a_real_kernel_and_exits_zero(tmp_path):
     """End to end, as `make check` runs it: a real kernel imports botie."""
-    done = subprocess.run([sys.executable, "-m", "botie.lessons.preflight", "--folder", str(tmp_path)],
+    done = subprocess.run([sys.executable, "-m", "botie.lessons.tooling.preflight", "--folder", str(tmp_path)],
                           capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "kernel starts             ok" in done.stdout
@@ -151,7 +151,7 @@ def test_the_command_starts_a_real_kernel_and_exits_zero(tmp_path):
 
 def test_the_command_exits_non_zero_on_a_failure(tmp_path):
     (tmp_path / "f").write_text("")
-    done = subprocess.run([sys.executable, "-m", "botie.lessons.preflight", "--no-kernel", "--folder",
+    done = subprocess.run([sys.executable, "-m", "botie.lessons.tooling.preflight", "--no-kernel", "--folder",
                            str(tmp_path / "f" / "x")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert "FAIL" in done.stdout and "Traceback" not in done.stdout + done.stderr

@@ -8,10 +8,9 @@ import re
 import nbformat
 import pytest
 
-import botie.lessons.exercises_evidence  # noqa: F401  (registers the exercises of lessons 02, 03 and 05)
-from botie.lessons import progress
-from botie.lessons.checks import EXERCISES, check, hint
-from botie.lessons.editions import STUB
+from botie.lessons.classroom import progress
+from botie.lessons.exercises.catalogue import EXERCISES, check, hint
+from botie.lessons.tooling.editions import STUB
 from tests.lessons.test_checks import permitted
 from tests.test_notebooks import LEARNER
 
@@ -199,7 +198,8 @@ def test_no_star_note_when_every_latest_check_agrees(book, capsys):
 
 
 def test_a_prediction_keeps_its_tries_and_whether_the_first_answer_was_right(book):
-    from botie.lessons.predict import QUESTIONS, answer
+    from botie.lessons.exercises.predict import answer
+    from botie.lessons.exercises.questions import QUESTIONS
 
     question = QUESTIONS["prefix-6-5-in-8"]
     wrong = (question.answer + 1) % len(question.options)
@@ -212,7 +212,8 @@ def test_a_prediction_keeps_its_tries_and_whether_the_first_answer_was_right(boo
 
 
 def test_show_progress_counts_questions_answered_and_right_first_time(book, capsys):
-    from botie.lessons.predict import QUESTIONS, answer
+    from botie.lessons.exercises.predict import answer
+    from botie.lessons.exercises.questions import QUESTIONS
 
     first, second = list(QUESTIONS.values())[:2]
     answer(first, first.answer)
@@ -243,7 +244,7 @@ def test_a_file_from_before_predictions_were_kept_still_reads(book):
                                          '{"q": {"attempts": 1, "first_right": 1, "right": true}}', '{"q": []}'])
 def test_a_nonsense_prediction_makes_the_file_corrupt_not_a_crash(book, predictions):
     book.parent.mkdir(parents=True)
-    book.write_text('{"format": 1, "exercises": {}, "predictions": %s}' % predictions)
+    book.write_text(f'{{"format": 1, "exercises": {{}}, "predictions": {predictions}}}')
     found = progress.load(book)
     assert found.state == "corrupt" and "prediction" in found.problem
 

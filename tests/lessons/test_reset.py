@@ -8,8 +8,8 @@ import subprocess
 import nbformat
 import pytest
 
-from botie.lessons.editions import STUB
-from botie.lessons.reset import exercise_cells, reset_exercise, restore_exercise
+from botie.lessons.classroom.reset import exercise_cells, reset_exercise, restore_exercise
+from botie.lessons.tooling.editions import STUB
 from tests.test_notebooks import ROOT
 
 SHIPPED = ROOT / "notebooks" / "01_which_records.ipynb"

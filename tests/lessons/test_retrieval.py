@@ -3,7 +3,7 @@
 import pytest
 
 from botie import Record
-from botie.lessons.retrieval import concept_vector, embedding_score, keyword_score, rank, rerank, words
+from botie.lessons.content.retrieval import concept_vector, embedding_score, keyword_score, rank, rerank, words
 
 
 def test_words_drop_stop_words_and_keep_asset_ids_whole():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from botie.lessons import progress
-from botie.lessons.room import (
+from botie.lessons.classroom import progress
+from botie.lessons.classroom.room import (
     CORRUPT,
     NOT_STARTED,
     ROOM_SCOPES,

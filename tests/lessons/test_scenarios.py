@@ -1,4 +1,4 @@
-"""botie.lessons.scenarios: the scenes the panels and lessons start from."""
+"""botie.lessons.content.scenarios: the scenes the panels and lessons start from."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from botie.actions.decision import StoredRequest, decide
 from botie.errors import PolicyError
-from botie.lessons.scenarios import attachments, stored_previous
+from botie.lessons.content.scenarios import attachments, stored_previous
 
 PROPOSAL = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 

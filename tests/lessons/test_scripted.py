@@ -8,7 +8,7 @@ import pytest
 
 from botie import FixtureError, Record
 from botie.context.evidence import build_request, render_evidence
-from botie.lessons.scripted import (
+from botie.lessons.content.scripted import (
     ActionScript,
     AnswerScript,
     ScriptedModel,
@@ -109,7 +109,7 @@ def test_a_reply_needs_request_text():
 
 
 def test_the_workshop_scripts_load_and_cite_verbatim_text():
-    from botie.lessons.scenarios import load_evidence_scenario
+    from botie.lessons.content.scenarios import load_evidence_scenario
 
     model = load_scripted_model()
     texts = {r.id: r.text for r in load_evidence_scenario().records}
@@ -121,8 +121,8 @@ def test_the_workshop_scripts_load_and_cite_verbatim_text():
 
 
 def test_every_trick_is_triggered_by_its_planted_document():
-    from botie.lessons.fixtures import fixture_path, load_records
-    from botie.lessons.scenarios import load_evidence_scenario
+    from botie.lessons.content.fixtures import fixture_path, load_records
+    from botie.lessons.content.scenarios import load_evidence_scenario
 
     path = fixture_path("scripted_turns.json")
     data = json.loads(path.read_text())
@@ -134,7 +134,7 @@ def test_every_trick_is_triggered_by_its_planted_document():
 
 def test_the_planted_documents_cost_their_token_count():
     from botie import count_tokens
-    from botie.lessons.fixtures import fixture_path, load_records
+    from botie.lessons.content.fixtures import fixture_path, load_records
 
     for r in load_records(fixture_path("scripted_turns.json")):
         assert r.cost == count_tokens(r.text), r.id

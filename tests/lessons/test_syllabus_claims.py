@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from botie import InspectionService, MemoryStore, fixture_path, load_scene, render_evidence, select
+from botie import InspectionService, MemoryStore, render_evidence, select
 from botie.actions.decision import Approval
 from botie.actions.retry import submit_with_retries
 from botie.context.chunks import document_of, split_record, summary_of
@@ -20,10 +20,11 @@ from botie.context.citations import check_claims, verify_citations
 from botie.context.evidence import build_request, new_fence, region_closed_early
 from botie.context.memory import MemoryEntry, Origin, carry_forward
 from botie.context.subquestions import SubQuestion, select_per_subquestion
-from botie.lessons.fixtures import load_records
-from botie.lessons.injections import PhraseFilter, admitted, escalation, injection_variants
-from botie.lessons.retrieval import embedding_score, keyword_score, rank, rerank
-from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons import fixture_path, load_scene
+from botie.lessons.content.fixtures import load_records
+from botie.lessons.content.injections import PhraseFilter, admitted, escalation, injection_variants
+from botie.lessons.content.retrieval import embedding_score, keyword_score, rank, rerank
+from botie.lessons.content.scenarios import load_evidence_scenario
 
 SCENARIO = load_evidence_scenario()
 BY_ID = {r.id: r for r in SCENARIO.records}

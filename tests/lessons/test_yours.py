@@ -6,10 +6,11 @@ import datetime as _dt
 
 import pytest
 
-from botie import Record, fixture_path, load_scene
+from botie import Record
 from botie.actions.decision import Approval, StoredRequest
-from botie.lessons.scenarios import load_evidence_scenario
-from botie.lessons.yours import Agreement, compare_branch, compare_selection, compare_shortlist
+from botie.lessons import fixture_path, load_scene
+from botie.lessons.content.scenarios import load_evidence_scenario
+from botie.lessons.exercises.yours import Agreement, compare_branch, compare_selection, compare_shortlist
 from tests.lessons.test_checks import choose_branch, choose_evidence
 from tests.lessons.test_exercises_evidence import shortlist
 

@@ -11,7 +11,7 @@ import re
 import ipywidgets as widgets
 import pytest
 
-from botie import fixture_path, load_scene
+from botie.lessons import fixture_path, load_scene
 from botie.ui import decision_panel, provenance_panel, routing_panel, selection_panel, turn_panel
 from botie.ui._access import Access
 from botie.ui._common import OKABE_ITO, STYLES, Panel, badge, contrast, control, control_names, text_colour

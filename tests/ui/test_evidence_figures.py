@@ -6,9 +6,9 @@ import pytest
 
 from botie.context.routing import plan_context
 from botie.context.tokens import compare_density
-from botie.lessons.adversarial import compare_designs
-from botie.lessons.loading import compare_loading
-from botie.lessons.scenarios import attachments
+from botie.lessons.content.adversarial import compare_designs
+from botie.lessons.content.loading import compare_loading
+from botie.lessons.content.scenarios import attachments
 from botie.ui._common import figure_png
 from botie.ui.evidence_figures import as_image, density_figure, loading_figure, routing_figure, slice_figure
 

@@ -1,6 +1,6 @@
 """The predict widget: named controls, nothing chosen at first, the verdict written as text."""
 
-from botie.lessons.predict import QUESTIONS
+from botie.lessons.exercises.questions import QUESTIONS
 from botie.ui.predict import predict
 
 

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from botie.context.provenance import EvidenceStatus
-from botie.lessons.scenarios import load_evidence_scenario
+from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.ui import provenance_panel
 from tests.lessons.test_exercises_evidence import shortlist
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from botie.context.routing import plan_context
-from botie.lessons.scenarios import attachments
+from botie.lessons.content.scenarios import attachments
 from botie.ui import html_to_text, routing_panel
 
 

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from botie import BudgetError, fixture_path, load_scene
+from botie import BudgetError
+from botie.lessons import fixture_path, load_scene
 from botie.ui import html_to_text, selection_panel, window_text
 from tests.lessons.test_checks import choose_evidence
 from tests.lessons.test_yours import skip_evidence

@@ -22,7 +22,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from botie._checks import allowed_set, as_date, unique_records, unit_interval
+from botie._checks import allowed_set, as_date, unit_interval
 from botie.context.budget import Budget
 from botie.context.provenance.completeness import settle, units
 from botie.context.provenance.outcomes import (
@@ -34,7 +34,7 @@ from botie.context.provenance.outcomes import (
     EvidenceStatus,
 )
 from botie.context.provenance.trust import authority, trust_of
-from botie.context.records import Record
+from botie.context.records import Record, unique_records
 from botie.context.selection import Coverage, select
 
 __all__ = ["select_evidence"]

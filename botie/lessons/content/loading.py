@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
 
-from botie._checks import allowed_set, unique_records
+from botie._checks import allowed_set
 from botie._enum import ShortName
-from botie.context.records import Record
+from botie.context.records import Record, unique_records
 from botie.errors import SettingError
-from botie.lessons.scenarios import EvidenceScenario, load_evidence_scenario
+from botie.lessons.content.scenarios import EvidenceScenario, load_evidence_scenario
 
 __all__ = [
     "STRATEGIES",

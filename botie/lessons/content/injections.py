@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from botie.context.records import Record
-from botie.lessons.retrieval import keyword_score, rank
+from botie.lessons.content.retrieval import keyword_score, rank
 
 __all__ = [
     "ACTIONS",

@@ -22,7 +22,7 @@ import urllib.request
 from dataclasses import dataclass
 from html import escape
 
-from botie.lessons.progress import PASSED, PLACES, Entry, parse
+from botie.lessons.classroom.progress import PASSED, PLACES, Entry, parse
 
 __all__ = [
     "PROGRESS_PATH",

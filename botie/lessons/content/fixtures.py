@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botie._checks import unique_records
 from botie.context.budget import Budget
-from botie.context.records import Record
+from botie.context.records import Record, unique_records
 from botie.errors import BotieError, FixtureError, RecordError
 
 __all__ = ["Scene", "fixture_path", "load_records", "load_scene"]
@@ -20,7 +19,7 @@ _RECORD_FIELDS = frozenset(Record.__dataclass_fields__)
 
 def fixture_path(name: str) -> Path:
     """Where a named fixture lives: ``$BOTIE_FIXTURES`` or the repository's ``fixtures/``."""
-    base = os.environ.get("BOTIE_FIXTURES") or Path(__file__).resolve().parents[2] / "fixtures"
+    base = os.environ.get("BOTIE_FIXTURES") or Path(__file__).resolve().parents[3] / "fixtures"
     path = Path(base) / name
     if not path.exists():
         raise FileNotFoundError(f"no fixture named {name!r} in {base}")

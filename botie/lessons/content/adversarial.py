@@ -43,9 +43,9 @@ from botie.context.evidence import build_request
 from botie.context.provenance import select_evidence
 from botie.context.records import Record
 from botie.context.routing import Strategy, execute_plan, plan_context
-from botie.lessons.fixtures import fixture_path, load_records
-from botie.lessons.scenarios import EvidenceScenario, load_evidence_scenario, rescored
-from botie.lessons.scripted import ScriptedModel, load_scripted_model
+from botie.lessons.content.fixtures import fixture_path, load_records
+from botie.lessons.content.scenarios import EvidenceScenario, load_evidence_scenario, rescored
+from botie.lessons.content.scripted import ScriptedModel, load_scripted_model
 from botie.turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 In a notebook (save first, so the file on disk holds your latest work)::
 
-    from botie.lessons.reset import reset_exercise
+    from botie.lessons.classroom.reset import reset_exercise
     reset_exercise("01", 2)     # lesson 01, its second exercise
 
 then File > Reload Notebook from Disk. Only that exercise's cell changes;
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from botie.lessons.editions import STUB
+from botie.lessons.tooling.editions import STUB
 
 __all__ = ["ResetResult", "exercise_cells", "reset_exercise", "restore_exercise", "shipped_notebook"]
 

@@ -1,8 +1,8 @@
 """Open the workshop, quietly: JupyterLab for learners, Voila for the projector.
 
-``python -m botie.lessons.lab [NOTEBOOKS_DIR] [JUPYTER LAB ARGS...]``
-``python -m botie.lessons.lab --present LESSON [VOILA ARGS...]``
-``python -m botie.lessons.lab --write-settings``   (Binder's postBuild: quiet settings for the environment)
+``python -m botie.lessons.tooling.lab [NOTEBOOKS_DIR] [JUPYTER LAB ARGS...]``
+``python -m botie.lessons.tooling.lab --present LESSON [VOILA ARGS...]``
+``python -m botie.lessons.tooling.lab --write-settings``   (Binder's postBuild: quiet settings for the environment)
 
 ``make lab`` calls this. It serves ``NOTEBOOKS_DIR`` (default ``notebooks``),
 opens the welcome lesson, and keeps JupyterLab from reaching for the network
@@ -209,7 +209,8 @@ def present_argv(notebook: str | os.PathLike[str], extra: list[str] | None = Non
 
 def _present(args: list[str]) -> int:
     if not args or args[0].startswith("-"):
-        print("usage: python -m botie.lessons.lab --present LESSON [VOILA ARGS...]   (e.g. make present LESSON=01)",
+        print("usage: python -m botie.lessons.tooling.lab --present LESSON [VOILA ARGS...]"
+              "   (e.g. make present LESSON=01)",
               file=sys.stderr)
         return 2
     try:

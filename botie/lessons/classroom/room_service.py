@@ -5,7 +5,7 @@ API token. Visitors log in through the hub (OAuth); only those granted
 ``access:services!service=botie-room`` (the instructors) get in. The page
 reloads itself every few seconds; each load asks the hub afresh.
 
-Run by the hub as ``python -m botie.lessons.room_service``; it needs
+Run by the hub as ``python -m botie.lessons.classroom.room_service``; it needs
 jupyterhub and tornado (``pip install -e ".[classroom]"``).
 """
 
@@ -22,7 +22,7 @@ from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
 from tornado import web
 
-from botie.lessons.room import PROGRESS_PATH, gather, room_html
+from botie.lessons.classroom.room import PROGRESS_PATH, gather, room_html
 
 REFRESH_SECONDS = int(os.environ.get("BOTIE_ROOM_REFRESH", "5"))
 

@@ -21,7 +21,7 @@ from botie.context.budget import Budget
 from botie.context.provenance import EvidenceSelection, select_evidence
 from botie.context.records import Record
 from botie.errors import FixtureError, PolicyError, RecordError
-from botie.lessons.fixtures import fixture_path, load_records
+from botie.lessons.content.fixtures import fixture_path, load_records
 
 __all__ = [
     "EvidenceScenario", "FixtureQuestion", "attachments", "load_evidence_scenario", "rescored", "stored_previous",

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botie._enum import ShortName
-from botie.lessons.checks import describe_exception, fresh_copy, record_ids, show
+from botie.lessons.exercises.engine import describe_exception, fresh_copy, record_ids, show
 
 __all__ = ["Agreement", "Comparison", "compare_branch", "compare_selection", "compare_shortlist"]
 
@@ -116,7 +116,7 @@ def compare_selection(fn: Callable[..., Any], records: Sequence[Any], allowed_as
 def compare_shortlist(fn: Callable[..., Any], candidates: Sequence[Any], allowed_assets: Sequence[str],
                       observed_on: Any, k: int) -> Comparison:
     """Lesson 02: ``shortlist(candidates, allowed_assets, observed_on, k)`` against the exercise's reference."""
-    from botie.lessons.exercises_evidence import reference_shortlist
+    from botie.lessons.exercises.lesson02 import reference_shortlist
 
     reference = reference_shortlist(list(candidates), list(allowed_assets), observed_on, k)
     return _compare_ids(fn, (list(candidates), list(allowed_assets), observed_on, k), reference)

@@ -1,4 +1,4 @@
-"""Predict, then run: short questions a learner answers before the cell that shows the result.
+"""Predict, then run: the questions a learner answers before the cell that shows the result.
 
 Each question is drawn from the syllabus's self-check and mastery lists. The
 learner commits to one option; :func:`judge` says whether it was right and
@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from botie.lessons.progress import record_prediction
-
-__all__ = ["QUESTIONS", "Judgement", "Question", "answer", "judge", "questions_for"]
+__all__ = ["QUESTIONS", "Judgement", "Question", "judge", "questions_for"]
 
 
 class Question(NamedTuple):
@@ -147,15 +145,3 @@ def judge(question: Question | str, choice: Any) -> Judgement:
         return Judgement(True, True, f"Correct: {q.options[q.answer]}. {q.why}")
     return Judgement(False, True, f"Not quite: you chose {q.options[choice]!r}. The answer is "
                                   f"{q.options[q.answer]!r}. {q.why}")
-
-
-def answer(question: Question | str, choice: Any) -> Judgement:
-    """Judge a prediction the learner committed to, and keep it in their progress file.
-
-    Pressing the button with nothing chosen is not an answer, so it is not counted.
-    """
-    q = QUESTIONS[question] if isinstance(question, str) else question
-    verdict = judge(q, choice)
-    if verdict.answered:
-        record_prediction(q.id, q.lesson, verdict.correct)
-    return verdict

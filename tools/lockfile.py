@@ -1,172 +1,48 @@
-"""The lock: the exact versions the workshop was tested with, how to read it and how to refresh it.
+"""Write the lock (`make lock`): re-resolve requirements/*.txt with uv and pin environment.yml to it.
 
-``requirements/`` holds hashed, universal requirements files (Linux, macOS and
-Windows; every supported Python), all cut from one resolution:
+Reading the lock is :mod:`botie.lessons.tooling.locks` (the pre-flight check needs it, so it
+ships with the package); writing needs uv, which only a maintainer runs, so it lives here,
+outside the package learners install. It reads no existing lock it cannot parse, so it can be
+re-run after a merge that left conflict markers in one.
 
-* ``all.txt``: the runtime and every extra. It is the reference the others are
-  compiled against, so a package has the same version in every file;
-* ``workshop.txt``: the runtime plus the extras ``make env`` installs (``make lab``
-  and ``make test`` share that environment);
-* ``<extra>.txt`` for each other extra: the workshop set plus that extra, for the
-  make targets that add it (``make bench-extras``, ``make present``, ``make test-pythons``);
-* ``pip.txt``: pip itself, installed first, so the installer is a tested one too.
-
-Each file's header records a digest of pyproject.toml's dependency tables, so a
-test can tell when pyproject.toml changed and the lock did not.
-
-``make lock`` (``python -m botie.lessons.lockfile``) rewrites the files with uv and
-pins environment.yml to the same versions. It reads no existing lock it cannot
-parse, so it can be re-run after a merge that left conflict markers in one.
-
-Reading needs only the standard library (plus ``packaging`` to evaluate markers,
-and ``tomli`` for the digest on Python 3.10); writing needs uv.
+Usage, from the repository's root: ``python -m tools.lockfile [--upgrade]``.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
-import json
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-__all__ = ["ALL", "DIGEST_PREFIX", "INSTALLER", "LOCK_DIR", "UV", "WORKSHOP", "WORKSHOP_EXTRAS", "Pin",
-           "canonical_name", "conda_pins", "dependency_digest", "lock_path", "lock_sets", "main", "oldest_python",
-           "pins_for", "read_pins", "recorded_digest", "repository_root", "stale_locks"]
+# Run as `python -m tools.lockfile` from the root, before botie is installed: find it beside us.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from botie.lessons.tooling.locks import (
+    ALL,
+    DIGEST_PREFIX,
+    INSTALLER,
+    LOCK_DIR,
+    canonical_name,
+    dependency_digest,
+    lock_path,
+    lock_sets,
+    oldest_python,
+    pins_for,
+    read_pins,
+    repository_root,
+)
+
+__all__ = ["CONDA_PLATFORM", "UV", "conda_pins", "main", "pin_environment", "write_locks"]
 
 #: The resolver `make lock` installs: pinned, so two maintainers produce the same file.
 UV = "uv==0.13.9"
-LOCK_DIR = "requirements"
-ALL = "all"
-WORKSHOP = "workshop"
-#: pip, locked on its own: it installs the others, so it goes in first.
-INSTALLER = "pip"
-#: The extras `make env` installs beside the runtime (learners' lessons plus the test suite).
-WORKSHOP_EXTRAS = ("notebooks", "test")
-DIGEST_PREFIX = "# pyproject-dependencies: sha256:"
 #: A conda environment resolves on this platform; its pins are the lock's versions here.
 CONDA_PLATFORM = "linux"
-
-# `name==version` then an optional `; marker`, then the `\` that continues onto the hashes.
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?\s*$")
-
-
-@dataclass(frozen=True)
-class Pin:
-    """One locked package: its canonical name, exact version, and the marker that selects it (or "")."""
-
-    name: str
-    version: str
-    marker: str = ""
-
-
-def canonical_name(name: str) -> str:
-    """PEP 503 normalisation: `Jupyter_Server` and `jupyter-server` are one package."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def repository_root() -> Path:
-    """The folder that holds pyproject.toml and requirements/ (botie is installed editable from it)."""
-    return Path(__file__).resolve().parents[2]
-
-
-def lock_path(name: str, root: Path | None = None) -> Path:
-    return (root or repository_root()) / LOCK_DIR / f"{name}.txt"
-
-
-# --- reading ------------------------------------------------------------------
-
-
-def read_pins(path: Path) -> list[Pin]:
-    """Every `name==version` line of a requirements file, with its marker; hashes and comments skipped."""
-    pins = []
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        m = _PIN.match(line)
-        if m:
-            pins.append(Pin(canonical_name(m.group(1)), m.group(2), (m.group(3) or "").strip()))
-    return pins
-
-
-def pins_for(pins: Iterable[Pin], environment: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Name -> version for the pins whose marker holds in ``environment`` (default: this interpreter)."""
-    from packaging.markers import Marker
-
-    chosen: dict[str, str] = {}
-    for pin in pins:
-        if not pin.marker or Marker(pin.marker).evaluate(dict(environment) if environment else None):
-            chosen[pin.name] = pin.version
-    return chosen
-
-
-def recorded_digest(path: Path) -> str | None:
-    """The pyproject digest a lock file was written for, from its header; None when it has none."""
-    for line in Path(path).read_text(encoding="utf-8").splitlines():
-        if line.startswith(DIGEST_PREFIX):
-            return line[len(DIGEST_PREFIX):].strip()
-    return None
-
-
-def _load_toml(path: Path) -> dict:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # tomllib is new in 3.11; tomli is the same parser, from PyPI
-        import tomli as tomllib
-    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-
-
-def dependency_digest(pyproject: Path) -> str:
-    """A sha256 of what the resolver reads from pyproject.toml: requires-python and the dependency tables.
-
-    Comments, ordering of extras and the rest of the file do not count, so only a
-    change that could change the resolution makes a lock stale.
-    """
-    project = _load_toml(pyproject)["project"]
-    tables = {
-        "requires-python": project.get("requires-python", ""),
-        "dependencies": project.get("dependencies", []),
-        "optional-dependencies": {k: v for k, v in sorted(project.get("optional-dependencies", {}).items())},
-    }
-    return hashlib.sha256(json.dumps(tables, sort_keys=True).encode()).hexdigest()
-
-
-def oldest_python(pyproject: Path) -> str:
-    """X.Y from requires-python's lower bound (">=3.10" -> "3.10")."""
-    spec = _load_toml(pyproject)["project"].get("requires-python", "")
-    m = re.search(r">=\s*(\d+\.\d+)", spec)
-    if not m:
-        raise SystemExit(f"pyproject.toml: requires-python {spec!r} has no `>=X.Y` lower bound to lock for")
-    return m.group(1)
-
-
-def lock_sets(pyproject: Path) -> dict[str, tuple[str, ...]]:
-    """Lock file name -> the extras it includes: all, workshop, then one per remaining extra."""
-    extras = tuple(_load_toml(pyproject)["project"].get("optional-dependencies", {}))
-    sets = {ALL: extras, WORKSHOP: WORKSHOP_EXTRAS}
-    for extra in extras:
-        if extra not in WORKSHOP_EXTRAS:
-            sets[extra] = (*WORKSHOP_EXTRAS, extra)
-    return sets
-
-
-def stale_locks(root: Path | None = None) -> list[str]:
-    """The lock files that are missing or were written for other dependency tables than pyproject's now."""
-    root = root or repository_root()
-    want = dependency_digest(root / "pyproject.toml")
-    stale = []
-    for name in lock_sets(root / "pyproject.toml"):
-        path = lock_path(name, root)
-        if not path.is_file() or recorded_digest(path) != want:
-            stale.append(f"{LOCK_DIR}/{name}.txt")
-    return stale
-
-
-# --- writing (make lock) --------------------------------------------------------
 
 
 def _uv() -> str:
@@ -290,7 +166,7 @@ def pin_environment(environment_yml: Path, versions: Mapping[str, str]) -> list[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botie.lessons.lockfile",
+    parser = argparse.ArgumentParser(prog="python -m tools.lockfile",
                                      description="Rewrite requirements/*.txt and environment.yml's pins (make lock).")
     parser.add_argument("--upgrade", action="store_true", help="move every package to its newest allowed version")
     args = parser.parse_args(argv)

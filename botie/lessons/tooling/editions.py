@@ -28,7 +28,7 @@ change leaves ``git status`` clean. And a cell that asks for a hint
 (``hint("name")``) is stored without its output in the learner edition, so
 no hint is on the page before the learner asks for it.
 
-Usage: ``python -m botie.lessons.editions notebooks/instructor notebooks``
+Usage: ``python -m botie.lessons.tooling.editions notebooks/instructor notebooks``
 (``make learner``). Options: ``--no-execute``; ``--execute-source`` also
 re-executes the instructor notebooks in place; ``--check`` writes nothing and
 exits 1 when a committed learner notebook has drifted from its source.
@@ -329,7 +329,7 @@ def drift(src_dir: Path, dst_dir: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botie.lessons.editions", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m botie.lessons.tooling.editions", description=__doc__.split("\n\n")[0])
     parser.add_argument("source", type=Path, help="folder of instructor notebooks")
     parser.add_argument("target", type=Path, help="folder for the learner notebooks")
     parser.add_argument("names", nargs="*", help="only these notebooks (e.g. 01_which_records)")

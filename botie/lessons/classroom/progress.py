@@ -32,6 +32,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from botie.lessons.exercises.questions import QUESTIONS
+
 __all__ = [
     "FILE_NAME",
     "FORMAT",
@@ -313,6 +315,4 @@ def show_progress() -> None:
     if current.state == "corrupt":
         print(f"Your progress file ({path.name}) could not be read: {current.problem}. "
               "The next check keeps it aside and starts a fresh one.")
-    from botie.lessons.predict import QUESTIONS  # late: predict's widgets record here, not the other way
-
     print(table_text(current.entries, current.predictions, len(QUESTIONS)))

@@ -1,7 +1,7 @@
 """Pre-flight: is this machine ready for the workshop? One table, one fix per failure.
 
-Run it before the day (``make check`` or ``python -m botie.lessons.preflight``) or from
-lesson 00 (``botie.lessons.preflight.run()``). Each row is one check: the Python
+Run it before the day (``make check`` or ``python -m botie.lessons.tooling.preflight``) or from
+lesson 00 (``botie.lessons.tooling.preflight.run()``). Each row is one check: the Python
 version, every package the lessons need, the versions the lock recorded (drift
 from the tested set is named with the command that undoes it), the widgets extension in JupyterLab,
 the tokenizer loading offline, a kernel starting, and a writable working
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from botie.lessons import lockfile
+from botie.lessons.tooling import locks
 
 __all__ = ["PACKAGES", "Row", "check_folder", "check_kernel", "check_lock", "check_package", "check_python",
            "check_tokenizer", "check_widgets", "format_table", "main", "run"]
@@ -162,8 +162,8 @@ def _direct_names() -> set[str]:
     try:
         requires = metadata.requires("botie") or []
     except metadata.PackageNotFoundError:
-        return {lockfile.canonical_name(n) for n in PACKAGES}
-    return {lockfile.canonical_name(re.match(r"\s*([A-Za-z0-9_.\-]+)", r).group(1)) for r in requires}
+        return {locks.canonical_name(n) for n in PACKAGES}
+    return {locks.canonical_name(re.match(r"\s*([A-Za-z0-9_.\-]+)", r).group(1)) for r in requires}
 
 
 def _differs(installed: str, locked: str) -> bool:
@@ -179,23 +179,23 @@ def _lock_fix(drifted: Iterable[str], root: Path) -> str:
     if _in_conda():
         return "`conda env update -f environment.yml` in the workshop folder, then restart JupyterLab"
     names = set(drifted)
-    sets = [lockfile.WORKSHOP, *(n for n in lockfile.lock_sets(root / "pyproject.toml")
-                                 if n not in (lockfile.ALL, lockfile.WORKSHOP)), lockfile.ALL]
-    chosen = next((s for s in sets if lockfile.lock_path(s, root).is_file()
-                   and names <= {p.name for p in lockfile.read_pins(lockfile.lock_path(s, root))}), lockfile.ALL)
+    sets = [locks.WORKSHOP, *(n for n in locks.lock_sets(root / "pyproject.toml")
+                                 if n not in (locks.ALL, locks.WORKSHOP)), locks.ALL]
+    chosen = next((s for s in sets if locks.lock_path(s, root).is_file()
+                   and names <= {p.name for p in locks.read_pins(locks.lock_path(s, root))}), locks.ALL)
     python = f'"{sys.executable}"' if " " in sys.executable else sys.executable
-    return (f"`{python} -m pip install --require-hashes -r {lockfile.LOCK_DIR}/{chosen}.txt` "
+    return (f"`{python} -m pip install --require-hashes -r {locks.LOCK_DIR}/{chosen}.txt` "
             "in the workshop folder, then restart JupyterLab")
 
 
 def check_lock(root: str | os.PathLike[str] | None = None) -> Row:
     """Every installed package the lock names has the version the workshop was tested with."""
     check = "versions as locked"
-    root = Path(root) if root is not None else lockfile.repository_root()
-    lock = lockfile.lock_path(lockfile.ALL, root)
+    root = Path(root) if root is not None else locks.repository_root()
+    lock = locks.lock_path(locks.ALL, root)
     if not lock.is_file():
-        return _ok(check, f"no {lockfile.LOCK_DIR}/{lockfile.ALL}.txt beside this copy of botie: nothing to compare")
-    locked = lockfile.pins_for(lockfile.read_pins(lock))
+        return _ok(check, f"no {locks.LOCK_DIR}/{locks.ALL}.txt beside this copy of botie: nothing to compare")
+    locked = locks.pins_for(locks.read_pins(lock))
     if _in_conda():
         locked = {n: v for n, v in locked.items() if n in _direct_names()}
     drifted = {}
@@ -207,7 +207,7 @@ def check_lock(root: str | os.PathLike[str] | None = None) -> Row:
         return _fail(check, f"{len(drifted)} differ from the lock: " + ", ".join(drifted.values()),
                      _lock_fix(drifted, root))
     return _ok(check, f"{sum(_installed_version(n) is not None for n in locked)} installed packages match "
-               f"{lockfile.LOCK_DIR}/{lockfile.ALL}.txt")
+               f"{locks.LOCK_DIR}/{locks.ALL}.txt")
 
 
 # --- the widgets extension ----------------------------------------------------
@@ -336,7 +336,7 @@ def check_kernel(timeout: float = 60.0) -> Row:
 
 def default_folder() -> Path:
     """Where learners save: the repository's notebooks/ when it exists, else the current folder."""
-    notebooks = Path(__file__).resolve().parents[2] / "notebooks"
+    notebooks = Path(__file__).resolve().parents[3] / "notebooks"
     return notebooks if notebooks.is_dir() else Path.cwd()
 
 
@@ -412,7 +412,7 @@ def run(print_table: bool = True, *, folder: str | os.PathLike[str] | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botie.lessons.preflight", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m botie.lessons.tooling.preflight", description=__doc__.splitlines()[0])
     parser.add_argument("--folder", help="the working folder to test for writing (default: notebooks/)")
     parser.add_argument("--no-kernel", action="store_true", help="skip starting a kernel (faster)")
     args = parser.parse_args(argv)

@@ -31,7 +31,7 @@ from botie.context.evidence import build_request
 from botie.context.provenance import select_evidence
 from botie.context.records import Record
 from botie.errors import RequestTooLargeError
-from botie.lessons.adversarial import _absent_candidates, _action, _slice_data
+from botie.lessons.content.adversarial import _absent_candidates, _action, _slice_data
 from botie.turn import ActionRequest, TurnSetup, action_instructions
 
 __all__ = ["SETS", "CapstoneCase", "CapstoneReport", "LearnerError", "capstone_turn", "ranked_for_learner",

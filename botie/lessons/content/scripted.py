@@ -194,7 +194,7 @@ def load_scripted_model(name: str = "scripted_turns.json", *, gullible: bool = F
     from pathlib import Path
 
     from botie.errors import FixtureError
-    from botie.lessons.fixtures import fixture_path
+    from botie.lessons.content.fixtures import fixture_path
 
     path = Path(name)
     if not path.exists() and len(path.parts) == 1:

@@ -1,0 +1,39 @@
+"""Lesson 00's exercise: the warm-up, how much room a request leaves for evidence."""
+
+from __future__ import annotations
+
+from botie.lessons.exercises.engine import Case, Exercise, Raises, same_value
+
+__all__ = ["EXERCISES"]
+
+def _evidence_cases() -> tuple[Case, ...]:
+    over = Raises(ValueError, "reserves above the total are an error, not a silent zero")
+    return (
+        Case("total 20, reserves 8 and 4", (20, 8, 4), 8, shown=True),
+        Case("total 100, reserves 30 and 10", (100, 30, 10), 60),
+        Case("reserves use the whole window: 0 left is fine", (12, 8, 4), 0),
+        Case("nothing at all: 0, 0, 0", (0, 0, 0), 0),
+        Case("no input reserve: total 9, reserves 0 and 5", (9, 0, 5), 4),
+        Case("reserves 8 + 4 = 12 above a total of 10", (10, 8, 4), over),
+        Case("reserves 2 + 2 = 4 above a total of 3", (3, 2, 2), over),
+    )
+
+
+_EVIDENCE_ALLOWANCE = Exercise(
+    "evidence_allowance",
+    "Warm-up: how much room is left for evidence?",
+    _evidence_cases,
+    same_value,
+    (
+        "The evidence allowance is what is left after both reserves: total minus input reserve "
+        "minus output reserve.",
+        "When the two reserves add up to more than the total, the request cannot fit. Raise a "
+        "ValueError instead of returning 0 or a negative number. Exactly equal is fine: 0 left.",
+        "Compare input_reserve + output_reserve with total using >, then "
+        "`raise ValueError(\"reserves exceed the total\")`; otherwise return the subtraction.",
+    ),
+)
+
+
+#: This lesson's exercises, in the order the notebook asks them.
+EXERCISES = (_EVIDENCE_ALLOWANCE,)
