@@ -21,14 +21,25 @@ def main(argv: list[str]) -> int:
         module = importlib.import_module(f"bench.{name}")
         print(f"running {name} ...", file=sys.stderr, flush=True)
         rows.extend(module.run())
-    print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"{platform.system()} {platform.release()}")
-    print("Every figure is taken with the garbage collector on, as in a learner's kernel; "
-          "the last column repeats the ratio with it off, for insight.")
+    print(
+        f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}"
+    )
+    print(
+        "Every figure is taken with the garbage collector on, as in a learner's kernel; "
+        "the last column repeats the ratio with it off, for insight."
+    )
     header = ("benchmark", "ours", "baseline", "baseline value", "ratio", "goal", "ratio, collector off")
     table = [header] + [
-        (r.name, fmt(r.ours, r.kind), r.baseline_name, fmt(r.baseline, r.kind), f"{r.ratio:.2f}×", r.goal,
-         "" if r.ratio_off is None else f"{r.ratio_off:.2f}×")
+        (
+            r.name,
+            fmt(r.ours, r.kind),
+            r.baseline_name,
+            fmt(r.baseline, r.kind),
+            f"{r.ratio:.2f}×",
+            r.goal,
+            "" if r.ratio_off is None else f"{r.ratio_off:.2f}×",
+        )
         for r in rows
     ]
     widths = [max(len(str(row[i])) for row in table) for i in range(len(header))]

@@ -76,8 +76,9 @@ def best_of(fn: Callable[[], object], *, repeat: int = 5, number: int = 1, colle
     return best
 
 
-def interleaved(candidates: dict[str, Callable[[], object]], *, rounds: int = 5,
-                collector: bool = True) -> dict[str, float]:
+def interleaved(
+    candidates: dict[str, Callable[[], object]], *, rounds: int = 5, collector: bool = True
+) -> dict[str, float]:
     """Best time of each candidate, measured in alternation so all of them see the same machine load."""
     best = dict.fromkeys(candidates, float("inf"))
     for _ in range(rounds):
@@ -86,8 +87,11 @@ def interleaved(candidates: dict[str, Callable[[], object]], *, rounds: int = 5,
     return best
 
 
-def interleaved_both(candidates: dict[str, Callable[[], object]], *, rounds: int = 5,
-                     ) -> tuple[dict[str, float], dict[str, float]]:
+def interleaved_both(
+    candidates: dict[str, Callable[[], object]],
+    *,
+    rounds: int = 5,
+) -> tuple[dict[str, float], dict[str, float]]:
     """:func:`interleaved` with the collector on (the figure that counts) and off (for insight)."""
     on = interleaved(candidates, rounds=rounds, collector=True)
     off = interleaved(candidates, rounds=rounds, collector=False)

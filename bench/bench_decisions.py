@@ -41,14 +41,15 @@ def _decide_cases() -> list[tuple[dict, Approval | None, StoredRequest | None]]:
     ]
 
 
-def _bare_decide(proposal: dict, caller: str, allowed: frozenset, approval: dict | None,
-                 previous: dict | None) -> str:
+def _bare_decide(proposal: dict, caller: str, allowed: frozenset, approval: dict | None, previous: dict | None) -> str:
     """The same rules on dicts, returning only the branch name."""
     if (
         type(proposal) is not dict
         or len(proposal) != 3
-        or type(proposal.get("asset_id")) is not str or not proposal["asset_id"]
-        or type(proposal.get("request_id")) is not str or not proposal["request_id"]
+        or type(proposal.get("asset_id")) is not str
+        or not proposal["asset_id"]
+        or type(proposal.get("request_id")) is not str
+        or not proposal["request_id"]
         or type(proposal.get("duration_minutes")) is not int
         or not 1 <= proposal["duration_minutes"] <= 60
     ):
@@ -64,8 +65,11 @@ def _bare_decide(proposal: dict, caller: str, allowed: frozenset, approval: dict
 
 def _decide_row(cases: list, name: str) -> Row:
     bare_cases = [
-        (p, None if a is None else {"actor": a.actor, "payload": dict(a.payload)},
-         None if s is None else {"payload": dict(s.payload), "job_id": s.receipt.job_id})
+        (
+            p,
+            None if a is None else {"actor": a.actor, "payload": dict(a.payload)},
+            None if s is None else {"payload": dict(s.payload), "job_id": s.receipt.job_id},
+        )
         for p, a, s in cases
     ]
 
@@ -77,9 +81,16 @@ def _decide_row(cases: list, name: str) -> Row:
         for p, a, s in bare_cases:
             _bare_decide(p, CALLER, ALLOWED, a, s)
 
-    return Row(name, rate(ours, ops=len(cases)), "same comparisons on dicts", rate(bare, ops=len(bare_cases)),
-               "≥ 200,000/s", kind="rate", ours_off=rate(ours, ops=len(cases), collector=False),
-               baseline_off=rate(bare, ops=len(bare_cases), collector=False))
+    return Row(
+        name,
+        rate(ours, ops=len(cases)),
+        "same comparisons on dicts",
+        rate(bare, ops=len(bare_cases)),
+        "≥ 200,000/s",
+        kind="rate",
+        ours_off=rate(ours, ops=len(cases), collector=False),
+        baseline_off=rate(bare, ops=len(bare_cases), collector=False),
+    )
 
 
 # --- the SQLite service ------------------------------------------------------------------
@@ -104,13 +115,18 @@ def _raw_writer(path: Path):
             conn.execute("BEGIN IMMEDIATE")
             job = conn.execute(
                 "INSERT INTO jobs (caller, asset_id, duration_minutes, created_at) VALUES (?, ?, ?, ?)",
-                (CALLER, p["asset_id"], p["duration_minutes"], now)).lastrowid
+                (CALLER, p["asset_id"], p["duration_minutes"], now),
+            ).lastrowid
             fp = fingerprint(p)
             conn.execute("INSERT INTO receipts VALUES (?, ?, ?, ?)", (job, CALLER, p["request_id"], fp))
-            conn.execute("INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, 'done', ?, NULL, ?)",
-                         (CALLER, p["request_id"], fp, canonical_json(p), job, now))
-            conn.execute("INSERT INTO audit (at, caller, request_id, outcome, job_id) VALUES (?, ?, ?, ?, ?)",
-                         (now, CALLER, p["request_id"], "create", f"job-{job}"))
+            conn.execute(
+                "INSERT INTO idempotency_keys VALUES (?, ?, ?, ?, 'done', ?, NULL, ?)",
+                (CALLER, p["request_id"], fp, canonical_json(p), job, now),
+            )
+            conn.execute(
+                "INSERT INTO audit (at, caller, request_id, outcome, job_id) VALUES (?, ?, ?, ?, ?)",
+                (now, CALLER, p["request_id"], "create", f"job-{job}"),
+            )
             conn.execute("COMMIT")
 
     return write, conn
@@ -134,8 +150,14 @@ def _service_row() -> Row:
         write, conn = _raw_writer(Path(folder) / "raw.db")
         raw_rate = rate(write, ops=SUBMITS, repeat=3)
         conn.close()
-    return Row("SQLite service submit (new job), 1 thread", ours_rate, "raw sqlite3, same rows, 1 txn each",
-               raw_rate, "≥ 5,000/s", kind="rate")
+    return Row(
+        "SQLite service submit (new job), 1 thread",
+        ours_rate,
+        "raw sqlite3, same rows, 1 txn each",
+        raw_rate,
+        "≥ 5,000/s",
+        kind="rate",
+    )
 
 
 def run() -> list[Row]:

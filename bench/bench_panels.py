@@ -55,7 +55,7 @@ def _controls(widget: Any) -> dict[str, Any]:
         w = stack.pop()
         for cls in getattr(w, "_dom_classes", ()):
             if cls.startswith("botie-control-"):
-                found[cls[len("botie-control-"):]] = w
+                found[cls[len("botie-control-") :]] = w
         stack.extend(getattr(w, "children", ()))
     return found
 
@@ -94,8 +94,7 @@ def _decision(panel: Any) -> Case:
 
     def core(value: int) -> object:
         proposal = dict(panel.proposal(), duration_minutes=value)
-        return decide(proposal, caller=panel.caller, allowed_assets=panel.allowed_assets,
-                      approval=None, previous=None)
+        return decide(proposal, caller=panel.caller, allowed_assets=panel.allowed_assets, approval=None, previous=None)
 
     return Case("decision", panel, panel.duration, [start + 5, start], "decide() alone", core)
 
@@ -108,8 +107,9 @@ def _routing(panel: Any) -> Case:
 
     def core(count: int) -> object:
         docs = attachments(count, panel.size.value, panel.largest.value)
-        plan = plan_context(docs, ceiling=panel.ceiling.value, soft_fraction=panel.soft_fraction.value,
-                            select_factor=SELECT_FACTOR)
+        plan = plan_context(
+            docs, ceiling=panel.ceiling.value, soft_fraction=panel.soft_fraction.value, select_factor=SELECT_FACTOR
+        )
         return execute_plan(plan)
 
     return Case("routing", panel, panel.count, [start - 1, start], "plan_context() + execute_plan() alone", core)
@@ -119,8 +119,13 @@ def _provenance(panel: Any) -> Case:
     start = panel.budget.value
 
     def core(budget: int) -> object:
-        return panel.scenario.select(panel.question.value, observed_on=panel.observed_on.value,
-                                     allowed_assets=panel.allowed, floor=panel.floor.value, budget=budget)
+        return panel.scenario.select(
+            panel.question.value,
+            observed_on=panel.observed_on.value,
+            allowed_assets=panel.allowed,
+            floor=panel.floor.value,
+            budget=budget,
+        )
 
     return Case("provenance", panel, panel.budget, [start - 10, start], "select_evidence() alone", core)
 
@@ -152,6 +157,7 @@ def _generic(kind: str, panel: Any) -> Case:
     for name, control in sorted(_controls(panel.widget).items()):
         values = _two_values(control)
         if values is not None:
+
             def same(_: Any, c: Any = control) -> None:
                 c.value = c.value  # trait machinery only: nothing changes, nothing redraws
 
@@ -218,8 +224,13 @@ def import_row() -> Row:
         bare.append(_wall("pass"))
         ours.append(_wall("import botie"))
     ours_m, bare_m = statistics.median(ours), statistics.median(bare)
-    return Row(f"import botie, fresh process (median of {IMPORT_RUNS}; +{fmt(ours_m - bare_m, 'time')})",
-               ours_m, "python -c pass", bare_m, "adds ≤ 100 ms")
+    return Row(
+        f"import botie, fresh process (median of {IMPORT_RUNS}; +{fmt(ours_m - bare_m, 'time')})",
+        ours_m,
+        "python -c pass",
+        bare_m,
+        "adds ≤ 100 ms",
+    )
 
 
 def run() -> list[Row]:

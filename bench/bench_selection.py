@@ -51,14 +51,17 @@ def _read_every_reason(records: list[Record]) -> None:
 def run() -> list[Row]:
     records = _records()
     small = records[: N // 10]
-    on, off = interleaved_both({
-        "select": lambda: select(records, ALLOWED, ALLOWANCE),
-        "bare": lambda: _bare_loop(records, ALLOWED, ALLOWANCE),
-        # What the duplicate-id guard costs on its own: the contract requires it, the bare loop skips it.
-        "ids": lambda: len({r.id for r in records}),
-        "reasons": lambda: _read_every_reason(small),
-        "bare_small": lambda: _bare_loop(small, ALLOWED, ALLOWANCE),
-    }, rounds=3)
+    on, off = interleaved_both(
+        {
+            "select": lambda: select(records, ALLOWED, ALLOWANCE),
+            "bare": lambda: _bare_loop(records, ALLOWED, ALLOWANCE),
+            # What the duplicate-id guard costs on its own: the contract requires it, the bare loop skips it.
+            "ids": lambda: len({r.id for r in records}),
+            "reasons": lambda: _read_every_reason(small),
+            "bare_small": lambda: _bare_loop(small, ALLOWED, ALLOWANCE),
+        },
+        rounds=3,
+    )
 
     def row(name: str, ours: str, base: str, goal: str) -> Row:
         return Row(name, on[ours], "bare status loop", on[base], goal, ours_off=off[ours], baseline_off=off[base])

@@ -31,8 +31,10 @@ def run() -> list[Row]:
     try:
         from langchain_core.messages import HumanMessage, trim_messages
     except ImportError:
-        print("bench_selection_peer: skipped (langchain-core is not installed; `make bench-extras` adds it)",
-              file=sys.stderr)
+        print(
+            "bench_selection_peer: skipped (langchain-core is not installed; `make bench-extras` adds it)",
+            file=sys.stderr,
+        )
         return []
 
     records = _records()
@@ -47,13 +49,19 @@ def run() -> list[Row]:
         return select(records, ASSETS, allowance, policy="prefix")
 
     def theirs():
-        return trim_messages(messages, max_tokens=allowance, token_counter=count, strategy="first",
-                             allow_partial=False)
+        return trim_messages(messages, max_tokens=allowance, token_counter=count, strategy="first", allow_partial=False)
 
     kept_ours, kept_theirs = ours().selected_ids, tuple(m.id for m in theirs())
     if kept_ours != kept_theirs:
         raise AssertionError(f"not the same task: we keep {len(kept_ours)} records, trim_messages {len(kept_theirs)}")
     ours_s = best_of(ours, repeat=5)
     theirs_s = best_of(theirs, repeat=5)
-    return [Row(f"prefix packing, {N:,} records (keeps {len(kept_ours):,})", ours_s,
-                "LangChain trim_messages(strategy='first')", theirs_s, "≤ 1.00×")]
+    return [
+        Row(
+            f"prefix packing, {N:,} records (keeps {len(kept_ours):,})",
+            ours_s,
+            "LangChain trim_messages(strategy='first')",
+            theirs_s,
+            "≤ 1.00×",
+        )
+    ]

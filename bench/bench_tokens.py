@@ -43,17 +43,25 @@ def run() -> list[Row]:
     reread = "".join([text[: SIZE // 2], text[SIZE // 2 :]])
     assert reread is not text
 
-    t = interleaved({
-        "raw": lambda: len(encoding.encode_ordinary(text)),
-        "count_tokens": lambda: count_tokens(text),
-        "miss": lambda: TokenCache().count(text),  # a fresh cache: hash, then tokenize
-        "hit": lambda: warm.count(reread),
-    }, rounds=ROUNDS)
+    t = interleaved(
+        {
+            "raw": lambda: len(encoding.encode_ordinary(text)),
+            "count_tokens": lambda: count_tokens(text),
+            "miss": lambda: TokenCache().count(text),  # a fresh cache: hash, then tokenize
+            "hit": lambda: warm.count(reread),
+        },
+        rounds=ROUNDS,
+    )
     assert warm.hits >= ROUNDS
     raw = t["raw"]
     return [
         Row("count_tokens, 5 MB manual text", t["count_tokens"], "tiktoken encode_ordinary", raw, "≤ 1.05×"),
         Row("TokenCache miss (hash + count), 5 MB", t["miss"], "tiktoken encode_ordinary", raw, "≤ 1.05×"),
-        Row(f"TokenCache hit, unchanged 5 MB ({raw / t['hit']:.0f}× faster)", t["hit"], "tiktoken encode_ordinary",
-            raw, "≤ 0.01× (≥ 100× faster)"),
+        Row(
+            f"TokenCache hit, unchanged 5 MB ({raw / t['hit']:.0f}× faster)",
+            t["hit"],
+            "tiktoken encode_ordinary",
+            raw,
+            "≤ 0.01× (≥ 100× faster)",
+        ),
     ]

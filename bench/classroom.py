@@ -71,8 +71,9 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
         errors.append(f"{user}: setup: {type(exc).__name__}: {exc}")
         return
     for lesson in LESSONS:
-        cells = [c.source for c in nbformat.read(ROOT / "notebooks" / lesson, as_version=4).cells
-                 if c.cell_type == "code"]
+        cells = [
+            c.source for c in nbformat.read(ROOT / "notebooks" / lesson, as_version=4).cells if c.cell_type == "code"
+        ]
         started = time.perf_counter()
         try:
             kernel = client.open_notebook(user, token, f"{TARGET}/notebooks/{lesson}")
@@ -99,8 +100,10 @@ def report(learners: int, timings: dict, peaks: dict, errors: list, wall: float,
         lines.append(f"{lesson:<36}{len(runs):>6}{_percentile(runs, 0.5):>9.1f}{_percentile(runs, 0.95):>9.1f}")
     mib = sorted(v / 2**20 for v in peaks.values())
     if mib:
-        lines.append(f"peak memory per learner (server + kernel): min {mib[0]:.0f}, median "
-                     f"{statistics.median(mib):.0f}, max {mib[-1]:.0f} MiB, over {len(mib)} learners")
+        lines.append(
+            f"peak memory per learner (server + kernel): min {mib[0]:.0f}, median "
+            f"{statistics.median(mib):.0f}, max {mib[-1]:.0f} MiB, over {len(mib)} learners"
+        )
     lines.append(f"wall time for the whole class: {wall:.0f} s on {psutil.cpu_count()} cores")
     lines.append(f"kernel websocket handshakes retried once (as JupyterLab reconnects): {reconnects}")
     lines.extend(f"error: {e}" for e in errors)

@@ -92,6 +92,7 @@ class PolicyError(InputError):
 
 # --- tool calls, decisions and stores (issue 3) -------------------------------
 
+
 class DecisionError(InputError):
     """A trusted input to a decision (caller, approval, stored request) cannot be interpreted.
 
@@ -113,6 +114,7 @@ class StoreBusyError(StoreError):
 
 
 # --- tokens, provenance, routing, evidence and citations (issue 4) ------------
+
 
 class TokenizerError(InputError):
     """Text cannot be counted: it is not a ``str``, or the encoding is not available offline."""

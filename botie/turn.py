@@ -174,8 +174,11 @@ class TurnSetup:
         ``botie.lessons.content.scenarios.load_evidence_scenario()``.
         """
         fields: dict[str, Any] = {
-            "caller": scenario.caller, "allowed_assets": scenario.allowed_assets,
-            "observed_on": scenario.observed_on, "budget": scenario.budget, "floor": scenario.floor,
+            "caller": scenario.caller,
+            "allowed_assets": scenario.allowed_assets,
+            "observed_on": scenario.observed_on,
+            "budget": scenario.budget,
+            "floor": scenario.floor,
         }
         fields.update(overrides)
         return cls(**fields)
@@ -279,8 +282,14 @@ def _filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> l
     """Stages 1-5 from the selector's per-candidate outcomes."""
     outcome = {o.record_id: o for o in selection.outcomes}
     ids = tuple(r.id for r in records)
-    stages = [StageResult(Stage.CANDIDATES, StageStatus.PASSED if ids else StageStatus.FAILED, ids,
-                          f"{_count(len(ids), 'candidate')} retrieved")]
+    stages = [
+        StageResult(
+            Stage.CANDIDATES,
+            StageStatus.PASSED if ids else StageStatus.FAILED,
+            ids,
+            f"{_count(len(ids), 'candidate')} retrieved",
+        )
+    ]
     current = ids
     for stage in (Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT):
         gone = [i for i in current if _STAGE_OF_CHECK.get(outcome[i].check) == stage]
@@ -292,8 +301,10 @@ def _filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> l
     if selection.refused:
         stages.append(StageResult(Stage.FIT, StageStatus.FAILED, (), f"refused: {selection.refusal}"))
     else:
-        detail = (f"{_count(len(selection.selected_ids), 'document')} in the pack, "
-                  f"{selection.used} of {selection.allowance} tokens")
+        detail = (
+            f"{_count(len(selection.selected_ids), 'document')} in the pack, "
+            f"{selection.used} of {selection.allowance} tokens"
+        )
         stages.append(StageResult(Stage.FIT, StageStatus.PASSED, selection.selected_ids, detail))
     return stages
 
@@ -322,8 +333,9 @@ def run_turn(
     across turns (the conversation's own ceiling then applies).
     """
     records = unique_records(candidates)
-    selection = select_evidence(records, setup.allowed_assets, setup.budget, observed_on=setup.observed_on,
-                                floor=setup.floor)
+    selection = select_evidence(
+        records, setup.allowed_assets, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+    )
     answer = _answer(question, records, selection, setup, model, conversation)
     stages = _filter_stages(records, selection) + answer.stages
     action_request = proposal = decision = None
@@ -334,8 +346,22 @@ def run_turn(
         action_request, proposal, decision, leaked, more = _act(action, setup, model, records)
         stages += more
     losses = _losses(needed, records, selection, answer.request, answer.check)
-    return TurnResult(question, answer.outcome, tuple(stages), selection, answer.request, answer.reply, answer.check,
-                      answer.dropped, action_request, proposal, decision, losses, answer.notice, leaked)
+    return TurnResult(
+        question,
+        answer.outcome,
+        tuple(stages),
+        selection,
+        answer.request,
+        answer.reply,
+        answer.check,
+        answer.dropped,
+        action_request,
+        proposal,
+        decision,
+        losses,
+        answer.notice,
+        leaked,
+    )
 
 
 class _Answered(NamedTuple):
@@ -350,15 +376,22 @@ class _Answered(NamedTuple):
     notice: str | None = None
 
 
-def _answer(question: str, records: Sequence[Record], selection: EvidenceSelection, setup: TurnSetup,
-            model: Model, conversation: Conversation | None) -> _Answered:
+def _answer(
+    question: str,
+    records: Sequence[Record],
+    selection: EvidenceSelection,
+    setup: TurnSetup,
+    model: Model,
+    conversation: Conversation | None,
+) -> _Answered:
     if selection.refused:
         why = "not run: refused before any model was called"
         skipped = [_skip(s, why) for s in (Stage.REQUEST, Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(TurnOutcome.REFUSED, skipped, notice=selection.refusal)
     by_id = {r.id: r for r in records}
-    outcome, request, notice, stage = _assemble(question, [by_id[i] for i in selection.selected_ids],
-                                                setup, conversation)
+    outcome, request, notice, stage = _assemble(
+        question, [by_id[i] for i in selection.selected_ids], setup, conversation
+    )
     if request is None:
         skipped = [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(outcome, [stage, *skipped], notice=notice)
@@ -367,32 +400,45 @@ def _answer(question: str, records: Sequence[Record], selection: EvidenceSelecti
     if check.ok:
         why = f"{_count(len(check.verified), 'quote')} checked: each is verbatim in a document that was sent"
         cited = StageResult(Stage.CITATIONS, StageStatus.PASSED, check.context_ids, why)
-        return _Answered(TurnOutcome.ANSWERED, [stage, _answer_stage(reply), cited], request, reply, check,
-                         reply.proposal)
+        return _Answered(
+            TurnOutcome.ANSWERED, [stage, _answer_stage(reply), cited], request, reply, check, reply.proposal
+        )
     notice = "answer withheld: " + "; ".join(f.reason for f in check.failures)
     withheld = StageResult(Stage.CITATIONS, StageStatus.FAILED, check.context_ids, notice)
-    return _Answered(TurnOutcome.WITHHELD, [stage, _answer_stage(reply), withheld], request, reply, check,
-                     reply.proposal, notice)
+    return _Answered(
+        TurnOutcome.WITHHELD, [stage, _answer_stage(reply), withheld], request, reply, check, reply.proposal, notice
+    )
 
 
-def _assemble(question: str, records: list[Record], setup: TurnSetup, conversation: Conversation | None,
-              ) -> tuple[TurnOutcome, ModelRequest | None, str | None, StageResult]:
+def _assemble(
+    question: str,
+    records: list[Record],
+    setup: TurnSetup,
+    conversation: Conversation | None,
+) -> tuple[TurnOutcome, ModelRequest | None, str | None, StageResult]:
     ids = tuple(r.id for r in records)
     try:
         if conversation is None:
-            request = build_request(question, records, ceiling=setup.ceiling,
-                                    answer_allowance=setup.answer_allowance)
+            request = build_request(question, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
         else:
             turn = conversation.ask(question, records)
             if turn.request is None:
                 changed = tuple(c.document_id for c in turn.changes)
-                return (TurnOutcome.STOPPED, None, turn.notice,
-                        StageResult(Stage.REQUEST, StageStatus.FAILED, changed, turn.notice))
+                return (
+                    TurnOutcome.STOPPED,
+                    None,
+                    turn.notice,
+                    StageResult(Stage.REQUEST, StageStatus.FAILED, changed, turn.notice),
+                )
             request = turn.request
     except RequestTooLargeError as exc:
         return TurnOutcome.TOO_LARGE, None, str(exc), StageResult(Stage.REQUEST, StageStatus.FAILED, ids, str(exc))
-    return TurnOutcome.ANSWERED, request, None, StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids,
-                                                            request.report())
+    return (
+        TurnOutcome.ANSWERED,
+        request,
+        None,
+        StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids, request.report()),
+    )
 
 
 def _answer_stage(reply: Reply) -> StageResult:
@@ -404,31 +450,60 @@ def _answer_stage(reply: Reply) -> StageResult:
     return StageResult(Stage.ANSWER, StageStatus.PASSED, reply.citation_ids, "; ".join(parts))
 
 
+def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tuple[str, ...], why: str):
+    """The action stages when the proposal fails before any decision: nothing to decide."""
+    stages = [StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), why), _skip(Stage.DECISION, "nothing to decide")]
+    return request, proposal, None, leaked, stages
+
+
 def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]):
     """Stages 9-10: a request without documents, the model's proposal, and the decision."""
-    request = build_request(action.message, (), ceiling=setup.ceiling, answer_allowance=setup.answer_allowance,
-                            instructions=action_instructions(setup))
+    request = build_request(
+        action.message,
+        (),
+        ceiling=setup.ceiling,
+        answer_allowance=setup.answer_allowance,
+        instructions=action_instructions(setup),
+    )
     leaked = tuple(r.id for r in records if r.text.strip() and r.text in request.text)
     proposal = model.reply(request.text).proposal
     if proposal is None:
-        return request, None, None, leaked, [
-            StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), "the model proposed no tool call"),
-            _skip(Stage.DECISION, "nothing to decide")]
+        return _undecided(request, None, leaked, "the model proposed no tool call")
     if proposal.tool not in setup.tools:
         why = f"{proposal.tool} is not a tool this turn offers ({', '.join(setup.tools) or 'none'})"
-        return request, proposal, None, leaked, [
-            StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), why), _skip(Stage.DECISION, "nothing to decide")]
-    decision = decide(dict(proposal.arguments), caller=setup.caller, allowed_assets=setup.allowed_assets,
-                      approval=action.approval, previous=action.previous)
+        return _undecided(request, proposal, leaked, why)
+    decision = decide(
+        dict(proposal.arguments),
+        caller=setup.caller,
+        allowed_assets=setup.allowed_assets,
+        approval=action.approval,
+        previous=action.previous,
+    )
     status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
-    return request, proposal, decision, leaked, [
-        StageResult(Stage.PROPOSAL, StageStatus.PASSED, (),
-                    f"{proposal}, from a request with {_count(len(leaked), 'document')} in it"),
-        StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}")]
+    return (
+        request,
+        proposal,
+        decision,
+        leaked,
+        [
+            StageResult(
+                Stage.PROPOSAL,
+                StageStatus.PASSED,
+                (),
+                f"{proposal}, from a request with {_count(len(leaked), 'document')} in it",
+            ),
+            StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}"),
+        ],
+    )
 
 
-def _losses(needed: Iterable[str], records: Sequence[Record], selection: EvidenceSelection,
-            request: ModelRequest | None, check: CitationCheck | None) -> tuple[Loss, ...]:
+def _losses(
+    needed: Iterable[str],
+    records: Sequence[Record],
+    selection: EvidenceSelection,
+    request: ModelRequest | None,
+    check: CitationCheck | None,
+) -> tuple[Loss, ...]:
     """Where each needed document, and each document a failed citation named, went missing."""
     retrieved = {r.id for r in records}
     sent = set(request.document_ids) if request is not None else set()
@@ -452,7 +527,7 @@ def _losses(needed: Iterable[str], records: Sequence[Record], selection: Evidenc
         loss = lost(rid)
         if loss is not None:
             found.setdefault(rid, loss)
-    for failure in (check.failures if check is not None else ()):
+    for failure in check.failures if check is not None else ():
         rid = failure.citation_id
         if rid is None or rid in found:
             continue

@@ -123,6 +123,9 @@ c.JupyterHub.load_roles = [
 if TEST_MODE and os.environ.get("BOTIE_OPERATOR_TOKEN"):
     c.JupyterHub.services.append({"name": "botie-operator", "api_token": os.environ["BOTIE_OPERATOR_TOKEN"]})
     c.JupyterHub.load_roles.append(
-        {"name": "botie-operator", "scopes": ["admin:users", "admin:servers", "tokens", "list:users"],
-         "services": ["botie-operator"]}
+        {
+            "name": "botie-operator",
+            "scopes": ["admin:users", "admin:servers", "tokens", "list:users"],
+            "services": ["botie-operator"],
+        }
     )

@@ -35,9 +35,7 @@ os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
 os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
 
 # Examples are generated, not stored: no .hypothesis database under the repo.
-settings.register_profile(
-    "botie", database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow]
-)
+settings.register_profile("botie", database=None, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # `make mutation` (BOTIE_MUTATION=1) reruns the suite once per surviving mutant: fewer examples there.
 settings.register_profile("mutation", parent=settings.get_profile("botie"), max_examples=10)
 settings.load_profile("mutation" if os.environ.get("BOTIE_MUTATION") == "1" else "botie")

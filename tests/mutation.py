@@ -39,8 +39,20 @@ MUTMUT = Path(sys.executable).with_name("mutmut")
 LAST = ("botie.context.selection", "botie.actions.decision")
 
 # mutmut's exit codes for a mutant (see mutmut.stats.status_by_exit_code), folded into our columns.
-_STATUS = {1: "killed", 3: "killed", 0: "survived", 5: "no tests", 33: "no tests", 34: "skipped",
-           36: "timeout", 24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout", None: "not checked"}
+_STATUS = {
+    1: "killed",
+    3: "killed",
+    0: "survived",
+    5: "no tests",
+    33: "no tests",
+    34: "skipped",
+    36: "timeout",
+    24: "timeout",
+    -24: "timeout",
+    152: "timeout",
+    255: "timeout",
+    None: "not checked",
+}
 SHOWN = 25  # unexplained survivors printed; the rest go to mutants/unexplained.txt
 COLUMNS = ("killed", "timeout", "survived", "no tests", "not checked", "other")
 
@@ -104,8 +116,14 @@ def run_module(module: str, *, max_children: int, timeout: float, log_dir: Path)
     log = log_dir / f"{module}.log"
     env = {**os.environ, "BOTIE_MUTATION": "1"}
     with log.open("w") as out:
-        proc = subprocess.Popen([str(MUTMUT), "run", "--max-children", str(max_children), f"{module}.x*"],
-                                cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            [str(MUTMUT), "run", "--max-children", str(max_children), f"{module}.x*"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             code = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -160,8 +178,10 @@ def explain(results: dict[str, ModuleResult], equivalents: dict[str, Equivalent]
 
 
 def table(results: dict[str, ModuleResult]) -> str:
-    head = f"{'module':<38}{'mutants':>8}{'killed':>8}{'timeout':>8}{'survived':>9}{'no test':>8}" \
-           f"{'equiv':>7}{'unchkd':>7}{'score':>8}"
+    head = (
+        f"{'module':<38}{'mutants':>8}{'killed':>8}{'timeout':>8}{'survived':>9}{'no test':>8}"
+        f"{'equiv':>7}{'unchkd':>7}{'score':>8}"
+    )
     lines = [head, "-" * len(head)]
     total = ModuleResult("total")
     for r in results.values():
@@ -182,8 +202,10 @@ def _row(r: ModuleResult) -> str:
     caught = c["killed"] + c["timeout"]
     judged = n - r.equivalent - c["not checked"]
     score = f"{100 * caught / judged:.1f}%" if judged else "-"
-    return (f"{r.module:<38}{n:>8}{c['killed']:>8}{c['timeout']:>8}{c['survived']:>9}{c['no tests']:>8}"
-            f"{r.equivalent:>7}{c['not checked'] + c['other']:>7}{score:>8}")
+    return (
+        f"{r.module:<38}{n:>8}{c['killed']:>8}{c['timeout']:>8}{c['survived']:>9}{c['no tests']:>8}"
+        f"{r.equivalent:>7}{c['not checked'] + c['other']:>7}{score:>8}"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,8 +213,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("prefixes", nargs="*", help="only modules starting with these (e.g. botie.context.budget)")
     parser.add_argument("--report-only", action="store_true", help="print the table from the last run")
     parser.add_argument("--max-children", type=int, default=int(os.environ.get("MUTATION_JOBS", "1")))
-    parser.add_argument("--timeout", type=float, default=float(os.environ.get("MUTATION_TIMEOUT", "1800")),
-                        help="seconds per module before its run is stopped (default 1800)")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=float(os.environ.get("MUTATION_TIMEOUT", "1800")),
+        help="seconds per module before its run is stopped (default 1800)",
+    )
     args = parser.parse_args(argv)
     if not MUTMUT.exists():
         print(f"mutmut is not installed in {MUTMUT.parent}: run `make env` (it is in the test extra)")

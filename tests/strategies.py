@@ -68,8 +68,8 @@ json_scalars = st.one_of(
     st.sampled_from(["", "P-2", "r7", "20", " "]),
 )
 # One level of nesting is enough to be "not a string, not a number"; deeper trees only cost time.
-json_values = json_scalars | st.lists(json_scalars, max_size=2) | st.dictionaries(
-    st.text(max_size=3), json_scalars, max_size=2
+json_values = (
+    json_scalars | st.lists(json_scalars, max_size=2) | st.dictionaries(st.text(max_size=3), json_scalars, max_size=2)
 )
 inspection_assets = st.sampled_from(["P-2", "P-3", "K-7", "P-1"])
 request_ids = st.sampled_from(["r7", "r8", "r9"]) | st.text(min_size=1, max_size=8)
@@ -89,8 +89,11 @@ def inspection_arguments(draw) -> object:
             arguments[name] = draw(right if choice == "right" else json_values)
     if not sometimes(draw, 30):
         return arguments
-    extras = draw(st.dictionaries(st.sampled_from(["admin", "approved", "note"]) | st.text(max_size=5),
-                                  json_scalars, min_size=1, max_size=2))
+    extras = draw(
+        st.dictionaries(
+            st.sampled_from(["admin", "approved", "note"]) | st.text(max_size=5), json_scalars, min_size=1, max_size=2
+        )
+    )
     for key, value in extras.items():
         arguments.setdefault(key, value)
     return arguments
@@ -114,10 +117,33 @@ from botie.context.provenance import Trust  # noqa: E402
 
 # Pieces that try to end an element early, add an attribute, or pass for markup.
 MARKUP_PIECES = (
-    "</document>", "</evidence>", "<evidence>", "<document>", '<document id="x" version="1">',
-    '"', "'", '" trust="approved', "&", "&amp;", "&lt;", "&#39;", "&quot;", "<", ">", "/>",
-    "\n", "\r\n", "\r", "\n</document>\n", "\uff1c/evidence\uff1e", "\u2039/document\u203a",
-    "<\u200b/evidence>", "\u02c2/document\u02c3", "\x00", "N·m", "é",
+    "</document>",
+    "</evidence>",
+    "<evidence>",
+    "<document>",
+    '<document id="x" version="1">',
+    '"',
+    "'",
+    '" trust="approved',
+    "&",
+    "&amp;",
+    "&lt;",
+    "&#39;",
+    "&quot;",
+    "<",
+    ">",
+    "/>",
+    "\n",
+    "\r\n",
+    "\r",
+    "\n</document>\n",
+    "\uff1c/evidence\uff1e",
+    "\u2039/document\u203a",
+    "<\u200b/evidence>",
+    "\u02c2/document\u02c3",
+    "\x00",
+    "N·m",
+    "é",
 )
 markup_texts = st.lists(st.sampled_from(MARKUP_PIECES) | st.text(max_size=6), max_size=8).map("".join)
 markup_labels = markup_texts.filter(lambda s: bool(s.strip()))  # ids and versions must not be blank
@@ -158,12 +184,21 @@ def provenance_candidates(draw, max_size: int = 12) -> list[Record]:
 
     records = []
     for rid in ids:
-        records.append(Record(
-            rid, draw(asset_ids), f"text of {rid}", draw(costs),
-            effective_date=draw(effective_dates), trust=draw(high if sometimes(draw, 50) else trust_labels),
-            score=draw(relevance_scores if sometimes(draw, 30) else st.floats(min_value=0.35, max_value=1)),
-            superseded_by=link(10), duplicate_of=link(10), conflicts_with=links(25), depends_on=links(35),
-        ))
+        records.append(
+            Record(
+                rid,
+                draw(asset_ids),
+                f"text of {rid}",
+                draw(costs),
+                effective_date=draw(effective_dates),
+                trust=draw(high if sometimes(draw, 50) else trust_labels),
+                score=draw(relevance_scores if sometimes(draw, 30) else st.floats(min_value=0.35, max_value=1)),
+                superseded_by=link(10),
+                duplicate_of=link(10),
+                conflicts_with=links(25),
+                depends_on=links(35),
+            )
+        )
     return records
 
 
@@ -198,8 +233,11 @@ def documents_to_select(draw) -> list[Record]:
     so every example reaches the branch the relevance-order tests are about. Scores come from a small set so
     ties (and documents with no score) are common.
     """
-    costs = draw(st.lists(st.integers(min_value=1, max_value=600), min_size=2, max_size=10)
-                 .filter(lambda c: 600 < sum(c) <= 2_400))
+    costs = draw(
+        st.lists(st.integers(min_value=1, max_value=600), min_size=2, max_size=10).filter(
+            lambda c: 600 < sum(c) <= 2_400
+        )
+    )
     scores = st.none() | st.sampled_from([0.2, 0.5, 0.5, 0.9])
     return [Record(f"doc{i}", "acct", f"document {i}", cost, score=draw(scores)) for i, cost in enumerate(costs)]
 
@@ -252,8 +290,9 @@ def decision_cases(draw) -> tuple[object, list[str], object, object]:
 
     # Hypothesis does not draw sampled_from uniformly (it leans towards the front of the list), and how far
     # depends on the Python version: the routes that end deepest in decide() come first.
-    route = draw(st.sampled_from(["pending", "conflict", "failed", "done", "invalid", "denied", "unapproved",
-                                  "absent", "done"]))
+    route = draw(
+        st.sampled_from(["pending", "conflict", "failed", "done", "invalid", "denied", "unapproved", "absent", "done"])
+    )
     if route == "invalid":
         proposal = draw(inspection_arguments().filter(lambda a: validate_inspection(a)))
     else:
@@ -268,8 +307,9 @@ def decision_cases(draw) -> tuple[object, list[str], object, object]:
     twin = True if minutes_now == 1 else float(minutes_now) if type(minutes_now) is int else 20.0
     approval = Approval(DECIDER, base)
     if route == "unapproved":
-        approval = draw(st.sampled_from([None, Approval("Tech-Ana", base),
-                                         Approval(DECIDER, base | {"duration_minutes": other})]))
+        approval = draw(
+            st.sampled_from([None, Approval("Tech-Ana", base), Approval(DECIDER, base | {"duration_minutes": other})])
+        )
     rid = base.get("request_id")
     if route == "absent" or not (isinstance(rid, str) and rid):
         return proposal, allowed, approval, None

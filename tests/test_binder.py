@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parent.parent
 ENV = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
 POSTBUILD = ROOT / "postBuild"
 # A conda match spec as we write them: a name, then optional comma-separated version constraints.
-_CONDA_SPEC = re.compile(r"^[a-z0-9][a-z0-9_.\-]*(\s*(==|>=|<=|!=|=|<|>)\s*[0-9][0-9a-z.*]*"
-                         r"(,\s*(==|>=|<=|!=|<|>)\s*[0-9][0-9a-z.*]*)*)?$")
+_CONDA_SPEC = re.compile(
+    r"^[a-z0-9][a-z0-9_.\-]*(\s*(==|>=|<=|!=|=|<|>)\s*[0-9][0-9a-z.*]*"
+    r"(,\s*(==|>=|<=|!=|<|>)\s*[0-9][0-9a-z.*]*)*)?$"
+)
 
 
 def _conda_deps() -> list[str]:
@@ -86,11 +88,14 @@ def test_postbuild_is_an_executable_strict_bash_script():
     assert "set -euo pipefail" in text, "a failing step must fail the build"
 
 
-@pytest.mark.parametrize("step", [
-    "pip install --no-deps -e .",          # botie editable
-    "python -m botie.lessons.tooling.lab --write-settings",  # no news toast, no update check
-    "python -m botie.lessons.tooling.preflight",            # fail the build, not the workshop
-])
+@pytest.mark.parametrize(
+    "step",
+    [
+        "pip install --no-deps -e .",  # botie editable
+        "python -m botie.lessons.tooling.lab --write-settings",  # no news toast, no update check
+        "python -m botie.lessons.tooling.preflight",  # fail the build, not the workshop
+    ],
+)
 def test_postbuild_runs_each_setup_step(step):
     commands = [line for line in POSTBUILD.read_text().splitlines() if not line.lstrip().startswith("#")]
     assert any(step in line for line in commands)

@@ -17,9 +17,22 @@ ROOT = Path(__file__).resolve().parent.parent
 def _run(**env: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("BOTIE_")}
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/browser/test_present.py", "-q", "-rs", "-p", "no:cacheprovider",
-         "-p", "no:xdist"],
-        cwd=ROOT, env=clean | {"BOTIE_CHROMIUM": "/nonexistent/chromium"} | env, capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tests/browser/test_present.py",
+            "-q",
+            "-rs",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+        ],
+        cwd=ROOT,
+        env=clean | {"BOTIE_CHROMIUM": "/nonexistent/chromium"} | env,
+        capture_output=True,
+        text=True,
     )
 
 

@@ -9,10 +9,7 @@ HEAVY = ("matplotlib", "ipywidgets", "tiktoken", "IPython", "numpy")
 
 
 def test_import_botie_pulls_in_nothing_heavy():
-    code = (
-        "import sys, botie\n"
-        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    )
+    code = f"import sys, botie\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
@@ -20,10 +17,12 @@ def test_import_botie_pulls_in_nothing_heavy():
 def test_the_heavy_check_can_fail():
     """Guard the guard: importing a heavy module is seen by the same probe."""
     probe = f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
-    quiet = subprocess.run([sys.executable, "-c", "import sys, botie\n" + probe],
-                           capture_output=True, text=True, check=True)
-    loud = subprocess.run([sys.executable, "-c", "import sys, botie, botie.ui\n" + probe],
-                          capture_output=True, text=True, check=True)
+    quiet = subprocess.run(
+        [sys.executable, "-c", "import sys, botie\n" + probe], capture_output=True, text=True, check=True
+    )
+    loud = subprocess.run(
+        [sys.executable, "-c", "import sys, botie, botie.ui\n" + probe], capture_output=True, text=True, check=True
+    )
     # botie.ui brings ipywidgets and matplotlib, which `import botie` alone does not load.
     assert quiet.stdout.strip() == ""
     assert {"ipywidgets", "matplotlib"} <= set(loud.stdout.strip().split(","))

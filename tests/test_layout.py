@@ -148,8 +148,15 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_library_is_where_the_layout_says():
     names = {_module_name(p) for p in library_files()}
-    assert {"botie", "botie.context.selection", "botie.context.provenance.select", "botie.actions.decision",
-            "botie.actions.stores.sqlite", "botie.turn", "botie.model"} <= names
+    assert {
+        "botie",
+        "botie.context.selection",
+        "botie.context.provenance.select",
+        "botie.actions.decision",
+        "botie.actions.stores.sqlite",
+        "botie.turn",
+        "botie.model",
+    } <= names
 
 
 @pytest.mark.parametrize("path", all_files(), ids=lambda p: str(p.relative_to(PACKAGE)))
@@ -209,13 +216,17 @@ def _plant(root: Path, where: str, source: str) -> Path:
 
 
 def test_a_library_module_importing_the_lessons_the_ui_or_anything_heavy_is_caught(fake):
-    planted = _plant(fake, "context/planted.py", (
-        "from botie.context.records import Record\n"
-        "def f():\n"
-        "    from ..lessons.scripted import ScriptedModel\n"
-        "    from botie import ui\n"
-        "    import matplotlib.pyplot\n"
-    ))
+    planted = _plant(
+        fake,
+        "context/planted.py",
+        (
+            "from botie.context.records import Record\n"
+            "def f():\n"
+            "    from ..lessons.scripted import ScriptedModel\n"
+            "    from botie import ui\n"
+            "    import matplotlib.pyplot\n"
+        ),
+    )
     assert wrong_way(planted) == [
         "botie/context/planted.py:3 imports botie.lessons.scripted",
         "botie/context/planted.py:3 imports botie.lessons.scripted.ScriptedModel",
@@ -225,14 +236,21 @@ def test_a_library_module_importing_the_lessons_the_ui_or_anything_heavy_is_caug
 
 
 def test_the_package_init_importing_the_lessons_is_caught(fake):
-    planted = _plant(fake, "__init__.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
-                                          "    from botie.lessons.progress import show_progress\n")
-    assert wrong_way(planted) == ["botie/__init__.py:3 imports botie.lessons.progress",
-                                 "botie/__init__.py:3 imports botie.lessons.progress.show_progress"]
+    planted = _plant(
+        fake,
+        "__init__.py",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from botie.lessons.progress import show_progress\n",
+    )
+    assert wrong_way(planted) == [
+        "botie/__init__.py:3 imports botie.lessons.progress",
+        "botie/__init__.py:3 imports botie.lessons.progress.show_progress",
+    ]
 
 
-@pytest.mark.parametrize(("where", "target"), [("context/planted.py", "botie.actions.decision"),
-                                               ("actions/planted.py", "botie.context.records")])
+@pytest.mark.parametrize(
+    ("where", "target"),
+    [("context/planted.py", "botie.actions.decision"), ("actions/planted.py", "botie.context.records")],
+)
 def test_one_half_of_the_library_importing_the_other_is_caught(fake, where, target):
     planted = _plant(fake, where, f"def f():\n    import {target}\n")
     assert wrong_way(planted) == [f"botie/{where}:2 imports {target}"]
@@ -241,8 +259,10 @@ def test_one_half_of_the_library_importing_the_other_is_caught(fake, where, targ
 def test_the_lessons_importing_the_ui_is_caught_and_the_ui_importing_the_lessons_is_not(fake):
     lessons = _plant(fake, "lessons/planted.py", "from botie.ui.selection import selection_panel\n")
     ui = _plant(fake, "ui/planted.py", "from botie.lessons.exercises.yours import compare_selection\n")
-    assert wrong_way(lessons) == ["botie/lessons/planted.py:1 imports botie.ui.selection",
-                                  "botie/lessons/planted.py:1 imports botie.ui.selection.selection_panel"]
+    assert wrong_way(lessons) == [
+        "botie/lessons/planted.py:1 imports botie.ui.selection",
+        "botie/lessons/planted.py:1 imports botie.ui.selection.selection_panel",
+    ]
     assert wrong_way(ui) == []
 
 

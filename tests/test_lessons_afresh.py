@@ -20,11 +20,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Named, not globbed: a missing notebook is a failure, never an empty parameter set.
-LESSONS = ("00_welcome", "01_which_records", "02_relevance_and_provenance", "03_count_then_route",
-           "04_suggestion_to_action", "05_one_turn_end_to_end")
+LESSONS = (
+    "00_welcome",
+    "01_which_records",
+    "02_relevance_and_provenance",
+    "03_count_then_route",
+    "04_suggestion_to_action",
+    "05_one_turn_end_to_end",
+)
 # The same rewrites as tests/nbval_sanitize.cfg: output that cannot be stable, never lesson numbers.
-SANITIZE = [(re.compile(r"0x[0-9a-fA-F]{6,}"), "0xADDRESS"),
-            (re.compile(r"<Figure size [0-9.]+x[0-9.]+ with [0-9]+ Axes>"), "<Figure>")]
+SANITIZE = [
+    (re.compile(r"0x[0-9a-fA-F]{6,}"), "0xADDRESS"),
+    (re.compile(r"<Figure size [0-9.]+x[0-9.]+ with [0-9]+ Axes>"), "<Figure>"),
+]
 
 
 def sanitize(text: str) -> str:

@@ -6,8 +6,9 @@ from botie.context.records import Record
 from botie.model import Reply, ToolProposal
 from botie.turn import ActionRequest, TurnSetup, run_turn
 
-DOC = Record("m-1", "P-2", "Torque the seal bolts to 25 N·m.", 12, score=0.9, trust="approved",
-             effective_date="2026-01-01")
+DOC = Record(
+    "m-1", "P-2", "Torque the seal bolts to 25 N·m.", 12, score=0.9, trust="approved", effective_date="2026-01-01"
+)
 
 
 class EchoModel:
@@ -20,8 +21,9 @@ class EchoModel:
         self.seen.append(request)
         if "Torque the seal bolts" in request:
             return Reply("25 N·m", ({"id": "m-1", "quote": "Torque the seal bolts to 25 N·m."},))
-        return Reply("", (), ToolProposal("propose_inspection",
-                                          {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"}))
+        return Reply(
+            "", (), ToolProposal("propose_inspection", {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"})
+        )
 
 
 def test_a_model_of_our_own_answers_and_its_citation_is_checked():

@@ -16,11 +16,14 @@ def test_the_committed_equivalents_file_parses_and_every_entry_has_a_reason():
     assert all(any(name.startswith(m + ".x") for m in modules) for name in entries)
 
 
-@pytest.mark.parametrize("line", [
-    "botie.x.x_f__mutmut_1 | code",  # no reason
-    "botie.x.x_f__mutmut_1 |  | a reason",  # no code
-    "botie.x.x_f__mutmut_1 | code | reason\nbotie.x.x_f__mutmut_1 | code | again",  # listed twice
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "botie.x.x_f__mutmut_1 | code",  # no reason
+        "botie.x.x_f__mutmut_1 |  | a reason",  # no code
+        "botie.x.x_f__mutmut_1 | code | reason\nbotie.x.x_f__mutmut_1 | code | again",  # listed twice
+    ],
+)
 def test_an_incomplete_or_repeated_entry_is_refused(line):
     with pytest.raises(ValueError):
         mutation.parse_equivalents(line)
@@ -51,7 +54,17 @@ def test_a_row_scores_caught_over_judged_with_equivalents_left_out():
     assert mutation._row(r).split()[-1] == "95.0%"
 
 
-@pytest.mark.parametrize(("code", "column"), [(1, "killed"), (0, "survived"), (33, "no tests"), (36, "timeout"),
-                                              (-24, "timeout"), (None, "not checked"), (-11, "other")])
+@pytest.mark.parametrize(
+    ("code", "column"),
+    [
+        (1, "killed"),
+        (0, "survived"),
+        (33, "no tests"),
+        (36, "timeout"),
+        (-24, "timeout"),
+        (None, "not checked"),
+        (-11, "other"),
+    ],
+)
 def test_mutmut_exit_codes_fold_into_the_columns(code, column):
     assert mutation.status(code) == column

@@ -147,7 +147,6 @@ def test_seed_worked_examples_are_lesson_checks(edition, name, expected):
     assert expected in lesson_check_text(path)
 
 
-
 def test_every_next_link_names_the_next_lesson_by_its_own_title():
     import re
 
@@ -191,6 +190,11 @@ def test_every_lesson_ends_by_showing_the_learners_progress(path):
 def test_lesson_00_explains_the_progress_table_and_the_reset():
     (welcome,) = [p for p in LEARNER if p.name.startswith("00")]
     text = read(welcome).cells[-3].source
-    for words in ("botie-progress.json", "stays on your machine", "Every lesson ends with this table",
-                  "File > Reload Notebook from Disk", 'reset_exercise("01", 2)'):
+    for words in (
+        "botie-progress.json",
+        "stays on your machine",
+        "Every lesson ends with this table",
+        "File > Reload Notebook from Disk",
+        'reset_exercise("01", 2)',
+    ):
         assert words in text

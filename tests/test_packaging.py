@@ -36,8 +36,14 @@ def _applies_in_conda(requirement: str) -> bool:
     """A requirement with a marker (tomli on 3.10) counts only if it holds on environment.yml's Python."""
     marker = Requirement(requirement).marker
     version = _conda_python()
-    return marker is None or marker.evaluate({"python_version": version, "python_full_version": f"{version}.0",
-                                              "sys_platform": "linux", "platform_system": "Linux"})
+    return marker is None or marker.evaluate(
+        {
+            "python_version": version,
+            "python_full_version": f"{version}.0",
+            "sys_platform": "linux",
+            "platform_system": "Linux",
+        }
+    )
 
 
 def pyproject_requirements() -> dict[str, str]:
@@ -84,8 +90,11 @@ def test_the_pin_comparison_sees_a_moved_version_or_a_range():
 
 def test_environment_pins_lie_inside_pyprojects_ranges():
     env, proj = environment_requirements(), pyproject_requirements()
-    outside = {n: (env[n], proj[n]) for n in proj
-               if not Requirement(f"{n}{proj[n]}").specifier.contains(env[n].lstrip("="), prereleases=True)}
+    outside = {
+        n: (env[n], proj[n])
+        for n in proj
+        if not Requirement(f"{n}{proj[n]}").specifier.contains(env[n].lstrip("="), prereleases=True)
+    }
     assert not outside
 
 

@@ -33,8 +33,13 @@ A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
     "call",
     [
         lambda v: botie.select([A], v, 10),
-        lambda v: botie.decide({"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"},
-                               caller="u", allowed_assets=v, approval=None, previous=None),
+        lambda v: botie.decide(
+            {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"},
+            caller="u",
+            allowed_assets=v,
+            approval=None,
+            previous=None,
+        ),
         lambda v: botie.select_evidence([A], v, 10, observed_on="2026-01-01"),
         lambda v: botie.TurnSetup("u", v, "2026-01-01", 10),
         lambda v: DocumentTool([A], allowed_assets=v, max_tokens=10),
@@ -44,8 +49,10 @@ A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
 def test_every_caller_refuses_a_bare_string_with_one_message(call):
     with pytest.raises(AssetsError) as caught:
         call("P-2")
-    assert str(caught.value) == "allowed_assets must be a collection of asset ids such as ['P-2'], " \
-                                "not a single string ('P-2')"
+    assert (
+        str(caught.value) == "allowed_assets must be a collection of asset ids such as ['P-2'], "
+        "not a single string ('P-2')"
+    )
 
 
 def test_unique_records_names_the_duplicate_and_the_bad_entry():

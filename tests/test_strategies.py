@@ -73,8 +73,9 @@ def test_shares_counts_each_label_once_per_example():
 
 
 def test_record_lists_reach_every_selection_status():
-    cases = sample(st.tuples(record_lists(), allowed_lists, allowances | budgets(),
-                             st.sampled_from(["prefix", "skip"])))
+    cases = sample(
+        st.tuples(record_lists(), allowed_lists, allowances | budgets(), st.sampled_from(["prefix", "skip"]))
+    )
     labels = [selection_labels(select(r, a, b, policy=p)) for r, a, b, p in cases]
     assert_spread(labels, {"selected", "not_permitted", "over_budget", "not_considered"})
 
@@ -89,8 +90,7 @@ def test_provenance_cases_answer_refuse_keep_conflicts_together_and_carry_depend
     for records, allowed, allowance in sample(provenance_cases()):
         result = select_evidence(records, allowed, allowance, observed_on=OBSERVED_ON)
         labels.append(provenance_labels(records, result))
-    assert_spread(labels, {"branch answer", "branch refuse", "kept-together conflict",
-                           "selected with dependencies"})
+    assert_spread(labels, {"branch answer", "branch refuse", "kept-together conflict", "selected with dependencies"})
 
 
 def test_attachment_cases_reach_all_four_strategies():
@@ -106,8 +106,21 @@ def test_decision_cases_reach_every_branch_and_a_failed_key():
         if d.checks[-1].verdict.value != "not_reached" and previous is not None:
             found.add(f"stored {previous.state}")
         labels.append(found)
-    assert_spread(labels, {"invalid", "denied", "needs_approval", "create", "reuse", "conflict", "in_progress",
-                           "stored failed", "stored pending", "stored done"})
+    assert_spread(
+        labels,
+        {
+            "invalid",
+            "denied",
+            "needs_approval",
+            "create",
+            "reuse",
+            "conflict",
+            "in_progress",
+            "stored failed",
+            "stored pending",
+            "stored done",
+        },
+    )
 
 
 def test_the_observation_date_sits_inside_the_generated_dates():
@@ -116,14 +129,32 @@ def test_the_observation_date_sits_inside_the_generated_dates():
 
 
 if __name__ == "__main__":  # the spread table: python -m tests.test_strategies
+
     def show(name, label_sets):
         print(name + ": " + ", ".join(f"{k} {v:.0%}" for k, v in sorted(shares(label_sets).items())))
 
-    show("record_lists", [selection_labels(select(r, a, b, policy=p)) for r, a, b, p in sample(
-        st.tuples(record_lists(), allowed_lists, allowances | budgets(), st.sampled_from(["prefix", "skip"])))])
+    show(
+        "record_lists",
+        [
+            selection_labels(select(r, a, b, policy=p))
+            for r, a, b, p in sample(
+                st.tuples(record_lists(), allowed_lists, allowances | budgets(), st.sampled_from(["prefix", "skip"]))
+            )
+        ],
+    )
     show("inspection_arguments", [argument_labels(a) for a in sample(inspection_arguments())])
-    show("provenance_cases", [provenance_labels(r, select_evidence(r, a, b, observed_on=OBSERVED_ON))
-                              for r, a, b in sample(provenance_cases())])
+    show(
+        "provenance_cases",
+        [
+            provenance_labels(r, select_evidence(r, a, b, observed_on=OBSERVED_ON))
+            for r, a, b in sample(provenance_cases())
+        ],
+    )
     show("attachment_cases", [{str(plan_context(d, ceiling=c).strategy)} for d, c in sample(attachment_cases())])
-    show("decision_cases", [{str(decide(p, caller=DECIDER, allowed_assets=a, approval=ap, previous=pr).branch)}
-                            for p, a, ap, pr in sample(decision_cases())])
+    show(
+        "decision_cases",
+        [
+            {str(decide(p, caller=DECIDER, allowed_assets=a, approval=ap, previous=pr).branch)}
+            for p, a, ap, pr in sample(decision_cases())
+        ],
+    )

@@ -127,7 +127,7 @@ def test_a_needed_dependency_below_the_floor_is_lost_at_the_relevance_stage_not_
 
 def test_the_relevance_stage_runs_between_fresh_and_fit():
     names = [str(stage) for stage in Stage]
-    assert names[names.index("fresh") + 1:names.index("fit")] == ["relevant"]
+    assert names[names.index("fresh") + 1 : names.index("fit")] == ["relevant"]
 
 
 def test_a_document_retrieval_never_returned_is_a_missing_candidate(scenario, setup, model):
@@ -141,8 +141,7 @@ def test_a_document_retrieval_never_returned_is_a_missing_candidate(scenario, se
 
 def test_needed_documents_the_caller_may_not_read_are_not_authorised(scenario, setup, model):
     q = torque(scenario)
-    r = run_turn(q.question, scenario.candidates(0), setup.with_(allowed_assets=("P-3",)), model,
-                 needed=q.answered_by)
+    r = run_turn(q.question, scenario.candidates(0), setup.with_(allowed_assets=("P-3",)), model, needed=q.answered_by)
     assert r.outcome is TurnOutcome.REFUSED
     assert {x.stage for x in r.losses} == {Stage.PERMITTED}
     assert {x.kind for x in r.losses} == {"not authorised"}
@@ -175,16 +174,22 @@ def test_the_action_request_holds_no_document_text(scenario, setup, model, actio
 def test_a_tool_the_turn_does_not_offer_never_reaches_the_decision(scenario, setup, model):
     refund = ToolProposal("refund_customer", {"order_id": "1"})
     rogue = model.with_(actions={"refund": ActionScript(refund)})
-    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, rogue,
-                 action=ActionRequest("please refund order 1"))
+    r = run_turn(
+        torque(scenario).question, scenario.candidates(0), setup, rogue, action=ActionRequest("please refund order 1")
+    )
     assert r.decision is None and r.tool_call is None
     assert r.stage(Stage.PROPOSAL).status is StageStatus.FAILED
     assert "refund_customer is not a tool this turn offers" in r.stage(Stage.PROPOSAL).detail
 
 
 def test_no_proposal_means_nothing_to_decide(scenario, setup, model):
-    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model,
-                 action=ActionRequest("please do something vague"))
+    r = run_turn(
+        torque(scenario).question,
+        scenario.candidates(0),
+        setup,
+        model,
+        action=ActionRequest("please do something vague"),
+    )
     assert r.proposal is None and r.decision is None
     assert r.stage(Stage.DECISION).status is StageStatus.SKIPPED
 
@@ -200,8 +205,10 @@ def test_an_edited_document_stops_the_next_turn_of_a_conversation(scenario, setu
     conversation = Conversation(ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
     first = run_turn(q.question, scenario.candidates(0), setup, model, conversation=conversation)
     assert first.outcome is TurnOutcome.ANSWERED
-    edited = [dataclasses.replace(r, text=r.text.replace("18 N·m", "17 N·m")) if r.id == "man-p2-r4-s3.2" else r
-              for r in scenario.candidates(0)]
+    edited = [
+        dataclasses.replace(r, text=r.text.replace("18 N·m", "17 N·m")) if r.id == "man-p2-r4-s3.2" else r
+        for r in scenario.candidates(0)
+    ]
     second = run_turn(q.question, edited, setup, model, conversation=conversation, needed=q.answered_by)
     assert second.outcome is TurnOutcome.STOPPED and "man-p2-r4-s3.2" in second.notice
     assert second.stage(Stage.REQUEST).ids == ("man-p2-r4-s3.2",)
@@ -224,6 +231,7 @@ def test_setup_refuses_a_bare_string_and_candidates_must_be_records(scenario, se
 
 
 # --- a small world of our own: every stage's words, written out by hand ----------------------------------
+
 
 def _doc(rid, *, asset="P-2", text=None, score=0.8, effective="2026-01-01"):
     return Record(rid, asset, text or f"Notes on {rid}.", 10, score=score, effective_date=effective)
@@ -276,12 +284,21 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
     assert _rows(r.stages[6:]) == [
         ("answer", "passed", ("seal",), "1 citation"),
         ("citations", "passed", ("seal", "gland"), "1 quote checked: each is verbatim in a document that was sent"),
-        ("proposal", "passed", (), "propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7'), "
-                                   "from a request with 0 documents in it"),
+        (
+            "proposal",
+            "passed",
+            (),
+            "propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7'), "
+            "from a request with 0 documents in it",
+        ),
         ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: create a new job"),
     ]
-    assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == ("What torque?", "25 N·m",
-                                                                                ("seal", "gland"), True)
+    assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == (
+        "What torque?",
+        "25 N·m",
+        ("seal", "gland"),
+        True,
+    )
 
 
 def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_its_instructions():
@@ -300,8 +317,11 @@ def test_the_setups_floor_reaches_the_selector():
 def test_a_reused_request_is_a_passed_decision_naming_the_earlier_job():
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book(StoredRequest.settled(PAYLOAD, "job-1")))
     assert r.stage(Stage.DECISION) == StageResult(
-        Stage.DECISION, StageStatus.PASSED, (),
-        "reuse: r7 already created job-1 with this exact payload: returning job-1 instead of booking again")
+        Stage.DECISION,
+        StageStatus.PASSED,
+        (),
+        "reuse: r7 already created job-1 with this exact payload: returning job-1 instead of booking again",
+    )
 
 
 def test_a_refusal_reads_stage_by_stage_and_its_trace_shows_no_count_for_skipped_stages():
@@ -311,25 +331,31 @@ def test_a_refusal_reads_stage_by_stage_and_its_trace_shows_no_count_for_skipped
     assert _rows(r.stages[3:]) == [
         ("relevant", "failed", (), "faint below_floor (floor 0.35)"),
         ("fit", "failed", (), f"refused: {refusal}"),
-        ("request", "skipped", (), before), ("answer", "skipped", (), before), ("citations", "skipped", (), before),
-        ("proposal", "skipped", (), "no action was asked for"), ("decision", "skipped", (), "no action was asked for"),
+        ("request", "skipped", (), before),
+        ("answer", "skipped", (), before),
+        ("citations", "skipped", (), before),
+        ("proposal", "skipped", (), "no action was asked for"),
+        ("decision", "skipped", (), "no action was asked for"),
     ]
     assert (r.action_request, r.proposal, r.decision, r.documents_in_action_request) == (None, None, None, ())
-    assert r.trace() == "\n".join([
-        "candidates  passed    1  1 candidate retrieved",
-        "permitted   passed    1  nothing removed",
-        "fresh       passed    1  nothing removed",
-        "relevant    failed    0  faint below_floor (floor 0.35)",
-        f"fit         failed    0  refused: {refusal}",
-        f"request     skipped      {before}",
-        f"answer      skipped      {before}",
-        f"citations   skipped      {before}",
-        "proposal    skipped      no action was asked for",
-        "decision    skipped      no action was asked for",
-        "-> refused",
-    ])
-    assert r.losses == (Loss("faint", Stage.RELEVANT, "below the relevance floor",
-                             "below_floor: score 0.20 is below the 0.35 floor"),)
+    assert r.trace() == "\n".join(
+        [
+            "candidates  passed    1  1 candidate retrieved",
+            "permitted   passed    1  nothing removed",
+            "fresh       passed    1  nothing removed",
+            "relevant    failed    0  faint below_floor (floor 0.35)",
+            f"fit         failed    0  refused: {refusal}",
+            f"request     skipped      {before}",
+            f"answer      skipped      {before}",
+            f"citations   skipped      {before}",
+            "proposal    skipped      no action was asked for",
+            "decision    skipped      no action was asked for",
+            "-> refused",
+        ]
+    )
+    assert r.losses == (
+        Loss("faint", Stage.RELEVANT, "below the relevance floor", "below_floor: score 0.20 is below the 0.35 floor"),
+    )
 
 
 @pytest.mark.parametrize(
@@ -346,8 +372,10 @@ def test_a_stage_with_no_document_left_has_failed(candidates, kept):
 
 def test_no_proposal_fails_the_proposal_stage_and_leaves_nothing_to_decide():
     r = run_turn("What torque?", WORLD, _setup(), Desk(action=None), action=_book())
-    assert _rows(r.stages[8:]) == [("proposal", "failed", (), "the model proposed no tool call"),
-                                   ("decision", "skipped", (), "nothing to decide")]
+    assert _rows(r.stages[8:]) == [
+        ("proposal", "failed", (), "the model proposed no tool call"),
+        ("decision", "skipped", (), "nothing to decide"),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -359,20 +387,29 @@ def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
     r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=refund), action=_book())
     assert _rows(r.stages[8:]) == [
         ("proposal", "failed", (), f"refund_customer is not a tool this turn offers ({offered})"),
-        ("decision", "skipped", (), "nothing to decide")]
+        ("decision", "skipped", (), "nothing to decide"),
+    ]
 
 
 def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
-    misread = Reply("18 N·m", ({"id": "seal", "quote": "18 N·m"}, {"id": "vendor", "quote": "x"}), BOOK,
-                    obeyed=("skip-approval", "book-60"))
+    misread = Reply(
+        "18 N·m",
+        ({"id": "seal", "quote": "18 N·m"}, {"id": "vendor", "quote": "x"}),
+        BOOK,
+        obeyed=("skip-approval", "book-60"),
+    )
     r = run_turn("What torque?", WORLD, _setup(), Desk(misread))
     notice = "answer withheld: the quote '18 N·m' does not appear verbatim in seal; vendor did not enter the context"
     assert (r.notice, r.reply, r.dropped) == (notice, misread, BOOK)
     assert _rows(r.stages[6:8]) == [
-        ("answer", "passed", ("seal", "vendor"),
-         "2 citations; the model followed a planted instruction: skip-approval, book-60; "
-         "suggested propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7') "
-         "while reading documents: dropped, never carried out"),
+        (
+            "answer",
+            "passed",
+            ("seal", "vendor"),
+            "2 citations; the model followed a planted instruction: skip-approval, book-60; "
+            "suggested propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7') "
+            "while reading documents: dropped, never carried out",
+        ),
         ("citations", "failed", ("seal", "gland"), notice),
     ]
 
@@ -387,31 +424,42 @@ def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
     """A malformed citation (no id) names no document; the ones after it are still traced."""
     cites = Reply("x", ({"id": "", "quote": "x"}, {"id": "vendor", "quote": "x"}, {"id": "seal", "quote": "18 N·m"}))
     r = run_turn("What torque?", WORLD, _setup(budget=10), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
-    assert r.explain_losses() == "\n".join([
-        "ghost: lost at candidates (missing candidate): retrieval never returned it",
-        "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
-        "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
-        "after the observation date 2026-06-01",
-        "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 10 + 10 = 20 exceeds "
-        "the 10-token allowance; stopped here",
-        "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal",
-    ])
+    assert r.explain_losses() == "\n".join(
+        [
+            "ghost: lost at candidates (missing candidate): retrieval never returned it",
+            "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
+            "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
+            "after the observation date 2026-06-01",
+            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 10 + 10 = 20 exceeds "
+            "the 10-token allowance; stopped here",
+            "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal",
+        ]
+    )
     assert [x.record_id for x in r.losses] == ["ghost", "vendor", "draft", "gland", "seal"]
 
 
 def test_a_cited_document_that_was_never_sent_is_traced_to_where_it_went():
     r = run_turn("What torque?", WORLD, _setup(), Desk(Reply("x", ({"id": "draft", "quote": "x"},))))
-    assert r.losses == (Loss("draft", Stage.FRESH, "not current",
-                             "not_yet_effective: effective from 2026-09-01, after the observation date 2026-06-01"),)
+    assert r.losses == (
+        Loss(
+            "draft",
+            Stage.FRESH,
+            "not current",
+            "not_yet_effective: effective from 2026-09-01, after the observation date 2026-06-01",
+        ),
+    )
 
 
 def test_a_request_over_the_ceiling_keeps_its_documents_in_the_trace_and_skips_the_answer():
     r = run_turn("What torque?", WORLD, _setup(ceiling=100), Desk(), needed=["seal"])
     assert r.stage(Stage.REQUEST) == StageResult(Stage.REQUEST, StageStatus.FAILED, ("seal", "gland"), r.notice)
-    assert r.notice.startswith("the request needs ") and r.notice.endswith("nothing was cut: select or retrieve "
-                                                                          "fewer documents first")
-    assert _rows(r.stages[6:8]) == [("answer", "skipped", (), "not run: no request was sent"),
-                                    ("citations", "skipped", (), "not run: no request was sent")]
+    assert r.notice.startswith("the request needs ") and r.notice.endswith(
+        "nothing was cut: select or retrieve fewer documents first"
+    )
+    assert _rows(r.stages[6:8]) == [
+        ("answer", "skipped", (), "not run: no request was sent"),
+        ("citations", "skipped", (), "not run: no request was sent"),
+    ]
     assert r.losses == (Loss("seal", Stage.REQUEST, "never sent", "selected, but the request was not sent"),)
 
 
@@ -435,9 +483,11 @@ def test_nothing_lost_is_said_in_words_and_an_unknown_stage_is_a_key_error():
 def test_the_action_instructions_list_the_offered_tool_sorted_and_the_assets_in_order():
     text = action_instructions(_setup(allowed_assets=["P-3", "P-2"]))
     intro, tools, facts = text.split("\n")
-    assert intro == ("You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
-                     "tool listed below, or none. Take the arguments from the technician's own message and the facts "
-                     "in this request; this request contains no documents.")
+    assert intro == (
+        "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
+        "tool listed below, or none. Take the arguments from the technician's own message and the facts "
+        "in this request; this request contains no documents."
+    )
     assert tools.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted: description first
     assert facts == "Signed in: tech-ana. May schedule: P-3, P-2."
     bare = action_instructions(_setup(allowed_assets=[], tools=()))
@@ -460,8 +510,18 @@ def test_documents_in_play_are_counted_only_where_the_ids_are_the_documents_goin
     the citation check's (what it checked against) are not documents still in play, nor is a skipped stage."""
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
     counts = {str(s.stage): s.documents_in_play for s in r.stages}
-    assert counts == {"candidates": 5, "permitted": 4, "fresh": 3, "relevant": 2, "fit": 2, "request": 2,
-                      "answer": None, "citations": None, "proposal": None, "decision": None}
+    assert counts == {
+        "candidates": 5,
+        "permitted": 4,
+        "fresh": 3,
+        "relevant": 2,
+        "fit": 2,
+        "request": 2,
+        "answer": None,
+        "citations": None,
+        "proposal": None,
+        "decision": None,
+    }
     refused = run_turn("What torque?", [FAINT], _setup(), Desk(), needed=["faint"])
     assert refused.stage(Stage.REQUEST).documents_in_play is None  # skipped
     assert refused.stage(Stage.RELEVANT).documents_in_play == 0  # failed: nothing left, which is a count

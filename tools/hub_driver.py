@@ -44,8 +44,12 @@ class Hub:
     def request(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:
         """One HTTP request; returns (status, parsed JSON or text). Never raises for an HTTP status."""
         data = None if body is None else json.dumps(body).encode()
-        req = urllib.request.Request(f"{self.url}{path}", data=data, method=method,
-                                     headers={"Authorization": f"token {token}", "Content-Type": "application/json"})
+        req = urllib.request.Request(
+            f"{self.url}{path}",
+            data=data,
+            method=method,
+            headers={"Authorization": f"token {token}", "Content-Type": "application/json"},
+        )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as answer:
                 status, raw = answer.status, answer.read().decode("utf-8", "replace")
@@ -90,8 +94,9 @@ class Hub:
     def git_pull(self, user: str, token: str, repo: str, branch: str, target: str) -> str:
         """nbgitpuller's API (what the link's page calls): clone or update; returns the last phase seen."""
         query = urllib.parse.urlencode({"repo": repo, "branch": branch, "targetpath": target})
-        req = urllib.request.Request(f"{self.url}/user/{user}/git-pull/api?{query}",
-                                     headers={"Authorization": f"token {token}"})
+        req = urllib.request.Request(
+            f"{self.url}/user/{user}/git-pull/api?{query}", headers={"Authorization": f"token {token}"}
+        )
         phase, lines = "", []
         with urllib.request.urlopen(req, timeout=self.timeout) as stream:
             for raw in stream:
@@ -106,9 +111,12 @@ class Hub:
 
     def open_notebook(self, user: str, token: str, path: str) -> str:
         """Start a kernel for a notebook as JupyterLab does (a session), so it runs in the notebook's folder."""
-        status, body = self.request("POST", f"/user/{user}/api/sessions", token,
-                                    {"path": path, "type": "notebook", "name": path.rsplit("/", 1)[-1],
-                                     "kernel": {"name": "python3"}})
+        status, body = self.request(
+            "POST",
+            f"/user/{user}/api/sessions",
+            token,
+            {"path": path, "type": "notebook", "name": path.rsplit("/", 1)[-1], "kernel": {"name": "python3"}},
+        )
         if status != 201:
             raise RuntimeError(f"a kernel for {user}: HTTP {status} {body}")
         return body["kernel"]["id"]
@@ -139,10 +147,21 @@ class Hub:
 
 
 def _execute_request(msg_id: str, code: str) -> dict:
-    header = {"msg_id": msg_id, "username": "botie", "session": uuid.uuid4().hex, "msg_type": "execute_request",
-              "version": "5.3"}
-    content = {"code": code, "silent": False, "store_history": False, "user_expressions": {},
-               "allow_stdin": False, "stop_on_error": True}
+    header = {
+        "msg_id": msg_id,
+        "username": "botie",
+        "session": uuid.uuid4().hex,
+        "msg_type": "execute_request",
+        "version": "5.3",
+    }
+    content = {
+        "code": code,
+        "silent": False,
+        "store_history": False,
+        "user_expressions": {},
+        "allow_stdin": False,
+        "stop_on_error": True,
+    }
     return {"header": header, "parent_header": {}, "metadata": {}, "content": content, "channel": "shell"}
 
 
@@ -223,8 +242,14 @@ class LocalHub:
     started to end, kills any that did not, and lists them in ``left_behind``.
     """
 
-    def __init__(self, root: Path, scratch: Path, learners: tuple[str, ...], instructors: tuple[str, ...] = ("lee",),
-                 refresh: int = 5) -> None:
+    def __init__(
+        self,
+        root: Path,
+        scratch: Path,
+        learners: tuple[str, ...],
+        instructors: tuple[str, ...] = ("lee",),
+        refresh: int = 5,
+    ) -> None:
         self.root, self.scratch = root, scratch
         self.learners, self.instructors = learners, instructors
         self.operator, self.room_token = secrets.token_hex(16), secrets.token_hex(16)
@@ -257,7 +282,11 @@ class LocalHub:
         self._log = self.log_path.open("w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyterhub", "-f", str(self.root / "classroom" / "jupyterhub_config.py")],
-            cwd=self.scratch, env=self.env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+            cwd=self.scratch,
+            env=self.env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
             # a parent shell may have set SIGINT to ignored; the hub stops its children with it
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         )

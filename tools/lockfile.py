@@ -75,16 +75,19 @@ def _compile(root: Path, name: str, *options: str, source: str = "pyproject.toml
 
 def _header(name: str, extras: Sequence[str], digest: str) -> str:
     what = "the runtime" + "".join(f" + {e}" for e in extras)
-    return (f"# requirements/{name}.txt: {what}, every supported Python and platform, with hashes.\n"
-            f"# Written by `make lock` ({UV}, pip compile --universal --generate-hashes); "
-            "edit pyproject.toml, never this file.\n"
-            f"{DIGEST_PREFIX}{digest}\n")
+    return (
+        f"# requirements/{name}.txt: {what}, every supported Python and platform, with hashes.\n"
+        f"# Written by `make lock` ({UV}, pip compile --universal --generate-hashes); "
+        "edit pyproject.toml, never this file.\n"
+        f"{DIGEST_PREFIX}{digest}\n"
+    )
 
 
 def _clear_unparsable(path: Path) -> None:
     """uv starts from the versions in its output file; one with merge-conflict markers is dropped first."""
-    if path.is_file() and any(line.startswith(("<<<<<<<", "=======", ">>>>>>>"))
-                              for line in path.read_text(encoding="utf-8").splitlines()):
+    if path.is_file() and any(
+        line.startswith(("<<<<<<<", "=======", ">>>>>>>")) for line in path.read_text(encoding="utf-8").splitlines()
+    ):
         print(f"botie: {path.name} has merge-conflict markers; resolving it afresh", flush=True)
         path.unlink()
 
@@ -118,8 +121,11 @@ def _write_installer(root: Path, options: Sequence[str]) -> Path:
     _clear_unparsable(final)
     print(f"botie: locking {LOCK_DIR}/{INSTALLER}.txt (the installer)", flush=True)
     body = _compile(root, INSTALLER, *options, source="-", stdin="pip\n")
-    final.write_text(f"# {LOCK_DIR}/{INSTALLER}.txt: the installer `make env` puts in first, with hashes.\n"
-                     f"# Written by `make lock` ({UV}); never edit by hand.\n" + body, encoding="utf-8")
+    final.write_text(
+        f"# {LOCK_DIR}/{INSTALLER}.txt: the installer `make env` puts in first, with hashes.\n"
+        f"# Written by `make lock` ({UV}); never edit by hand.\n" + body,
+        encoding="utf-8",
+    )
     return final
 
 
@@ -136,9 +142,16 @@ def _conda_python(environment_yml: Path) -> str:
 def conda_pins(environment_yml: Path, lock: Path) -> dict[str, str]:
     """The lock's versions on the Python and platform environment.yml builds (its python=X.Y, on Linux)."""
     version = _conda_python(environment_yml)
-    marker_env = {"python_version": version, "python_full_version": f"{version}.0", "sys_platform": CONDA_PLATFORM,
-                  "platform_system": "Linux", "os_name": "posix", "implementation_name": "cpython",
-                  "platform_python_implementation": "CPython", "platform_machine": "x86_64"}
+    marker_env = {
+        "python_version": version,
+        "python_full_version": f"{version}.0",
+        "sys_platform": CONDA_PLATFORM,
+        "platform_system": "Linux",
+        "os_name": "posix",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "platform_machine": "x86_64",
+    }
     return pins_for(read_pins(lock), marker_env)
 
 
@@ -166,8 +179,10 @@ def pin_environment(environment_yml: Path, versions: Mapping[str, str]) -> list[
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.lockfile",
-                                     description="Rewrite requirements/*.txt and environment.yml's pins (make lock).")
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.lockfile",
+        description="Rewrite requirements/*.txt and environment.yml's pins (make lock).",
+    )
     parser.add_argument("--upgrade", action="store_true", help="move every package to its newest allowed version")
     args = parser.parse_args(argv)
     _install_tools()

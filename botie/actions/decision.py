@@ -215,26 +215,31 @@ class StoredRequest:
         try:
             state = KeyState(state)
         except ValueError:
-            raise DecisionError(f"previous.state must be one of pending, failed, done; got {state!r}",
-                                field="previous.state") from None
+            raise DecisionError(
+                f"previous.state must be one of pending, failed, done; got {state!r}", field="previous.state"
+            ) from None
         object.__setattr__(self, "state", state)
         if (state is KeyState.DONE) != (self.receipt is not None):
-            raise DecisionError("a stored request has a receipt exactly when its state is done",
-                                field="previous")
+            raise DecisionError("a stored request has a receipt exactly when its state is done", field="previous")
         if self.receipt is not None and self.receipt.request_id != payload.get("request_id"):
             raise DecisionError(
-                f"the receipt is for {self.receipt.request_id!r} "
-                f"but the payload for {payload.get('request_id')!r}",
+                f"the receipt is for {self.receipt.request_id!r} but the payload for {payload.get('request_id')!r}",
                 field="previous.receipt",
             )
         _need_aware(self.stored_at, "previous.stored_at")
 
     @classmethod
-    def settled(cls, payload: Mapping[str, Any], job_id: str, *, created_at: _dt.datetime | None = None,
-                ) -> StoredRequest:
+    def settled(
+        cls,
+        payload: Mapping[str, Any],
+        job_id: str,
+        *,
+        created_at: _dt.datetime | None = None,
+    ) -> StoredRequest:
         """A request that already created ``job_id``: its payload and the receipt it earned."""
-        receipt = Receipt(job_id, payload.get("request_id"), payload.get("asset_id"),
-                          payload.get("duration_minutes"), created_at)
+        receipt = Receipt(
+            job_id, payload.get("request_id"), payload.get("asset_id"), payload.get("duration_minutes"), created_at
+        )
         return cls(payload, receipt, stored_at=created_at)
 
 
@@ -287,15 +292,17 @@ class Decision:
         reporting a booking that has not happened.
         """
         if self.branch is Branch.CREATE and self.receipt is None:
-            raise DecisionError("this create decision has no job yet: the service creates it and fills the receipt",
-                                field="receipt")
+            raise DecisionError(
+                "this create decision has no job yet: the service creates it and fills the receipt", field="receipt"
+            )
         result: dict[str, Any] = {"status": self.branch.value, "retryable": self.retryable}
         if self.receipt is not None:
             result["job_id"] = self.receipt.job_id
             result["request_id"] = self.receipt.request_id
         if self.errors:
-            result["errors"] = [{"field": e.field, "problem": e.problem.value, "message": e.message}
-                                for e in self.errors]
+            result["errors"] = [
+                {"field": e.field, "problem": e.problem.value, "message": e.message} for e in self.errors
+            ]
         result["message"] = self.reason
         return result
 
@@ -318,8 +325,11 @@ _AFTER_INVALID = (
 )
 _AFTER_DENIED = (
     Check(CheckName.APPROVAL, Verdict.NOT_REACHED, "not reached: permission was denied"),
-    Check(CheckName.IDEMPOTENCY, Verdict.NOT_REACHED,
-          "not reached: permission was denied, so nothing stored under this request id was read"),
+    Check(
+        CheckName.IDEMPOTENCY,
+        Verdict.NOT_REACHED,
+        "not reached: permission was denied, so nothing stored under this request id was read",
+    ),
 )
 _AFTER_NO_APPROVAL = Check(CheckName.IDEMPOTENCY, Verdict.NOT_REACHED, "not reached: approval is needed first")
 
@@ -333,8 +343,10 @@ def _inspection_json(asset_id: str, duration_minutes: int, request_id: str) -> s
     strings) this is the same text ``canonical_json`` produces, a property
     the tests check, at a fraction of the cost of a general encoder.
     """
-    return (f'{{"asset_id":{_json_str(asset_id)},"duration_minutes":{duration_minutes},'
-            f'"request_id":{_json_str(request_id)}}}')
+    return (
+        f'{{"asset_id":{_json_str(asset_id)},"duration_minutes":{duration_minutes},'
+        f'"request_id":{_json_str(request_id)}}}'
+    )
 
 
 def _value_text(value: Any) -> str:
@@ -352,8 +364,9 @@ def _same_json(a: Any, b: Any) -> bool:
 
 def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     """Keys whose values differ in canonical form."""
-    return [key for key in sorted(old.keys() | new.keys())
-            if not _same_json(old.get(key, _ABSENT), new.get(key, _ABSENT))]
+    return [
+        key for key in sorted(old.keys() | new.keys()) if not _same_json(old.get(key, _ABSENT), new.get(key, _ABSENT))
+    ]
 
 
 def _compare_text(before: str, old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
@@ -363,8 +376,10 @@ def _compare_text(before: str, old: Mapping[str, Any], new: Mapping[str, Any]) -
         return f"{before} a payload with a different canonical form"
     if len(keys) == 1:
         key = keys[0]
-        return (f"{before} {key}={_value_text(old.get(key, _ABSENT))} "
-                f"but the proposal says {_value_text(new.get(key, _ABSENT))}")
+        return (
+            f"{before} {key}={_value_text(old.get(key, _ABSENT))} "
+            f"but the proposal says {_value_text(new.get(key, _ABSENT))}"
+        )
     was = ", ".join(f"{k}={_value_text(old.get(k, _ABSENT))}" for k in keys)
     now = ", ".join(f"{k}={_value_text(new.get(k, _ABSENT))}" for k in keys)
     return f"{before} {was} but the proposal says {now}"
@@ -373,8 +388,10 @@ def _compare_text(before: str, old: Mapping[str, Any], new: Mapping[str, Any]) -
 def _approval_check(approval: Approval | None, caller: str, payload: Mapping[str, Any], text: str) -> Check:
     """The third check: an approval by the caller, for exactly this payload (compared as canonical text)."""
     if approval is None:
-        reason = (f"no approval is recorded: show {caller} {payload['asset_id']} for "
-                  f"{payload['duration_minutes']} minutes and record their answer")
+        reason = (
+            f"no approval is recorded: show {caller} {payload['asset_id']} for "
+            f"{payload['duration_minutes']} minutes and record their answer"
+        )
         return Check(CheckName.APPROVAL, Verdict.FAILED, reason)
     if approval.actor != caller:
         reason = f"the approval was recorded by {approval.actor}, not by the caller {caller}"
@@ -385,8 +402,13 @@ def _approval_check(approval: Approval | None, caller: str, payload: Mapping[str
     return Check(CheckName.APPROVAL, Verdict.PASSED, f"{caller} approved exactly this payload")
 
 
-def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: str, text: str,
-                 ) -> tuple[Branch, Check, Receipt | None]:
+def _idempotency(
+    previous: Any,
+    caller: str,
+    payload: Mapping[str, Any],
+    rid: str,
+    text: str,
+) -> tuple[Branch, Check, Receipt | None]:
     """The last check: compare the proposal with what is stored under its request id."""
     if previous is None:
         reason = f"nothing is stored under {rid} for {caller}: create a new job"
@@ -413,8 +435,9 @@ def _idempotency(previous: Any, caller: str, payload: Mapping[str, Any], rid: st
 
 def _need_caller(caller: Any) -> None:
     if type(caller) is not str or not caller:
-        raise DecisionError(f"caller must be the signed-in user's id (a non-empty string), got {caller!r}",
-                            field="caller")
+        raise DecisionError(
+            f"caller must be the signed-in user's id (a non-empty string), got {caller!r}", field="caller"
+        )
 
 
 def decide(

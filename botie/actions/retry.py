@@ -53,14 +53,17 @@ class RetryRun:
         return result
 
     def explain(self) -> str:
-        lines = [f"attempt {n}: {d.branch} ({'retryable' if d.retryable else 'not retryable'})"
-                 for n, d in enumerate(self.attempts, start=1)]
+        lines = [
+            f"attempt {n}: {d.branch} ({'retryable' if d.retryable else 'not retryable'})"
+            for n, d in enumerate(self.attempts, start=1)
+        ]
         lines.append(f"stopped: {self.stopped_because}")
         return "\n".join(lines)
 
 
-def submit_with_retries(send: Callable[[], Decision], *, limit: int = 3,
-                        wait: Callable[[int], None] | None = None) -> RetryRun:
+def submit_with_retries(
+    send: Callable[[], Decision], *, limit: int = 3, wait: Callable[[int], None] | None = None
+) -> RetryRun:
     """Call ``send`` until its decision is not retryable, or ``limit`` attempts were made.
 
     ``send`` submits the *same* proposal each time (the same request id: a

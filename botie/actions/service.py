@@ -118,8 +118,11 @@ def _utc_now() -> _dt.datetime:
 
 
 def _need_duration(value: Any, name: str, *, allow_zero: bool) -> _dt.timedelta:
-    if not isinstance(value, _dt.timedelta) or value < _dt.timedelta(0) or (value == _dt.timedelta(0)
-                                                                            and not allow_zero):
+    if (
+        not isinstance(value, _dt.timedelta)
+        or value < _dt.timedelta(0)
+        or (value == _dt.timedelta(0) and not allow_zero)
+    ):
         least = "zero or more" if allow_zero else "more than zero"
         raise ClockError(f"{name} must be a timedelta of {least}, got {value!r}", field=name)
     return value
@@ -128,8 +131,9 @@ def _need_duration(value: Any, name: str, *, allow_zero: bool) -> _dt.timedelta:
 _IDEMPOTENCY = CheckName.IDEMPOTENCY
 
 
-def _with_idempotency(decision: Decision, branch: Branch, verdict: Verdict, reason: str,
-                      receipt: Receipt | None = None) -> Decision:
+def _with_idempotency(
+    decision: Decision, branch: Branch, verdict: Verdict, reason: str, receipt: Receipt | None = None
+) -> Decision:
     """The same path with its last check (idempotency) replaced: for outcomes only the service can know."""
     checks = (*decision.checks[:-1], Check(_IDEMPOTENCY, verdict, reason))
     return Decision(branch, checks, (), receipt)
@@ -160,19 +164,22 @@ class InspectionService:
         backoff: float = 0.01,
     ) -> None:
         if not callable(getattr(store, "transaction", None)):
-            raise SettingError(f"store must offer transaction() (a MemoryStore or SQLiteStore), got {store!r}",
-                               field="store")
+            raise SettingError(
+                f"store must offer transaction() (a MemoryStore or SQLiteStore), got {store!r}", field="store"
+            )
         if clock is not None and not callable(clock):
-            raise ClockError(f"clock must be a zero-argument callable returning a datetime, got {clock!r}",
-                             field="clock")
+            raise ClockError(
+                f"clock must be a zero-argument callable returning a datetime, got {clock!r}", field="clock"
+            )
         if downstream is not None and not callable(downstream):
             raise SettingError(f"downstream must be callable, got {downstream!r}", field="downstream")
         if type(attempts) is not int or attempts < 1:
             raise SettingError(f"attempts must be an int >= 1, got {attempts!r}", field="attempts")
         self.store = store
         self.clock = clock or _utc_now
-        self.retention = DEFAULT_RETENTION if retention is None else _need_duration(
-            retention, "retention", allow_zero=False)
+        self.retention = (
+            DEFAULT_RETENTION if retention is None else _need_duration(retention, "retention", allow_zero=False)
+        )
         self.downstream = downstream
         self.attempts = attempts
         self.backoff = backoff
@@ -201,7 +208,9 @@ class InspectionService:
 
     def _busy(self, screened: Decision) -> Decision:
         return _with_idempotency(
-            screened, Branch.UNAVAILABLE, Verdict.FAILED,
+            screened,
+            Branch.UNAVAILABLE,
+            Verdict.FAILED,
             f"the store stayed busy through {self.attempts} attempts, so nothing was written; "
             "retry later with the same request id",
         )
@@ -251,8 +260,14 @@ class InspectionService:
             _log.warning("audit record lost (store busy): %s %s by %s", decision.branch, request_id, caller)
         return decision
 
-    def _settle(self, payload: dict[str, Any], caller: str, allowed: frozenset[str], approval: Approval | None,
-                now: _dt.datetime) -> tuple[Decision, str | None]:
+    def _settle(
+        self,
+        payload: dict[str, Any],
+        caller: str,
+        allowed: frozenset[str],
+        approval: Approval | None,
+        now: _dt.datetime,
+    ) -> tuple[Decision, str | None]:
         """One transaction: look up the key, decide with it, create or reserve, audit.
 
         Returns the decision and, when a downstream call must follow, the token
@@ -266,8 +281,7 @@ class InspectionService:
                 fresh = decide(payload, caller=caller, allowed_assets=allowed, approval=approval, previous=None)
                 decision, previous = self._note_expiry(fresh, previous), None
             else:
-                decision = decide(payload, caller=caller, allowed_assets=allowed, approval=approval,
-                                  previous=previous)
+                decision = decide(payload, caller=caller, allowed_assets=allowed, approval=approval, previous=previous)
             token = None
             if decision.branch is Branch.CREATE:
                 decision, token = self._create(tx, decision, previous, payload, caller, now)
@@ -275,8 +289,15 @@ class InspectionService:
                 self._audit(tx, now, caller, rid, decision)
             return decision, token
 
-    def _create(self, tx: Transaction, decision: Decision, previous: StoredRequest | None,
-                payload: dict[str, Any], caller: str, now: _dt.datetime) -> tuple[Decision, str | None]:
+    def _create(
+        self,
+        tx: Transaction,
+        decision: Decision,
+        previous: StoredRequest | None,
+        payload: dict[str, Any],
+        caller: str,
+        now: _dt.datetime,
+    ) -> tuple[Decision, str | None]:
         """Create the job now; or, with a downstream, reserve the key and return the token to call with."""
         rid = payload["request_id"]
         if self.downstream is None:
@@ -302,8 +323,10 @@ class InspectionService:
             return decision
         rid = previous.payload["request_id"]
         used = previous.stored_at.astimezone(_dt.timezone.utc)
-        reason = (f"{rid} was last used at {used:%Y-%m-%d %H:%M} UTC, beyond the "
-                  f"{self.retention} retention: its key has expired, so this is a new request")
+        reason = (
+            f"{rid} was last used at {used:%Y-%m-%d %H:%M} UTC, beyond the "
+            f"{self.retention} retention: its key has expired, so this is a new request"
+        )
         return replace(decision, checks=(*decision.checks[:-1], Check(_IDEMPOTENCY, Verdict.PASSED, reason)))
 
     # -- the downstream protocol -----------------------------------------------------------
@@ -315,7 +338,9 @@ class InspectionService:
             external_ref = self._call(order)
         except Exception as exc:  # any failure downstream: the outcome there is unknown
             failed = _with_idempotency(
-                decision, Branch.UNAVAILABLE, Verdict.FAILED,
+                decision,
+                Branch.UNAVAILABLE,
+                Verdict.FAILED,
                 f"the scheduling service failed ({type(exc).__name__}), so no job is confirmed; retry with the "
                 f"same request id: the same key goes downstream, so nothing is booked twice",
             )
@@ -346,19 +371,30 @@ class InspectionService:
             return self._retrying(work)
         except StoreBusyError:
             # The key stays pending with its token; recover() will complete it (the downstream deduplicates).
-            return _with_idempotency(decision, Branch.IN_PROGRESS, Verdict.FAILED,
-                                     "the booking was made but the store was too busy to record it; "
-                                     "ask again with the same request id shortly")
+            return _with_idempotency(
+                decision,
+                Branch.IN_PROGRESS,
+                Verdict.FAILED,
+                "the booking was made but the store was too busy to record it; "
+                "ask again with the same request id shortly",
+            )
 
     def _settled_meanwhile(self, decision: Decision, stored: StoredRequest | None) -> Decision:
         if stored is not None and stored.receipt is not None:
             job = stored.receipt.job_id
-            return _with_idempotency(decision, Branch.REUSE, Verdict.PASSED,
-                                     f"recovery recorded {job} for this key while the booking was confirmed: "
-                                     f"returning {job}", stored.receipt)
-        return _with_idempotency(decision, Branch.UNAVAILABLE, Verdict.FAILED,
-                                 "this key was settled elsewhere while the booking was confirmed; "
-                                 "retry with the same request id")
+            return _with_idempotency(
+                decision,
+                Branch.REUSE,
+                Verdict.PASSED,
+                f"recovery recorded {job} for this key while the booking was confirmed: returning {job}",
+                stored.receipt,
+            )
+        return _with_idempotency(
+            decision,
+            Branch.UNAVAILABLE,
+            Verdict.FAILED,
+            "this key was settled elsewhere while the booking was confirmed; retry with the same request id",
+        )
 
     def _finish(self, write: Callable[[Transaction], None], caller: str, rid: str, decision: Decision) -> None:
         def work() -> None:
@@ -370,8 +406,9 @@ class InspectionService:
         try:
             self._retrying(work)
         except StoreBusyError:
-            _log.warning("could not record %s for %s/%s (store busy); recover() will settle it",
-                         decision.branch, caller, rid)
+            _log.warning(
+                "could not record %s for %s/%s (store busy); recover() will settle it", decision.branch, caller, rid
+            )
 
     # -- recovery --------------------------------------------------------------------------
 
@@ -409,12 +446,14 @@ class InspectionService:
         except Exception:
             return self._record_recovery(r, RecoveryOutcome.FAILED, mark_failed)
         return self._record_recovery(
-            r, RecoveryOutcome.COMPLETED,
+            r,
+            RecoveryOutcome.COMPLETED,
             lambda tx, now: tx.complete(r.caller, r.request_id, r.token, external_ref, now),
         )
 
-    def _record_recovery(self, r: Reservation, outcome: RecoveryOutcome,
-                         write: Callable[[Transaction, _dt.datetime], Receipt | None]) -> Recovery:
+    def _record_recovery(
+        self, r: Reservation, outcome: RecoveryOutcome, write: Callable[[Transaction, _dt.datetime], Receipt | None]
+    ) -> Recovery:
         def work() -> Recovery:
             now = self._now()
             with self.store.transaction() as tx:

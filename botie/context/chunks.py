@@ -63,19 +63,22 @@ def split_record(record: Record, max_tokens: int, *, encoding: str = "cl100k_bas
     if not isinstance(record, Record):
         raise RecordError(f"split_record takes a Record, got {record!r:.80}", field="record")
     if type(max_tokens) is not int or max_tokens < 1:
-        raise RecordError(f"max_tokens must be an int >= 1, got {max_tokens!r}", field="max_tokens",
-                          record=record.id)
+        raise RecordError(f"max_tokens must be an int >= 1, got {max_tokens!r}", field="max_tokens", record=record.id)
     pieces = _pieces(_SENTENCE_END.split(record.text.strip()), max_tokens, encoding)
     where = record.location or record.id
     return tuple(
-        replace(record, id=f"{record.id}{PART}{n}", text=text, cost=count_tokens(text, encoding),
-                location=f"{where}, part {n} of {len(pieces)}")
+        replace(
+            record,
+            id=f"{record.id}{PART}{n}",
+            text=text,
+            cost=count_tokens(text, encoding),
+            location=f"{where}, part {n} of {len(pieces)}",
+        )
         for n, text in enumerate(pieces, start=1)
     )
 
 
-def summary_of(records: Iterable[Record], text: str, *, summary_id: str,
-               encoding: str = "cl100k_base") -> Record:
+def summary_of(records: Iterable[Record], text: str, *, summary_id: str, encoding: str = "cl100k_base") -> Record:
     """A summary standing in for ``records``, labelled as one and linked to every record it condenses."""
     sources = tuple(records)
     if not sources:
@@ -85,5 +88,12 @@ def summary_of(records: Iterable[Record], text: str, *, summary_id: str,
         # One summary across assets would blur exactly the identity selection protects.
         raise RecordError(f"a summary covers one asset, got {sorted(assets)}", field="asset", record=summary_id)
     ids = tuple(r.id for r in sources)
-    return Record(summary_id, assets.pop(), text, count_tokens(text, encoding), version="summary",
-                  location="summary of " + ", ".join(ids), depends_on=ids)
+    return Record(
+        summary_id,
+        assets.pop(),
+        text,
+        count_tokens(text, encoding),
+        version="summary",
+        location="summary of " + ", ".join(ids),
+        depends_on=ids,
+    )

@@ -132,7 +132,9 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
     ids = tuple(texts)
     if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
         failure = CitationFailure(
-            None, None, CitationProblem.MALFORMED,
+            None,
+            None,
+            CitationProblem.MALFORMED,
             f"citations must be a list of {{id, quote}} objects, got {type(citations).__name__}",
         )
         return CitationCheck(False, (failure,), (), ids)
@@ -174,8 +176,9 @@ class ClaimCheck:
     def explain(self) -> str:
         if self.ok:
             return f"release: each of the {len(self.sentences)} sentences cites a quote"
-        return "\n".join([f"withhold: {len(self.uncited)} sentence(s) with no citation"]
-                         + [f"  uncited: {s}" for s in self.uncited])
+        return "\n".join(
+            [f"withhold: {len(self.uncited)} sentence(s) with no citation"] + [f"  uncited: {s}" for s in self.uncited]
+        )
 
 
 def check_claims(answer: str, citations: Any) -> ClaimCheck:
@@ -190,9 +193,11 @@ def check_claims(answer: str, citations: Any) -> ClaimCheck:
     """
     if not isinstance(answer, str):
         raise CitationError(f"an answer is text, got {type(answer).__name__}", field="answer")
-    count = 0 if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable) \
+    count = (
+        0
+        if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable)
         else len(list(citations))
+    )
     sentences = tuple(s.strip() for s in _SENTENCE_END.split(answer.strip()) if s.strip())
-    uncited = tuple(s for s in sentences
-                    if not any(1 <= int(n) <= count for n in _MARKER.findall(s)))
+    uncited = tuple(s for s in sentences if not any(1 <= int(n) <= count for n in _MARKER.findall(s)))
     return ClaimCheck(bool(sentences) and not uncited, sentences, uncited)

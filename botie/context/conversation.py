@@ -133,8 +133,13 @@ class Conversation:
         if changes:
             return Turn(TurnBranch.VERSION_CHANGED, ("versions",), None, _notice(changes), changes, ())
         request = build_request(
-            question, records, ceiling=self.ceiling, answer_allowance=self.answer_allowance,
-            instructions=self.instructions, history=self._history, encoding=self.encoding,
+            question,
+            records,
+            ceiling=self.ceiling,
+            answer_allowance=self.answer_allowance,
+            instructions=self.instructions,
+            history=self._history,
+            encoding=self.encoding,
             alert_fraction=self.alert_fraction,
         )
         self._pins.update(unseen)

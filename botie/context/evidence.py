@@ -164,14 +164,15 @@ def parse_evidence(region: str) -> tuple[EvidenceDocument, ...]:
     back is a region we cannot verify citations against.
     """
     if not isinstance(region, str) or not region.startswith("<evidence>\n") or not region.endswith("</evidence>"):
-        raise EvidenceError("not an evidence region: it must start with <evidence> and end with </evidence>",
-                            field="region")
+        raise EvidenceError(
+            "not an evidence region: it must start with <evidence> and end with </evidence>", field="region"
+        )
     documents = []
     pos, end = len("<evidence>\n"), len(region) - len("</evidence>")
     while pos < end:
         header = _OPEN.match(region, pos, end)
         if header is None:
-            raise EvidenceError(f"expected <document ...> at offset {pos}: {region[pos:pos + 40]!r}", field="region")
+            raise EvidenceError(f"expected <document ...> at offset {pos}: {region[pos : pos + 40]!r}", field="region")
         body_start = header.end()
         # Bodies never contain '<', so the first closing tag after the header is this one.
         close = region.find(_CLOSE, body_start, end)
@@ -279,8 +280,14 @@ def build_request(
     text = "\n\n".join(parts)
     tokens = count_tokens(text, encoding)
     request = ModelRequest(
-        text, tokens, answer_allowance, ceiling, tuple(r.id for r in records), region,
-        alert_fraction, alert_threshold(ceiling, alert_fraction),
+        text,
+        tokens,
+        answer_allowance,
+        ceiling,
+        tuple(r.id for r in records),
+        region,
+        alert_fraction,
+        alert_threshold(ceiling, alert_fraction),
     )
     if request.load > ceiling:
         raise RequestTooLargeError(
@@ -290,4 +297,3 @@ def build_request(
             field="ceiling",
         )
     return request
-

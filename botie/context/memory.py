@@ -74,16 +74,25 @@ class MemoryEntry:
         for name in ("written_at", "expires_at"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, _dt.datetime) or value.tzinfo is None):
-                raise InputError(f"memory entry {self.key}: {name} must be an aware datetime, got {value!r}",
-                                 field=name, record=self.key)
+                raise InputError(
+                    f"memory entry {self.key}: {name} must be an aware datetime, got {value!r}",
+                    field=name,
+                    record=self.key,
+                )
         if self.origin is Origin.DOCUMENT and not self.source_id:
             # A fact that needs checking keeps the link to where it came from.
-            raise InputError(f"memory entry {self.key}: a fact from a document needs its source_id",
-                             field="source_id", record=self.key)
+            raise InputError(
+                f"memory entry {self.key}: a fact from a document needs its source_id",
+                field="source_id",
+                record=self.key,
+            )
         object.__setattr__(self, "covers", tuple(self.covers))
         if (self.origin is Origin.SUMMARY) != bool(self.covers):
-            raise InputError(f"memory entry {self.key}: covers is for summaries, and a summary needs it",
-                             field="covers", record=self.key)
+            raise InputError(
+                f"memory entry {self.key}: covers is for summaries, and a summary needs it",
+                field="covers",
+                record=self.key,
+            )
 
 
 class MemoryOutcome(NamedTuple):

@@ -22,7 +22,7 @@ Reading them as one number gives an alert that never fires.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -145,6 +145,17 @@ def _route_settings(ceiling: Any, soft_fraction: Any, select_factor: Any) -> tup
     return ceiling, fraction, factor
 
 
+def _oversized_check(docs: Sequence[Record], soft: int, pct: str) -> RouteCheck:
+    """The first check: is any one document above the soft budget? Its detail names the first such, or the largest."""
+    big = next((d for d in docs if d.cost > soft), None)
+    if big is not None:
+        detail = f"{big.id} alone is {big.cost:,} tokens, above the {soft:,}-token soft budget ({pct})"
+        return RouteCheck("oversized_document", True, detail)
+    largest = max(docs, key=lambda d: d.cost, default=None)
+    biggest = f"the largest is {largest.id} at {largest.cost:,}" if largest else "no documents"
+    return RouteCheck("oversized_document", False, f"{biggest}; none is above {soft:,}")
+
+
 def plan_context(
     docs: Iterable[Record],
     *,
@@ -180,16 +191,11 @@ def plan_context(
     def plan(strategy: Strategy, note: str, checks: list[RouteCheck]) -> ContextPlan:
         return ContextPlan(strategy, note, tuple(checks), docs, ceiling, soft, limit, total, oversized)
 
-    checks: list[RouteCheck] = []
-    if oversized:
-        big = next(d for d in docs if d.cost > soft)
-        detail = f"{big.id} alone is {big.cost:,} tokens, above the {soft:,}-token soft budget ({pct})"
-        checks.append(RouteCheck("oversized_document", True, detail))
-        why = f"{detail}: no set of whole documents can include it, so retrieve passages within it"
+    oversize_check = _oversized_check(docs, soft, pct)
+    checks: list[RouteCheck] = [oversize_check]
+    if oversize_check.fired:
+        why = f"{oversize_check.detail}: no set of whole documents can include it, so retrieve passages within it"
         return plan(Strategy.RETRIEVE_WITHIN_DOCUMENT, why, checks)
-    largest = max(docs, key=lambda d: d.cost, default=None)
-    biggest = f"the largest is {largest.id} at {largest.cost:,}" if largest else "no documents"
-    checks.append(RouteCheck("oversized_document", False, f"{biggest}; none is above {soft:,}"))
 
     fits = total <= soft
     detail = f"{total:,} tokens in {len(docs)} documents {'<=' if fits else '>'} the {soft:,} soft budget"
@@ -203,11 +209,15 @@ def plan_context(
     detail = f"{total:,} tokens {'<=' if selectable else '>'} {limit:,} ({times} soft budgets)"
     checks.append(RouteCheck("total_within_select_limit", selectable, detail))
     if selectable:
-        why = (f"{total:,} tokens is over the {soft:,}-token soft budget but within {times} of them: "
-               "read the most relevant whole documents that fit, search the rest")
+        why = (
+            f"{total:,} tokens is over the {soft:,}-token soft budget but within {times} of them: "
+            "read the most relevant whole documents that fit, search the rest"
+        )
         return plan(Strategy.SELECT_DOCUMENTS, why, checks)
-    why = (f"{total:,} tokens is more than {times} soft budgets ({limit:,}): too much to choose whole "
-           "documents from, so retrieve passages across all of them")
+    why = (
+        f"{total:,} tokens is more than {times} soft budgets ({limit:,}): too much to choose whole "
+        "documents from, so retrieve passages across all of them"
+    )
     return plan(Strategy.RETRIEVE_CHUNKS, why, checks)
 
 
@@ -262,8 +272,10 @@ class DocumentCoverage:
         )
         if self.strategy in (Strategy.RETRIEVE_CHUNKS, Strategy.RETRIEVE_WITHIN_DOCUMENT):
             # Nothing is read whole, but passages will still be sent: "0 tokens used" would read as "nothing sent".
-            return counts + (f"no document is read whole; passages retrieved from them are chosen within the "
-                             f"{self.soft_budget:,}-token soft budget")
+            return counts + (
+                f"no document is read whole; passages retrieved from them are chosen within the "
+                f"{self.soft_budget:,}-token soft budget"
+            )
         return counts + f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
 
     def counts(self) -> Coverage:
@@ -315,6 +327,7 @@ def relevance_order(docs: Iterable[Record]) -> tuple[Record, ...]:
     id, never by position, so shuffling the attachments cannot change which
     documents are read.
     """
+
     def key(doc: Record) -> tuple[bool, float, str]:
         return (doc.score is None, -(doc.score or 0.0), doc.id)
 
@@ -341,8 +354,9 @@ def first_failing_turn(ceiling: int, soft_fraction: float | Fraction, *, per_tur
     ceiling = ceiling_tokens(ceiling)
     for name, value in (("per_turn", per_turn), ("fixed", fixed)):
         if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "per_turn" else 0):
-            raise SettingError(f"{name} must be a whole number of tokens (per_turn at least 1), got {value!r}",
-                               field=name)
+            raise SettingError(
+                f"{name} must be a whole number of tokens (per_turn at least 1), got {value!r}", field=name
+            )
     fraction = _exact(soft_fraction, "soft_fraction")
     if not 0 < fraction <= 1:
         raise SettingError(f"soft_fraction must be above 0 and at most 1, got {soft_fraction!r}", field="soft_fraction")

@@ -102,8 +102,9 @@ class Outcomes(Sequence):
     before it. Compares equal to any sequence of the same outcomes.
     """
 
-    def __init__(self, records: tuple[Record, ...], statuses: list[Status], allowance: int, policy: str,
-                 stopped_at: str | None) -> None:
+    def __init__(
+        self, records: tuple[Record, ...], statuses: list[Status], allowance: int, policy: str, stopped_at: str | None
+    ) -> None:
         self._records = records
         self._statuses = statuses
         self._allowance = allowance
@@ -118,8 +119,9 @@ class Outcomes(Sequence):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         r, status = self._records[index], self._statuses[index]
         stopped_at = self._stopped_at if status is Status.NOT_CONSIDERED else None
-        return Outcome(r.id, status, r.asset, r.cost, self._used_before[index], self._allowance, stopped_at,
-                       self._policy)
+        return Outcome(
+            r.id, status, r.asset, r.cost, self._used_before[index], self._allowance, stopped_at, self._policy
+        )
 
     @cached_property
     def _used_before(self) -> list[int]:
@@ -246,5 +248,8 @@ def _pack(records: tuple[Record, ...], allowed: frozenset[str], allowance: int, 
 # Module-level names for the four statuses: the packing loop runs once per candidate, and a module
 # global is read faster than an enum member through its class.
 SELECTED, NOT_PERMITTED, OVER_BUDGET, NOT_CONSIDERED = (
-    Status.SELECTED, Status.NOT_PERMITTED, Status.OVER_BUDGET, Status.NOT_CONSIDERED,
+    Status.SELECTED,
+    Status.NOT_PERMITTED,
+    Status.OVER_BUDGET,
+    Status.NOT_CONSIDERED,
 )

@@ -64,9 +64,14 @@ class SubquestionPack:
         return "\n".join(lines)
 
 
-def select_per_subquestion(subquestions: Iterable[SubQuestion], allowed_assets: Iterable[str], *,
-                           observed_on: _dt.date | str, floor: float = DEFAULT_FLOOR, band: float = 0.1,
-                           ) -> SubquestionPack:
+def select_per_subquestion(
+    subquestions: Iterable[SubQuestion],
+    allowed_assets: Iterable[str],
+    *,
+    observed_on: _dt.date | str,
+    floor: float = DEFAULT_FLOOR,
+    band: float = 0.1,
+) -> SubquestionPack:
     """Run :func:`select_evidence` once per sub-question and pack the union of what each selected."""
     parts: list[_Part] = []
     cost: dict[str, int] = {}
@@ -75,10 +80,10 @@ def select_per_subquestion(subquestions: Iterable[SubQuestion], allowed_assets: 
         if not isinstance(sub, SubQuestion):
             raise InputError(f"expected SubQuestion values, got {sub!r:.80}", field="subquestions")
         if not isinstance(sub.budget, Budget) and (type(sub.budget) is not int or sub.budget < 0):
-            raise BudgetError(f"sub-question {sub.question!r}: budget must be a Budget or an int >= 0",
-                              field="budget")
-        selection = select_evidence(sub.candidates, allowed, sub.budget, observed_on=observed_on, floor=floor,
-                                    band=band)
+            raise BudgetError(f"sub-question {sub.question!r}: budget must be a Budget or an int >= 0", field="budget")
+        selection = select_evidence(
+            sub.candidates, allowed, sub.budget, observed_on=observed_on, floor=floor, band=band
+        )
         parts.append(_Part(sub.question, selection))
         by_id = {r.id: r for r in sub.candidates}
         for rid in selection.selected_ids:

@@ -55,9 +55,7 @@ def get_encoding(encoding: str = "cl100k_base") -> tiktoken.Encoding:
         pass
     if not isinstance(encoding, str) or encoding not in OFFLINE_ENCODINGS:
         known = ", ".join(sorted(OFFLINE_ENCODINGS))
-        raise TokenizerError(
-            f"encoding {encoding!r} is not available offline; use one of: {known}", field="encoding"
-        )
+        raise TokenizerError(f"encoding {encoding!r} is not available offline; use one of: {known}", field="encoding")
     import tiktoken  # lazy: the only place botie imports it
 
     _loaded[encoding] = tiktoken.get_encoding(OFFLINE_ENCODINGS[encoding])
@@ -66,9 +64,7 @@ def get_encoding(encoding: str = "cl100k_base") -> tiktoken.Encoding:
 
 def _need_str(text: Any) -> None:
     if not isinstance(text, str):
-        raise TokenizerError(
-            f"text must be a str to be counted, got {type(text).__name__} {text!r:.60}", field="text"
-        )
+        raise TokenizerError(f"text must be a str to be counted, got {type(text).__name__} {text!r:.60}", field="text")
 
 
 def count_tokens(text: str, encoding: str = "cl100k_base") -> int:

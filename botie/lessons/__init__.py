@@ -25,16 +25,39 @@ from botie._lazy import lazy_names
 
 _HOMES: dict[str, tuple[str, ...]] = {
     # exercises: check an answer, ask for a hint
-    "botie.lessons.exercises.catalogue": ("check", "hint",),
+    "botie.lessons.exercises.catalogue": (
+        "check",
+        "hint",
+    ),
     # the learner's progress across lessons
     "botie.lessons.classroom.progress": ("show_progress",),
     "botie.lessons.classroom.reset": ("reset_exercise",),
     # the lessons' worlds: scenes, scenarios, the scripted model, simulations
-    "botie.lessons.content.fixtures": ("Scene", "fixture_path", "load_records", "load_scene",),
-    "botie.lessons.content.scenarios": ("EvidenceScenario", "load_evidence_scenario",),
-    "botie.lessons.content.scripted": ("ScriptedModel", "load_scripted_model",),
-    "botie.lessons.content.loading": ("DocumentTool", "FailureInjector", "LatencyModel", "compare_loading",),
-    "botie.lessons.content.adversarial": ("SliceSet", "compare_designs", "run_slice",),
+    "botie.lessons.content.fixtures": (
+        "Scene",
+        "fixture_path",
+        "load_records",
+        "load_scene",
+    ),
+    "botie.lessons.content.scenarios": (
+        "EvidenceScenario",
+        "load_evidence_scenario",
+    ),
+    "botie.lessons.content.scripted": (
+        "ScriptedModel",
+        "load_scripted_model",
+    ),
+    "botie.lessons.content.loading": (
+        "DocumentTool",
+        "FailureInjector",
+        "LatencyModel",
+        "compare_loading",
+    ),
+    "botie.lessons.content.adversarial": (
+        "SliceSet",
+        "compare_designs",
+        "run_slice",
+    ),
     "botie.lessons.content.capstone": ("run_capstone",),
 }
 

@@ -22,8 +22,10 @@ _PATTERNS = {
     "stripes": "repeating-linear-gradient(45deg, transparent 0 5px, rgba(255,255,255,.75) 5px 7px)",
     "backstripes": "repeating-linear-gradient(-45deg, transparent 0 5px, rgba(0,0,0,.45) 5px 7px)",
     "dots": "radial-gradient(rgba(0,0,0,.5) 1px, transparent 1.5px) 0 0 / 6px 6px",
-    "grid": ("repeating-linear-gradient(0deg, transparent 0 5px, rgba(0,0,0,.35) 5px 6px), "
-             "repeating-linear-gradient(90deg, transparent 0 5px, rgba(0,0,0,.35) 5px 6px)"),
+    "grid": (
+        "repeating-linear-gradient(0deg, transparent 0 5px, rgba(0,0,0,.35) 5px 6px), "
+        "repeating-linear-gradient(90deg, transparent 0 5px, rgba(0,0,0,.35) 5px 6px)"
+    ),
 }
 _EDGE = "var(--jp-border-color1, #757575)"
 
@@ -55,28 +57,35 @@ def _fill(segment: Segment) -> str:
 def _row(segments: Sequence[Segment], span: int) -> str:
     parts = "".join(
         f'<div style="flex:0 0 {100 * s.value / span:.3f}%;{_fill(s)};border-right:1px solid {_EDGE}"></div>'
-        for s in segments if s.value > 0)
+        for s in segments
+        if s.value > 0
+    )
     return f'<div style="display:flex;height:18px;margin:3px 0;border:1px solid {_EDGE}">{parts}</div>'
 
 
 def _marker(marker: Marker, span: int) -> str:
     left = min(100.0, 100 * marker.value / span)
-    return (f'<div style="position:absolute;left:{left:.3f}%;top:0;bottom:0;'
-            f'border-left:3px {marker.style} {marker.colour}"></div>')
+    return (
+        f'<div style="position:absolute;left:{left:.3f}%;top:0;bottom:0;'
+        f'border-left:3px {marker.style} {marker.colour}"></div>'
+    )
 
 
 def _swatch(segment: Segment) -> str:
-    return (f'<span style="display:inline-block;width:14px;height:11px;margin-right:3px;vertical-align:-1px;'
-            f'{_fill(segment)};border:1px solid {_EDGE}" aria-hidden="true"></span>')
+    return (
+        f'<span style="display:inline-block;width:14px;height:11px;margin-right:3px;vertical-align:-1px;'
+        f'{_fill(segment)};border:1px solid {_EDGE}" aria-hidden="true"></span>'
+    )
 
 
 def _line_swatch(marker: Marker) -> str:
-    return (f'<span style="display:inline-block;width:0;height:12px;margin:0 4px;vertical-align:-1px;'
-            f'border-left:3px {marker.style} {marker.colour}" aria-hidden="true"></span>')
+    return (
+        f'<span style="display:inline-block;width:0;height:12px;margin:0 4px;vertical-align:-1px;'
+        f'border-left:3px {marker.style} {marker.colour}" aria-hidden="true"></span>'
+    )
 
 
-def bars_html(rows: Sequence[Sequence[Segment]], span: int, *, title: str,
-              markers: Sequence[Marker] = ()) -> str:
+def bars_html(rows: Sequence[Sequence[Segment]], span: int, *, title: str, markers: Sequence[Marker] = ()) -> str:
     """Bars of ``span`` units (one per row) and limit lines, under a title and over a legend.
 
     The title and the legend are the text equivalent: between them they state

@@ -22,8 +22,14 @@ CONTROL_PREFIX = "botie-control-"
 
 # Okabe–Ito, the palette that stays distinct for the common kinds of colour blindness.
 OKABE_ITO = {
-    "orange": "#E69F00", "sky_blue": "#56B4E9", "bluish_green": "#009E73", "yellow": "#F0E442",
-    "blue": "#0072B2", "vermillion": "#D55E00", "reddish_purple": "#CC79A7", "grey": "#5F6368",
+    "orange": "#E69F00",
+    "sky_blue": "#56B4E9",
+    "bluish_green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish_purple": "#CC79A7",
+    "grey": "#5F6368",
 }
 _GOOD, _BAD, _WARN, _NONE = OKABE_ITO["bluish_green"], OKABE_ITO["vermillion"], OKABE_ITO["orange"], OKABE_ITO["grey"]
 _OTHER, _ODD = OKABE_ITO["blue"], OKABE_ITO["reddish_purple"]
@@ -72,7 +78,7 @@ _UNKNOWN = ("#333333", "•")
 
 def luminance(colour: str) -> float:
     """WCAG relative luminance of a ``#rrggbb`` colour."""
-    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
     linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
@@ -177,7 +183,7 @@ def control_names(root: widgets.Widget) -> dict[str, str]:
         widget = stack.pop()
         for cls in getattr(widget, "_dom_classes", ()):
             if cls.startswith(CONTROL_PREFIX):
-                names[cls[len(CONTROL_PREFIX):]] = getattr(widget, "botie_label", "")
+                names[cls[len(CONTROL_PREFIX) :]] = getattr(widget, "botie_label", "")
         stack.extend(getattr(widget, "children", ()))
     return names
 
@@ -279,4 +285,3 @@ class Panel:
         return self.widget._repr_mimebundle_(**kwargs)
 
     widget: widgets.Widget
-

@@ -43,8 +43,15 @@ class DecisionPanel(Panel):
 
     kind = "decision"
 
-    def __init__(self, *, caller: str, allowed_assets: Iterable[str], proposal: Mapping[str, Any] | None = None,
-                 actors: Iterable[str] | None = None, yours: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        caller: str,
+        allowed_assets: Iterable[str],
+        proposal: Mapping[str, Any] | None = None,
+        actors: Iterable[str] | None = None,
+        yours: Callable[..., Any] | None = None,
+    ) -> None:
         super().__init__()
         self.caller = caller
         self.allowed_assets = tuple(allowed_assets)
@@ -52,36 +59,47 @@ class DecisionPanel(Panel):
         self.decision = None
         self.approved_payload: dict[str, Any] | None = None
 
-        self.asset = control(widgets.Text(str(start["asset_id"]), description="asset", continuous_update=True),
-                             "asset")
-        self.duration = control(widgets.IntSlider(int(start["duration_minutes"]), min=0, max=90,
-                                                  description="duration (minutes)"), "duration")
+        self.asset = control(widgets.Text(str(start["asset_id"]), description="asset", continuous_update=True), "asset")
+        self.duration = control(
+            widgets.IntSlider(int(start["duration_minutes"]), min=0, max=90, description="duration (minutes)"),
+            "duration",
+        )
         self.request_id = control(widgets.Text(str(start["request_id"]), description="request id"), "request-id")
         self.approved = control(widgets.Checkbox(False, description="approved", indent=False), "approved")
         actor_options = list(dict.fromkeys([caller, *(actors or ("sup-lee",))]))
-        self.approval_actor = control(widgets.Dropdown(options=actor_options, value=caller,
-                                                       description="approved by"), "approval-actor")
-        self.previous = control(widgets.Dropdown(options=list(PREVIOUS_CHOICES), value="none",
-                                                 description="stored under this request id"), "previous")
+        self.approval_actor = control(
+            widgets.Dropdown(options=actor_options, value=caller, description="approved by"), "approval-actor"
+        )
+        self.previous = control(
+            widgets.Dropdown(options=list(PREVIOUS_CHOICES), value="none", description="stored under this request id"),
+            "previous",
+        )
         self.inputs = widgets.HTML()
         self.inputs.add_class("botie-inputs")
 
         who = widgets.HTML(
             f"Signed in: <b>{esc(caller)}</b>, who may schedule: <b>{esc(', '.join(self.allowed_assets) or 'nothing')}"
-            "</b> (trusted application state, never read from the model's proposal).")
-        self.widget = self._root([
-            who,
-            widgets.HTML("<b>The proposal</b> (what the model wrote):"),
-            self.asset, self.duration, self.request_id,
-            widgets.HTML("<b>Approval</b> (recorded by the application for one exact payload; "
-                         "switch it off and on to approve the proposal as it is now):"),
-            widgets.HBox([self.approved, self.approval_actor]),
-            widgets.HTML("<b>Already stored</b> under this request id:"),
-            self.previous,
-            self.inputs,
-            self.result,
-            *self._yours_widgets(yours),
-        ])
+            "</b> (trusted application state, never read from the model's proposal)."
+        )
+        self.widget = self._root(
+            [
+                who,
+                widgets.HTML("<b>The proposal</b> (what the model wrote):"),
+                self.asset,
+                self.duration,
+                self.request_id,
+                widgets.HTML(
+                    "<b>Approval</b> (recorded by the application for one exact payload; "
+                    "switch it off and on to approve the proposal as it is now):"
+                ),
+                widgets.HBox([self.approved, self.approval_actor]),
+                widgets.HTML("<b>Already stored</b> under this request id:"),
+                self.previous,
+                self.inputs,
+                self.result,
+                *self._yours_widgets(yours),
+            ]
+        )
         self.approved.observe(self._on_approval, names="value")
         self.approval_actor.observe(self._on_change, names="value")
         self._watch(self.asset, self.duration, self.request_id, self.previous)
@@ -90,8 +108,11 @@ class DecisionPanel(Panel):
     # -- building the inputs of decide() from the controls -------------------------
 
     def proposal(self) -> dict[str, Any]:
-        return {"asset_id": self.asset.value, "duration_minutes": self.duration.value,
-                "request_id": self.request_id.value}
+        return {
+            "asset_id": self.asset.value,
+            "duration_minutes": self.duration.value,
+            "request_id": self.request_id.value,
+        }
 
     def _on_approval(self, change: Any = None) -> None:
         # The approval screen showed the payload as it is now; that is what gets approved.
@@ -127,8 +148,9 @@ class DecisionPanel(Panel):
         proposal = self.proposal()
         approval = self._approval()
         previous, stored_text = self._previous(proposal)
-        decision = decide(proposal, caller=self.caller, allowed_assets=self.allowed_assets,
-                          approval=approval, previous=previous)
+        decision = decide(
+            proposal, caller=self.caller, allowed_assets=self.allowed_assets, approval=approval, previous=previous
+        )
         self.decision = decision
         if approval is None:
             approval_text = "none recorded"
@@ -140,10 +162,16 @@ class DecisionPanel(Panel):
             f"stored under {esc(proposal['request_id'] or '(empty)')}: {esc(stored_text)}</p>"
         )
         self.result.value = self._result_html(decision)
-        kwargs = {"caller": self.caller, "allowed_assets": self.allowed_assets, "approval": approval,
-                  "previous": previous}
-        self._show_yours(lambda: compare_branch(self.yours, proposal, **kwargs),
-                         f"{function_name(self.yours)}(this proposal, ...) beside decide()")
+        kwargs = {
+            "caller": self.caller,
+            "allowed_assets": self.allowed_assets,
+            "approval": approval,
+            "previous": previous,
+        }
+        self._show_yours(
+            lambda: compare_branch(self.yours, proposal, **kwargs),
+            f"{function_name(self.yours)}(this proposal, ...) beside decide()",
+        )
 
     def _result_html(self, decision: Any) -> str:
         branch = str(decision.branch)
@@ -170,9 +198,15 @@ class DecisionPanel(Panel):
         return f"branch: {self.decision.branch}. {self.decision.reason}"
 
 
-def decision_panel(scene: Any = None, *, caller: str | None = None, allowed_assets: Iterable[str] | None = None,
-                   proposal: Mapping[str, Any] | None = None, actors: Iterable[str] | None = None,
-                   yours: Callable[..., Any] | None = None) -> DecisionPanel:
+def decision_panel(
+    scene: Any = None,
+    *,
+    caller: str | None = None,
+    allowed_assets: Iterable[str] | None = None,
+    proposal: Mapping[str, Any] | None = None,
+    actors: Iterable[str] | None = None,
+    yours: Callable[..., Any] | None = None,
+) -> DecisionPanel:
     """Build the decision panel; ``caller`` and ``allowed_assets`` default to the scene's (or tech-ana, P-2/P-3).
 
     ``yours=choose_branch`` adds a box with that function's branch beside the reference.
@@ -181,5 +215,4 @@ def decision_panel(scene: Any = None, *, caller: str | None = None, allowed_asse
         caller = scene.caller if scene is not None else "tech-ana"
     if allowed_assets is None:
         allowed_assets = scene.allowed_assets if scene is not None else ("P-2", "P-3")
-    return DecisionPanel(caller=caller, allowed_assets=allowed_assets, proposal=proposal, actors=actors,
-                         yours=yours)
+    return DecisionPanel(caller=caller, allowed_assets=allowed_assets, proposal=proposal, actors=actors, yours=yours)

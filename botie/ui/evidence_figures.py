@@ -21,8 +21,13 @@ from ._common import OKABE_ITO, figure_png
 __all__ = ["as_image", "density_figure", "loading_figure", "routing_bars", "routing_figure", "slice_figure"]
 
 # Okabe–Ito: distinct for the common kinds of colour blindness; every bar also has its own hatch.
-_BLUE, _ORANGE, _GREEN, _GREY, _RED = (OKABE_ITO["blue"], OKABE_ITO["orange"], OKABE_ITO["bluish_green"],
-                                       "#999999", OKABE_ITO["vermillion"])
+_BLUE, _ORANGE, _GREEN, _GREY, _RED = (
+    OKABE_ITO["blue"],
+    OKABE_ITO["orange"],
+    OKABE_ITO["bluish_green"],
+    "#999999",
+    OKABE_ITO["vermillion"],
+)
 
 
 def as_image(fig: Figure) -> Any:
@@ -46,12 +51,14 @@ def density_figure(densities: Sequence[Any]) -> Figure:
     labels = [d.label for d in densities]
     values = [d.chars_per_token for d in densities]
     hatches = ["//", "..", "\\\\", "xx", "--"]
-    bars = ax.bar(labels, values, color=[_ORANGE, _BLUE, _GREEN, _GREY, _RED][: len(values)],
-                  hatch=None, edgecolor="#333333")
+    bars = ax.bar(
+        labels, values, color=[_ORANGE, _BLUE, _GREEN, _GREY, _RED][: len(values)], hatch=None, edgecolor="#333333"
+    )
     for bar, hatch in zip(bars, hatches):
         bar.set_hatch(hatch)
-    _label_bars(ax, bars, [f"{v:.2f}\n({d.characters:,} chars / {d.tokens:,} tokens)" for v, d in
-                           zip(values, densities)])
+    _label_bars(
+        ax, bars, [f"{v:.2f}\n({d.characters:,} chars / {d.tokens:,} tokens)" for v, d in zip(values, densities)]
+    )
     ax.set_ylabel("characters per token", fontsize=9)
     ax.set_ylim(0, max([*values, 1]) * 1.35)
     ax.set_title("The same number of characters is not the same number of tokens", fontsize=10)
@@ -62,11 +69,15 @@ def density_figure(densities: Sequence[Any]) -> Figure:
 def routing_bars(plan: Any) -> str:
     """The routing panel's drawing in HTML: the largest document and the total against the three limits."""
     largest = max((d.cost for d in plan.docs), default=0)
-    rows = [[Segment("largest document", largest, COLOURS["largest"], "backstripes")],
-            [Segment("all attachments", plan.total, COLOURS["all"], "stripes")]]
-    markers = [Marker("soft budget", plan.soft_budget, COLOURS["soft budget"], "solid"),
-               Marker("select limit", plan.select_limit, COLOURS["select limit"], "dashed"),
-               Marker("ceiling", plan.ceiling, COLOURS["ceiling"], "dotted")]
+    rows = [
+        [Segment("largest document", largest, COLOURS["largest"], "backstripes")],
+        [Segment("all attachments", plan.total, COLOURS["all"], "stripes")],
+    ]
+    markers = [
+        Marker("soft budget", plan.soft_budget, COLOURS["soft budget"], "solid"),
+        Marker("select limit", plan.select_limit, COLOURS["select limit"], "dashed"),
+        Marker("ceiling", plan.ceiling, COLOURS["ceiling"], "dotted"),
+    ]
     span = max(plan.total, plan.select_limit, plan.ceiling, largest, 1)
     return bars_html(rows, span, title=f"strategy: {plan.strategy}", markers=markers)
 
@@ -80,8 +91,11 @@ def routing_figure(plan: Any) -> Figure:
     for y, (_label, value, colour, hatch) in enumerate(rows):
         ax.barh(y, value, color=colour, hatch=hatch, edgecolor="#333333")
         ax.text(value, y, f" {value:,}", va="center", fontsize=8)
-    marks = [("soft budget", plan.soft_budget, _GREEN, "-"), ("select limit", plan.select_limit, _GREY, "--"),
-             ("ceiling", plan.ceiling, _RED, ":")]
+    marks = [
+        ("soft budget", plan.soft_budget, _GREEN, "-"),
+        ("select limit", plan.select_limit, _GREY, "--"),
+        ("ceiling", plan.ceiling, _RED, ":"),
+    ]
     for label, value, colour, style in marks:
         ax.axvline(value, color=colour, linestyle=style, linewidth=2, label=f"{label} {value:,}")
     ax.set_yticks(range(len(rows)), [r[0] for r in rows], fontsize=8)
@@ -100,15 +114,20 @@ def loading_figure(comparison: Any) -> Figure:
     labels = [f"Q{i + 1}" for i in range(len(pre))]
     xs = range(len(labels))
     width = 0.38
-    panels = (("tokens sent", "tokens_sent", (0.06, 0.18, 0.27, 0.66)),
-              ("simulated latency (ms)", "latency_ms", (0.39, 0.18, 0.27, 0.66)))
+    panels = (
+        ("tokens sent", "tokens_sent", (0.06, 0.18, 0.27, 0.66)),
+        ("simulated latency (ms)", "latency_ms", (0.39, 0.18, 0.27, 0.66)),
+    )
     for title, attr, box in panels:
         ax = fig.add_axes(box)
-        for offset, runs, colour, hatch, name in ((-width / 2, pre, _BLUE, "..", "preload"),
-                                                  (width / 2, late, _ORANGE, "//", "just in time")):
+        for offset, runs, colour, hatch, name in (
+            (-width / 2, pre, _BLUE, "..", "preload"),
+            (width / 2, late, _ORANGE, "//", "just in time"),
+        ):
             values = [getattr(r, attr) for r in runs]
-            bars = ax.bar([x + offset for x in xs], values, width, color=colour, hatch=hatch, edgecolor="#333333",
-                          label=name)
+            bars = ax.bar(
+                [x + offset for x in xs], values, width, color=colour, hatch=hatch, edgecolor="#333333", label=name
+            )
             _label_bars(ax, bars, [f"{v:,}" for v in values])
         ax.set_xticks(list(xs), labels, fontsize=8)
         ax.tick_params(axis="y", labelsize=7)

@@ -34,11 +34,15 @@ def window_text(total: int, input_reserve: int, output_reserve: int, used: int) 
     """The same split in words: what the bar shows, for readers who cannot see it."""
     reserved = input_reserve + output_reserve
     if reserved > total:
-        return (f"window {total}: reserves {input_reserve} + {output_reserve} = {reserved} "
-                f"overflow the total by {reserved - total}")
+        return (
+            f"window {total}: reserves {input_reserve} + {output_reserve} = {reserved} "
+            f"overflow the total by {reserved - total}"
+        )
     left = total - reserved - used
-    return (f"window {total} = input reserve {input_reserve} + output reserve {output_reserve} "
-            f"+ evidence used {used} + room left {left}")
+    return (
+        f"window {total} = input reserve {input_reserve} + output reserve {output_reserve} "
+        f"+ evidence used {used} + room left {left}"
+    )
 
 
 def _widths(total: int, input_reserve: int, output_reserve: int, used: int) -> tuple[int, int, int, int]:
@@ -63,12 +67,14 @@ def window_bars(total: int, input_reserve: int, output_reserve: int, used: int =
     what the BudgetError message says in words.
     """
     widths = _widths(total, input_reserve, output_reserve, used)
-    segments = [Segment(label, width, colour, pattern)
-                for (label, colour, _hatch, pattern), width in zip(_SEGMENTS, widths)]
+    segments = [
+        Segment(label, width, colour, pattern) for (label, colour, _hatch, pattern), width in zip(_SEGMENTS, widths)
+    ]
     reserved = input_reserve + output_reserve
     markers = [Marker("total", total, COLOURS["over"])] if reserved > total else []
-    return bars_html([segments], max(total, reserved), title=_title(total, input_reserve, output_reserve, used),
-                     markers=markers)
+    return bars_html(
+        [segments], max(total, reserved), title=_title(total, input_reserve, output_reserve, used), markers=markers
+    )
 
 
 def window_figure(total: int, input_reserve: int, output_reserve: int, used: int = 0) -> Figure:
@@ -85,10 +91,27 @@ def window_figure(total: int, input_reserve: int, output_reserve: int, used: int
     for (label, colour, hatch, _pattern), width in zip(_SEGMENTS, widths):
         if width <= 0:
             continue
-        ax.barh(0, width, left=start, color=colour, hatch=hatch, edgecolor="#333333", linewidth=0.8,
-                label=f"{label} ({width})")
-        ax.text(start + width / 2, 0, str(width), ha="center", va="center", fontsize=10,
-                color="black", fontweight="bold", backgroundcolor="#ffffffcc")
+        ax.barh(
+            0,
+            width,
+            left=start,
+            color=colour,
+            hatch=hatch,
+            edgecolor="#333333",
+            linewidth=0.8,
+            label=f"{label} ({width})",
+        )
+        ax.text(
+            start + width / 2,
+            0,
+            str(width),
+            ha="center",
+            va="center",
+            fontsize=10,
+            color="black",
+            fontweight="bold",
+            backgroundcolor="#ffffffcc",
+        )
         start += width
     span = max(total, reserved, 1)
     ax.set_xlim(0, span)

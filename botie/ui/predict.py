@@ -27,11 +27,19 @@ class PredictWidget:
         self.question = question
         self.judgement: Judgement | None = None
         prompt = widgets.HTML(f"<b>Predict, then run.</b> {esc(question.prompt)}")
-        self.choice = control(widgets.RadioButtons(
-            options=[(text, i) for i, text in enumerate(question.options)], value=None,
-            description="Your prediction", layout=widgets.Layout(width="auto")), "prediction")
-        self.button = control(widgets.Button(description="Check my prediction",
-                                             tooltip="Check the option you chose and read why"), "check")
+        self.choice = control(
+            widgets.RadioButtons(
+                options=[(text, i) for i, text in enumerate(question.options)],
+                value=None,
+                description="Your prediction",
+                layout=widgets.Layout(width="auto"),
+            ),
+            "prediction",
+        )
+        self.button = control(
+            widgets.Button(description="Check my prediction", tooltip="Check the option you chose and read why"),
+            "check",
+        )
         self.output = widgets.Output()
         self.output.add_class(RESULT_CLASS)
         self.button.on_click(self._on_click)

@@ -29,46 +29,69 @@ __all__ = ["ProvenancePanel", "provenance_panel"]
 _PREVIEW = 64
 SHORTLIST_K = 3  # the k of the shortlist exercise's worked example
 
+
 class ProvenancePanel(Panel):
     """Controls: ``question``, ``observed_on``, ``assets`` (one checkbox per asset), ``floor``, ``budget``.
     Shows: ``result`` (HTML): the verdict, one row per candidate, and the flagged conflicts."""
 
     kind = "provenance"
 
-    def __init__(self, scenario: EvidenceScenario, *, max_budget: int | None = None,
-                 yours: Callable[..., Any] | None = None) -> None:
+    def __init__(
+        self, scenario: EvidenceScenario, *, max_budget: int | None = None, yours: Callable[..., Any] | None = None
+    ) -> None:
         super().__init__()
         self.scenario = scenario
         self.selection: EvidenceSelection | None = None
         allowance = scenario.budget.evidence
         top = max_budget or max(600, 2 * allowance)
 
-        self.question = control(widgets.Dropdown(
-            options=[(q.question, i) for i, q in enumerate(scenario.questions)], value=0, description="question",
-            layout=widgets.Layout(width="95%")), "question")
-        self.observed_on = control(widgets.DatePicker(value=scenario.observed_on, description="observed on"),
-                                   "observed-on")
+        self.question = control(
+            widgets.Dropdown(
+                options=[(q.question, i) for i, q in enumerate(scenario.questions)],
+                value=0,
+                description="question",
+                layout=widgets.Layout(width="95%"),
+            ),
+            "question",
+        )
+        self.observed_on = control(
+            widgets.DatePicker(value=scenario.observed_on, description="observed on"), "observed-on"
+        )
         assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
         self.assets: dict[str, widgets.Checkbox] = {
-            asset: control(widgets.Checkbox(value=asset in scenario.allowed_assets, description=asset, indent=False,
-                                            layout=widgets.Layout(width="auto")), f"asset-{asset}")
+            asset: control(
+                widgets.Checkbox(
+                    value=asset in scenario.allowed_assets,
+                    description=asset,
+                    indent=False,
+                    layout=widgets.Layout(width="auto"),
+                ),
+                f"asset-{asset}",
+            )
             for asset in assets
         }
-        self.floor = control(widgets.FloatSlider(value=scenario.floor, min=0.0, max=1.0, step=0.01,
-                                                 readout_format=".2f", description="relevance floor"), "floor")
-        self.budget = control(widgets.IntSlider(value=allowance, min=0, max=top, step=1,
-                                                description="evidence budget (tokens)"), "budget")
-        self.widget = self._root([
-            widgets.HTML(f"<b>{esc(scenario.caller)}</b> asks (retrieval's scores change with the question):"),
-            self.question,
-            self.observed_on,
-            widgets.HTML("Allowed assets (trusted, from the sign-in):"),
-            widgets.HBox(list(self.assets.values())),
-            self.floor,
-            self.budget,
-            self.result,
-            *self._yours_widgets(yours),
-        ])
+        self.floor = control(
+            widgets.FloatSlider(
+                value=scenario.floor, min=0.0, max=1.0, step=0.01, readout_format=".2f", description="relevance floor"
+            ),
+            "floor",
+        )
+        self.budget = control(
+            widgets.IntSlider(value=allowance, min=0, max=top, step=1, description="evidence budget (tokens)"), "budget"
+        )
+        self.widget = self._root(
+            [
+                widgets.HTML(f"<b>{esc(scenario.caller)}</b> asks (retrieval's scores change with the question):"),
+                self.question,
+                self.observed_on,
+                widgets.HTML("Allowed assets (trusted, from the sign-in):"),
+                widgets.HBox(list(self.assets.values())),
+                self.floor,
+                self.budget,
+                self.result,
+                *self._yours_widgets(yours),
+            ]
+        )
         self._watch(self.question, self.observed_on, self.floor, self.budget, *self.assets.values())
         self.refresh()
 
@@ -83,22 +106,31 @@ class ProvenancePanel(Panel):
             self.show_problem("Pick an observation date.", "Freshness is judged against a date; none is set.")
             self._no_comparison("no observation date is set")
             return
-        selection = self.scenario.select(self.question.value, observed_on=day, allowed_assets=self.allowed,
-                                         floor=self.floor.value, budget=self.budget.value)
+        selection = self.scenario.select(
+            self.question.value,
+            observed_on=day,
+            allowed_assets=self.allowed,
+            floor=self.floor.value,
+            budget=self.budget.value,
+        )
         self.selection = selection
         self.result.value = self._result_html(selection)
         candidates, allowed = self.scenario.candidates(self.question.value), self.allowed
-        self._show_yours(lambda: compare_shortlist(self.yours, candidates, allowed, day, SHORTLIST_K),
-                         f"{function_name(self.yours)}(this question's candidates, {allowed}, {day}, "
-                         f"{SHORTLIST_K}) beside the reference")
+        self._show_yours(
+            lambda: compare_shortlist(self.yours, candidates, allowed, day, SHORTLIST_K),
+            f"{function_name(self.yours)}(this question's candidates, {allowed}, {day}, "
+            f"{SHORTLIST_K}) beside the reference",
+        )
 
     def _result_html(self, selection: EvidenceSelection) -> str:
         records = {r.id: r for r in self.scenario.candidates(self.question.value)}
         if selection.refused:
             verdict = f"{badge('refuse')} <b>refused:</b> {esc(selection.refusal)}"
         else:
-            verdict = (f"{badge('answer')} <b>pack:</b> {esc(', '.join(selection.selected_ids))} "
-                       f"({selection.used} of {selection.allowance} tokens)")
+            verdict = (
+                f"{badge('answer')} <b>pack:</b> {esc(', '.join(selection.selected_ids))} "
+                f"({selection.used} of {selection.allowance} tokens)"
+            )
         rows = []
         for n, outcome in enumerate(selection.outcomes, start=1):
             r = records[outcome.record_id]
@@ -112,8 +144,10 @@ class ProvenancePanel(Panel):
                 f'<td style="font-size:90%">{esc(preview(r.text, _PREVIEW))}</td>'
                 "</tr>"
             )
-        head = "".join(f"<th style='text-align:left'>{h}</th>"
-                       for h in ("#", "id", "trust", "score", "fate", "status", "check", "why", "text"))
+        head = "".join(
+            f"<th style='text-align:left'>{h}</th>"
+            for h in ("#", "id", "trust", "score", "fate", "status", "check", "why", "text")
+        )
         conflicts = "".join(self._conflict_html(c, records) for c in selection.conflicts)
         allowed = ", ".join(self.allowed) or "none"
         return (
@@ -130,10 +164,13 @@ class ProvenancePanel(Panel):
         sides = "".join(
             f"<td style='vertical-align:top;padding:4px 8px;border:1px solid #ccc'><code>{esc(i)}</code> "
             f"({esc(tier)})<br>{esc(records[i].text)}</td>"
-            for i, tier in ((a, conflict.tiers[0]), (b, conflict.tiers[1])))
+            for i, tier in ((a, conflict.tiers[0]), (b, conflict.tiers[1]))
+        )
         flag = "kept together, flagged" if conflict.kept_together else "ordered by authority"
-        return (f"<div class='botie-conflict'><p>{badge('conflict')} <b>conflict ({flag}):</b> "
-                f"{esc(conflict.explain())}</p><table><tr>{sides}</tr></table></div>")
+        return (
+            f"<div class='botie-conflict'><p>{badge('conflict')} <b>conflict ({flag}):</b> "
+            f"{esc(conflict.explain())}</p><table><tr>{sides}</tr></table></div>"
+        )
 
     def _summary(self) -> str:
         selection = self.selection

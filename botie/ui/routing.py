@@ -38,24 +38,47 @@ class RoutingPanel(Panel):
         self.plan: ContextPlan | None = None
         self.coverage: DocumentCoverage | None = None
         self.count = control(widgets.IntSlider(values["count"], min=1, max=200, description="attachments"), "count")
-        self.size = control(widgets.IntSlider(values["size"], min=0, max=200_000, step=500,
-                                              description="size of each of the others (tokens)"), "size")
-        self.largest = control(widgets.IntSlider(values["largest"], min=0, max=2_000_000, step=10_000,
-                                                 description="largest attachment (tokens)"), "largest")
-        self.ceiling = control(widgets.IntSlider(values["ceiling"], min=10_000, max=2_000_000, step=10_000,
-                                                 description="ceiling (tokens)"), "ceiling")
-        self.soft_fraction = control(widgets.FloatSlider(values["soft_fraction"], min=0.05, max=1.0, step=0.05,
-                                                         readout_format=".2f", description="soft fraction"),
-                                     "soft-fraction")
+        self.size = control(
+            widgets.IntSlider(
+                values["size"], min=0, max=200_000, step=500, description="size of each of the others (tokens)"
+            ),
+            "size",
+        )
+        self.largest = control(
+            widgets.IntSlider(
+                values["largest"], min=0, max=2_000_000, step=10_000, description="largest attachment (tokens)"
+            ),
+            "largest",
+        )
+        self.ceiling = control(
+            widgets.IntSlider(
+                values["ceiling"], min=10_000, max=2_000_000, step=10_000, description="ceiling (tokens)"
+            ),
+            "ceiling",
+        )
+        self.soft_fraction = control(
+            widgets.FloatSlider(
+                values["soft_fraction"], min=0.05, max=1.0, step=0.05, readout_format=".2f", description="soft fraction"
+            ),
+            "soft-fraction",
+        )
         # An HTML bar, not a PNG: it redraws in microseconds on every slider step and its legend is text.
         self.figure = widgets.HTML(layout=widgets.Layout(width="100%"))
-        self.widget = self._root([
-            widgets.HTML("Attachments are counted in tokens before any prompt exists. One is the largest; the "
-                         "others share one size."),
-            self.count, self.size, self.largest, self.ceiling, self.soft_fraction,
-            self.figure,
-            self.result,
-        ])
+        self.widget = self._root(
+            [
+                widgets.HTML(
+                    "Attachments are counted in tokens before any prompt exists. One is the largest; the "
+                    "others share one size."
+                ),
+                self.count,
+                self.size,
+                self.largest,
+                self.ceiling,
+                self.soft_fraction,
+                self.figure,
+                self.result,
+            ]
+        )
         self._watch(self.count, self.size, self.largest, self.ceiling, self.soft_fraction)
         self.refresh()
 
@@ -63,8 +86,9 @@ class RoutingPanel(Panel):
         return attachments(self.count.value, self.size.value, self.largest.value)
 
     def _render(self) -> None:
-        plan = plan_context(self.docs(), ceiling=self.ceiling.value, soft_fraction=self.soft_fraction.value,
-                            select_factor=SELECT_FACTOR)
+        plan = plan_context(
+            self.docs(), ceiling=self.ceiling.value, soft_fraction=self.soft_fraction.value, select_factor=SELECT_FACTOR
+        )
         coverage = execute_plan(plan)
         self.plan, self.coverage = plan, coverage
         self.figure.value = routing_bars(plan)

@@ -25,14 +25,14 @@ from .figures import window_bars, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
 
+
 class SelectionPanel(Panel):
     """Controls: ``assets`` (one checkbox per asset), ``total``, ``input_reserve``,
     ``output_reserve``, ``policy``. Shows: ``result`` (HTML) and ``figure`` (the window bar)."""
 
     kind = "selection"
 
-    def __init__(self, scene: Scene, *, max_tokens: int | None = None,
-                 yours: Callable[..., Any] | None = None) -> None:
+    def __init__(self, scene: Scene, *, max_tokens: int | None = None, yours: Callable[..., Any] | None = None) -> None:
         super().__init__()
         self.scene = scene
         self.selection: Selection | None = None
@@ -41,36 +41,56 @@ class SelectionPanel(Panel):
 
         assets = sorted({r.asset for r in scene.records} | set(scene.allowed_assets))
         self.assets: dict[str, widgets.Checkbox] = {
-            asset: control(widgets.Checkbox(value=asset in scene.allowed_assets, description=asset, indent=False,
-                                            layout=widgets.Layout(width="auto")), f"asset-{asset}")
+            asset: control(
+                widgets.Checkbox(
+                    value=asset in scene.allowed_assets,
+                    description=asset,
+                    indent=False,
+                    layout=widgets.Layout(width="auto"),
+                ),
+                f"asset-{asset}",
+            )
             for asset in assets
         }
         self.total = control(widgets.IntSlider(budget.total, min=0, max=top, description="total (tokens)"), "total")
         self.input_reserve = control(
-            widgets.IntSlider(budget.input_reserve, min=0, max=top, description="input reserve"), "input-reserve")
+            widgets.IntSlider(budget.input_reserve, min=0, max=top, description="input reserve"), "input-reserve"
+        )
         self.output_reserve = control(
-            widgets.IntSlider(budget.output_reserve, min=0, max=top, description="output reserve"),
-            "output-reserve")
+            widgets.IntSlider(budget.output_reserve, min=0, max=top, description="output reserve"), "output-reserve"
+        )
         self.policy = control(
-            widgets.ToggleButtons(options=list(POLICIES), value="prefix", description="policy",
-                                  tooltips=["stop at the first record that does not fit",
-                                            "skip a record that does not fit and keep looking"]),
-            "policy")
+            widgets.ToggleButtons(
+                options=list(POLICIES),
+                value="prefix",
+                description="policy",
+                tooltips=[
+                    "stop at the first record that does not fit",
+                    "skip a record that does not fit and keep looking",
+                ],
+            ),
+            "policy",
+        )
         # An HTML bar, not a PNG: it redraws in microseconds on every slider step and its legend is text.
         self.figure = widgets.HTML(layout=widgets.Layout(width="100%"))
 
         who = widgets.HTML(
             f"<b>{esc(scene.caller)}</b> asks: {esc(scene.question)}<br>"
-            f"Allowed assets (trusted, from the sign-in), one box per asset in the candidates:")
-        self.widget = self._root([
-            who,
-            widgets.HBox(list(self.assets.values())),
-            self.total, self.input_reserve, self.output_reserve,
-            self.policy,
-            self.figure,
-            self.result,
-            *self._yours_widgets(yours),
-        ])
+            f"Allowed assets (trusted, from the sign-in), one box per asset in the candidates:"
+        )
+        self.widget = self._root(
+            [
+                who,
+                widgets.HBox(list(self.assets.values())),
+                self.total,
+                self.input_reserve,
+                self.output_reserve,
+                self.policy,
+                self.figure,
+                self.result,
+                *self._yours_widgets(yours),
+            ]
+        )
         self._watch(self.total, self.input_reserve, self.output_reserve, self.policy, *self.assets.values())
         self.refresh()
 
@@ -85,8 +105,9 @@ class SelectionPanel(Panel):
         except BudgetError as exc:
             self.selection = None
             self.figure.value = window_bars(total, ins, outs)
-            self.show_problem("This window cannot hold the request (BudgetError).",
-                              f"{exc} Lower a reserve or raise the total.")
+            self.show_problem(
+                "This window cannot hold the request (BudgetError).", f"{exc} Lower a reserve or raise the total."
+            )
             self._no_comparison("this window cannot hold a request")
             return
         selection = self._select(budget)
@@ -94,8 +115,10 @@ class SelectionPanel(Panel):
         self.figure.value = window_bars(total, ins, outs, selection.used)
         self.result.value = self._result_html(budget, selection)
         allowed, allowance = self.allowed, budget.evidence
-        self._show_yours(lambda: compare_selection(self.yours, self.scene.records, allowed, allowance),
-                         f"{function_name(self.yours)}(the candidates, {allowed}, {allowance}) beside the prefix rule")
+        self._show_yours(
+            lambda: compare_selection(self.yours, self.scene.records, allowed, allowance),
+            f"{function_name(self.yours)}(the candidates, {allowed}, {allowance}) beside the prefix rule",
+        )
 
     def _select(self, budget: Budget) -> Selection:
         return select(self.scene.records, self.allowed, budget, policy=self.policy.value)
@@ -117,8 +140,9 @@ class SelectionPanel(Panel):
                 f'<td style="font-size:90%">{esc(preview(record.text))}</td>'
                 "</tr>"
             )
-        head = "".join(f"<th style='text-align:left'>{h}</th>"
-                       for h in ("#", "id", "asset", "cost", "status", "why", "text"))
+        head = "".join(
+            f"<th style='text-align:left'>{h}</th>" for h in ("#", "id", "asset", "cost", "status", "why", "text")
+        )
         allowed = ", ".join(self.allowed) or "none"
         return (
             f"<p><b>selected:</b> {esc(chosen)}<br>"

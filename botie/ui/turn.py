@@ -23,8 +23,13 @@ from ._common import Panel, badge, control, esc
 
 __all__ = ["TurnPanel", "turn_panel"]
 
-_OUTCOME_WORD = {"answered": "passed", "refused": "refuse", "withheld": "failed", "stopped": "failed",
-                 "too_large": "failed"}
+_OUTCOME_WORD = {
+    "answered": "passed",
+    "refused": "refuse",
+    "withheld": "failed",
+    "stopped": "failed",
+    "too_large": "failed",
+}
 _STATUS_WORD = {"passed": "passed", "failed": "failed", "skipped": "not_reached"}
 
 
@@ -34,44 +39,95 @@ class TurnPanel(Panel):
 
     kind = "turn"
 
-    def __init__(self, scenario: EvidenceScenario, model: ScriptedModel, *, planted: tuple[Record, ...] = (),
-                 message: str, payload: dict[str, Any], setup: TurnSetup | None = None) -> None:
+    def __init__(
+        self,
+        scenario: EvidenceScenario,
+        model: ScriptedModel,
+        *,
+        planted: tuple[Record, ...] = (),
+        message: str,
+        payload: dict[str, Any],
+        setup: TurnSetup | None = None,
+    ) -> None:
         super().__init__()
         self.scenario, self.model, self.message, self.payload = scenario, model, message, dict(payload)
         self.setup = setup or TurnSetup.from_scenario(scenario)
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
-        self.question = control(widgets.Dropdown(
-            options=[(q.question, i) for i, q in enumerate(scenario.questions)], value=0, description="question",
-            layout=widgets.Layout(width="95%")), "question")
-        self.budget = control(widgets.IntSlider(scenario.budget.evidence, min=0, max=600,
-                                                description="evidence budget (tokens)"), "budget")
+        self.question = control(
+            widgets.Dropdown(
+                options=[(q.question, i) for i, q in enumerate(scenario.questions)],
+                value=0,
+                description="question",
+                layout=widgets.Layout(width="95%"),
+            ),
+            "question",
+        )
+        self.budget = control(
+            widgets.IntSlider(scenario.budget.evidence, min=0, max=600, description="evidence budget (tokens)"),
+            "budget",
+        )
         assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
         self.assets: dict[str, widgets.Checkbox] = {
-            a: control(widgets.Checkbox(value=a in scenario.allowed_assets, description=a, indent=False,
-                                        layout=widgets.Layout(width="auto")), f"asset-{a}")
+            a: control(
+                widgets.Checkbox(
+                    value=a in scenario.allowed_assets, description=a, indent=False, layout=widgets.Layout(width="auto")
+                ),
+                f"asset-{a}",
+            )
             for a in assets
         }
-        self.model_kind = control(widgets.ToggleButtons(options=["careful", "gullible"], value="careful",
-                                                        description="scripted model",
-                                                        tooltips=["obeys only text outside the evidence region",
-                                                                  "obeys any instruction it reads"]), "model")
-        self.planted = control(widgets.Dropdown(options=[("none", "")] + [(rid, rid) for rid in self.planted_docs],
-                                                value="", description="add a planted document"), "planted")
-        self.ask = control(widgets.Checkbox(True, description=f"also ask: {message}", indent=False,
-                                            layout=widgets.Layout(width="auto")), "ask")
-        self.approved = control(widgets.Checkbox(True, description=(
-            f"{self.setup.caller} approved asset {payload['asset_id']}, {payload['duration_minutes']} minutes, "
-            f"request {payload['request_id']}"), indent=False, layout=widgets.Layout(width="auto")), "approved")
-        self.widget = self._root([
-            self.question, self.budget,
-            widgets.HTML("Allowed assets (trusted, from the sign-in):"),
-            widgets.HBox(list(self.assets.values())),
-            self.model_kind, self.planted, self.ask, self.approved,
-            self.result,
-        ])
-        self._watch(self.question, self.budget, self.model_kind, self.planted, self.ask, self.approved,
-                    *self.assets.values())
+        self.model_kind = control(
+            widgets.ToggleButtons(
+                options=["careful", "gullible"],
+                value="careful",
+                description="scripted model",
+                tooltips=["obeys only text outside the evidence region", "obeys any instruction it reads"],
+            ),
+            "model",
+        )
+        self.planted = control(
+            widgets.Dropdown(
+                options=[("none", "")] + [(rid, rid) for rid in self.planted_docs],
+                value="",
+                description="add a planted document",
+            ),
+            "planted",
+        )
+        self.ask = control(
+            widgets.Checkbox(
+                True, description=f"also ask: {message}", indent=False, layout=widgets.Layout(width="auto")
+            ),
+            "ask",
+        )
+        self.approved = control(
+            widgets.Checkbox(
+                True,
+                description=(
+                    f"{self.setup.caller} approved asset {payload['asset_id']}, {payload['duration_minutes']} minutes, "
+                    f"request {payload['request_id']}"
+                ),
+                indent=False,
+                layout=widgets.Layout(width="auto"),
+            ),
+            "approved",
+        )
+        self.widget = self._root(
+            [
+                self.question,
+                self.budget,
+                widgets.HTML("Allowed assets (trusted, from the sign-in):"),
+                widgets.HBox(list(self.assets.values())),
+                self.model_kind,
+                self.planted,
+                self.ask,
+                self.approved,
+                self.result,
+            ]
+        )
+        self._watch(
+            self.question, self.budget, self.model_kind, self.planted, self.ask, self.approved, *self.assets.values()
+        )
         self.refresh()
 
     def _render(self) -> None:
@@ -102,11 +158,16 @@ class TurnPanel(Panel):
         )
         columns = ("stage", "result", "status", "documents in play", "detail")
         head = "".join(f"<th style='text-align:left'>{h}</th>" for h in columns)
-        losses = "".join(f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): "
-                         f"{esc(x.detail)}</li>" for x in turn.losses)
+        losses = "".join(
+            f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): {esc(x.detail)}</li>"
+            for x in turn.losses
+        )
         lost = f"<p><b>where the evidence went missing:</b></p><ul>{losses}</ul>" if losses else ""
-        decision = (f"<p><b>decision:</b> {esc(turn.decision.branch)} on {esc(turn.proposal)}</p>"
-                    if turn.decision is not None else "")
+        decision = (
+            f"<p><b>decision:</b> {esc(turn.decision.branch)} on {esc(turn.proposal)}</p>"
+            if turn.decision is not None
+            else ""
+        )
         return (
             f"<p style='font-size:115%'>{badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
             f"<p>{esc(said or '')}</p>"
@@ -121,8 +182,9 @@ class TurnPanel(Panel):
         return f"outcome: {self.turn.outcome}{decision}"
 
 
-def turn_panel(scenario: EvidenceScenario | None = None, model: ScriptedModel | None = None,
-               **options: Any) -> TurnPanel:
+def turn_panel(
+    scenario: EvidenceScenario | None = None, model: ScriptedModel | None = None, **options: Any
+) -> TurnPanel:
     """Build the turn panel on ``manual_revisions.json`` with the workshop's scripted model and planted documents."""
     import json
 

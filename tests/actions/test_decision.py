@@ -85,8 +85,10 @@ def test_lesson_example_permitted_approved_nothing_stored_creates():
 def test_invalid_reports_repairable_fields_and_reaches_nothing_else():
     d = _decide(_with(duration_minutes=True, admin=True), approval=None, previous=_tripwire())
     assert d.branch is Branch.INVALID
-    assert [(e.field, e.problem) for e in d.errors] == [("duration_minutes", Problem.WRONG_TYPE),
-                                                        ("admin", Problem.UNEXPECTED)]
+    assert [(e.field, e.problem) for e in d.errors] == [
+        ("duration_minutes", Problem.WRONG_TYPE),
+        ("admin", Problem.UNEXPECTED),
+    ]
     assert _verdicts(d) == ["failed", "not_reached", "not_reached", "not_reached"]
     assert d.reason.startswith("2 problems to repair: duration_minutes")
 
@@ -156,8 +158,10 @@ def test_an_approval_by_a_near_miss_of_the_callers_name_is_not_theirs(actor):
 def test_changed_duration_needs_a_new_approval():
     d = _decide(_with(duration_minutes=30), approval=Approval(ANA, P2))
     assert d.branch is Branch.NEEDS_APPROVAL
-    assert d.reason == ("the approval was recorded for duration_minutes=20 but the proposal says 30; "
-                        "a changed request needs a new approval")
+    assert d.reason == (
+        "the approval was recorded for duration_minutes=20 but the proposal says 30; "
+        "a changed request needs a new approval"
+    )
 
 
 def test_changed_asset_needs_a_new_approval():
@@ -212,8 +216,10 @@ def test_conflict_keeps_the_first_request_and_names_the_difference():
     assert d.branch is Branch.CONFLICT
     assert _verdicts(d) == ["passed", "passed", "passed", "failed"]
     assert d.receipt is None and not d.retryable
-    assert d.reason == ("r7 was first used for duration_minutes=20 but the proposal says 30; the first "
-                        "request stands, and a different inspection needs a new request id")
+    assert d.reason == (
+        "r7 was first used for duration_minutes=20 but the proposal says 30; the first "
+        "request stands, and a different inspection needs a new request id"
+    )
 
 
 @pytest.mark.parametrize("stored_minutes", [20.0, True, "20"])
@@ -225,8 +231,10 @@ def test_a_stored_payload_equal_only_in_python_is_a_conflict(stored_minutes, sta
     receipt = Receipt("job-1", "r7", "P-2", 20) if state == "done" else None
     d = _decide(_with(duration_minutes=minutes), previous=StoredRequest(stored_payload, receipt, KeyState(state)))
     assert d.branch is Branch.CONFLICT
-    assert d.reason == (f"r7 was first used for duration_minutes={stored_minutes!r} but the proposal says {minutes}; "
-                        "the first request stands, and a different inspection needs a new request id")
+    assert d.reason == (
+        f"r7 was first used for duration_minutes={stored_minutes!r} but the proposal says {minutes}; "
+        "the first request stands, and a different inspection needs a new request id"
+    )
 
 
 def test_pending_same_payload_is_in_progress_and_retryable():
@@ -243,8 +251,16 @@ def test_failed_attempt_with_the_same_payload_creates_again_under_the_same_key()
     assert d.branch is Branch.CREATE and "same key" in d.reason
 
 
-RETRYABLE = {"invalid": False, "denied": False, "needs_approval": False, "create": False, "reuse": False,
-             "conflict": False, "in_progress": True, "unavailable": True}
+RETRYABLE = {
+    "invalid": False,
+    "denied": False,
+    "needs_approval": False,
+    "create": False,
+    "reuse": False,
+    "conflict": False,
+    "in_progress": True,
+    "unavailable": True,
+}
 
 
 @pytest.mark.parametrize("branch", list(Branch))
@@ -308,9 +324,12 @@ def _expected_branch(proposal, allowed, approval, previous) -> Branch:
     ok = (
         isinstance(proposal, dict)
         and set(proposal) == {"asset_id", "duration_minutes", "request_id"}
-        and isinstance(proposal["asset_id"], str) and proposal["asset_id"] != ""
-        and isinstance(proposal["request_id"], str) and proposal["request_id"] != ""
-        and type(proposal["duration_minutes"]) is int and 1 <= proposal["duration_minutes"] <= 60
+        and isinstance(proposal["asset_id"], str)
+        and proposal["asset_id"] != ""
+        and isinstance(proposal["request_id"], str)
+        and proposal["request_id"] != ""
+        and type(proposal["duration_minutes"]) is int
+        and 1 <= proposal["duration_minutes"] <= 60
     )
     if not ok:
         return Branch.INVALID
@@ -364,41 +383,92 @@ NAIVE = dt.datetime(2026, 1, 1)  # no time zone
     ("make", "field", "message"),
     [
         (lambda: Approval("", P2), "approval.actor", "approval.actor must be a non-empty string, got ''"),
-        (lambda: Approval(ANA, ["P-2"]), "approval.payload",
-         "approval.payload must be a mapping of arguments, got ['P-2']"),
-        (lambda: Approval(ANA, {"asset_id": {1, 2}}), "approval.payload",
-         "approval.payload has no canonical JSON form: "),
-        (lambda: Approval(ANA, {"duration_minutes": float("nan")}), "approval.payload",
-         "approval.payload has no canonical JSON form: "),
-        (lambda: StoredRequest("P-2"), "previous.payload",
-         "previous.payload must be a mapping of arguments, got 'P-2'"),
-        (lambda: StoredRequest(P2, state="done"), "previous",
-         "a stored request has a receipt exactly when its state is done"),
-        (lambda: StoredRequest(P2, Receipt("job-1", "r7", "P-2", 20), state=KeyState.PENDING), "previous",
-         "a stored request has a receipt exactly when its state is done"),
-        (lambda: StoredRequest(P2, state="lost"), "previous.state",
-         "previous.state must be one of pending, failed, done; got 'lost'"),
-        (lambda: StoredRequest(P2, Receipt("job-1", "r8", "P-2", 20)), "previous.receipt",
-         "the receipt is for 'r8' but the payload for 'r7'"),
-        (lambda: StoredRequest(P2, stored_at=NAIVE), "previous.stored_at",
-         "previous.stored_at must be a datetime with a time zone, got datetime.datetime(2026, 1, 1, 0, 0)"),
+        (
+            lambda: Approval(ANA, ["P-2"]),
+            "approval.payload",
+            "approval.payload must be a mapping of arguments, got ['P-2']",
+        ),
+        (
+            lambda: Approval(ANA, {"asset_id": {1, 2}}),
+            "approval.payload",
+            "approval.payload has no canonical JSON form: ",
+        ),
+        (
+            lambda: Approval(ANA, {"duration_minutes": float("nan")}),
+            "approval.payload",
+            "approval.payload has no canonical JSON form: ",
+        ),
+        (
+            lambda: StoredRequest("P-2"),
+            "previous.payload",
+            "previous.payload must be a mapping of arguments, got 'P-2'",
+        ),
+        (
+            lambda: StoredRequest(P2, state="done"),
+            "previous",
+            "a stored request has a receipt exactly when its state is done",
+        ),
+        (
+            lambda: StoredRequest(P2, Receipt("job-1", "r7", "P-2", 20), state=KeyState.PENDING),
+            "previous",
+            "a stored request has a receipt exactly when its state is done",
+        ),
+        (
+            lambda: StoredRequest(P2, state="lost"),
+            "previous.state",
+            "previous.state must be one of pending, failed, done; got 'lost'",
+        ),
+        (
+            lambda: StoredRequest(P2, Receipt("job-1", "r8", "P-2", 20)),
+            "previous.receipt",
+            "the receipt is for 'r8' but the payload for 'r7'",
+        ),
+        (
+            lambda: StoredRequest(P2, stored_at=NAIVE),
+            "previous.stored_at",
+            "previous.stored_at must be a datetime with a time zone, got datetime.datetime(2026, 1, 1, 0, 0)",
+        ),
         (lambda: Receipt("", "r7", "P-2", 20), "receipt.job_id", "receipt.job_id must be a non-empty string, got ''"),
-        (lambda: Receipt("job-1", "r7", "P-2", 20, NAIVE), "receipt.created_at",
-         "receipt.created_at must be a datetime with a time zone, got datetime.datetime(2026, 1, 1, 0, 0)"),
-        (lambda: StoredRequest.settled(_with(request_id=""), "job-1"), "receipt.request_id",
-         "receipt.request_id must be a non-empty string, got ''"),
-        (lambda: decide(P2, caller="", allowed_assets=ALLOWED, approval=None, previous=None), "caller",
-         "caller must be the signed-in user's id (a non-empty string), got ''"),
-        (lambda: decide(P2, caller=ANA, allowed_assets=ALLOWED, approval={"actor": ANA}, previous=None), "approval",
-         "approval must be None or an Approval, got {'actor': 'tech-ana'}"),
-        (lambda: _decide(previous={"request_id": "r7"}), "previous",
-         "previous must be None or a StoredRequest, got {'request_id': 'r7'}"),
-        (lambda: _decide(previous=StoredRequest.settled(_with(request_id="r8"), "job-1")), "previous",
-         "previous was stored under 'r8', not 'r7'"),
-        (lambda: _decide(approval=None).with_receipt(Receipt("job-3", "r7", "P-2", 20)), "receipt",
-         "only a create decision gains a receipt, not needs_approval"),
-        (lambda: _decide().tool_result(), "receipt",
-         "this create decision has no job yet: the service creates it and fills the receipt"),
+        (
+            lambda: Receipt("job-1", "r7", "P-2", 20, NAIVE),
+            "receipt.created_at",
+            "receipt.created_at must be a datetime with a time zone, got datetime.datetime(2026, 1, 1, 0, 0)",
+        ),
+        (
+            lambda: StoredRequest.settled(_with(request_id=""), "job-1"),
+            "receipt.request_id",
+            "receipt.request_id must be a non-empty string, got ''",
+        ),
+        (
+            lambda: decide(P2, caller="", allowed_assets=ALLOWED, approval=None, previous=None),
+            "caller",
+            "caller must be the signed-in user's id (a non-empty string), got ''",
+        ),
+        (
+            lambda: decide(P2, caller=ANA, allowed_assets=ALLOWED, approval={"actor": ANA}, previous=None),
+            "approval",
+            "approval must be None or an Approval, got {'actor': 'tech-ana'}",
+        ),
+        (
+            lambda: _decide(previous={"request_id": "r7"}),
+            "previous",
+            "previous must be None or a StoredRequest, got {'request_id': 'r7'}",
+        ),
+        (
+            lambda: _decide(previous=StoredRequest.settled(_with(request_id="r8"), "job-1")),
+            "previous",
+            "previous was stored under 'r8', not 'r7'",
+        ),
+        (
+            lambda: _decide(approval=None).with_receipt(Receipt("job-3", "r7", "P-2", 20)),
+            "receipt",
+            "only a create decision gains a receipt, not needs_approval",
+        ),
+        (
+            lambda: _decide().tool_result(),
+            "receipt",
+            "this create decision has no job yet: the service creates it and fills the receipt",
+        ),
     ],
 )
 def test_malformed_trusted_values_raise_naming_the_field_in_words(make, field, message):
@@ -448,16 +518,23 @@ def test_tool_result_for_reuse_names_the_job_and_is_json():
 def test_tool_result_for_invalid_lists_the_fields_to_repair():
     result = _decide(_with(duration_minutes=20.0), approval=None).tool_result()
     assert result["status"] == "invalid" and "job_id" not in result
-    assert result["errors"] == [{"field": "duration_minutes", "problem": "wrong_type",
-                                 "message": "duration_minutes must be a whole number of minutes (an int), "
-                                            "got 20.0 (float); write 20"}]
+    assert result["errors"] == [
+        {
+            "field": "duration_minutes",
+            "problem": "wrong_type",
+            "message": "duration_minutes must be a whole number of minutes (an int), got 20.0 (float); write 20",
+        }
+    ]
     assert result["message"] == "1 problem to repair: " + result["errors"][0]["message"]
 
 
 def test_tool_result_for_denied_carries_no_job_even_when_one_is_stored():
     result = _decide(_with(asset_id="K-7"), previous=_tripwire()).tool_result()
-    assert result == {"status": "denied", "retryable": False,
-                      "message": "K-7 is not in the assets tech-ana may schedule"}
+    assert result == {
+        "status": "denied",
+        "retryable": False,
+        "message": "K-7 is not in the assets tech-ana may schedule",
+    }
 
 
 def test_tool_result_never_reports_a_booking_that_has_not_happened():
@@ -472,28 +549,39 @@ def test_tool_result_never_reports_a_booking_that_has_not_happened():
 
 def test_a_field_the_approval_lacks_or_adds_is_named_as_absent():
     lacks = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20}))
-    assert lacks.reason == ("the approval was recorded for request_id=(absent) but the proposal says 'r7'; "
-                            "a changed request needs a new approval")
+    assert lacks.reason == (
+        "the approval was recorded for request_id=(absent) but the proposal says 'r7'; "
+        "a changed request needs a new approval"
+    )
     assert [c.name for c in lacks.checks] == ORDER and _verdicts(lacks)[2] == "failed"
     adds = _decide(approval=Approval(ANA, P2 | {"note": None}))
-    assert adds.reason == ("the approval was recorded for note=None but the proposal says (absent); "
-                           "a changed request needs a new approval")
+    assert adds.reason == (
+        "the approval was recorded for note=None but the proposal says (absent); a changed request needs a new approval"
+    )
     both = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20, "note": None}))
-    assert both.reason == ("the approval was recorded for note=None, request_id=(absent) but the proposal says "
-                           "note=(absent), request_id='r7'; a changed request needs a new approval")
+    assert both.reason == (
+        "the approval was recorded for note=None, request_id=(absent) but the proposal says "
+        "note=(absent), request_id='r7'; a changed request needs a new approval"
+    )
 
 
 def test_every_problem_of_an_invalid_proposal_is_in_the_reason_in_order():
     d = _decide({"asset_id": "", "duration_minutes": 0, "request_id": "r7"}, approval=None)
-    assert d.reason == ("2 problems to repair: asset_id must not be empty; give a value such as 'P-2'; "
-                        "duration_minutes must be from 1 through 60 minutes, got 0 (int)")
+    assert d.reason == (
+        "2 problems to repair: asset_id must not be empty; give a value such as 'P-2'; "
+        "duration_minutes must be from 1 through 60 minutes, got 0 (int)"
+    )
     assert [c.name for c in d.checks] == ORDER
 
 
 @pytest.mark.parametrize(
     ("previous", "branch", "verdict"),
-    [(None, Branch.CREATE, "passed"), (StoredRequest.settled(P2, "job-1"), Branch.REUSE, "passed"),
-     (StoredRequest(P2), Branch.IN_PROGRESS, "failed"), (StoredRequest(P2, state="failed"), Branch.CREATE, "passed")],
+    [
+        (None, Branch.CREATE, "passed"),
+        (StoredRequest.settled(P2, "job-1"), Branch.REUSE, "passed"),
+        (StoredRequest(P2), Branch.IN_PROGRESS, "failed"),
+        (StoredRequest(P2, state="failed"), Branch.CREATE, "passed"),
+    ],
     ids=["nothing-stored", "done", "pending", "failed"],
 )
 def test_the_idempotency_verdict_and_no_errors_on_every_branch_past_approval(previous, branch, verdict):
@@ -503,8 +591,12 @@ def test_the_idempotency_verdict_and_no_errors_on_every_branch_past_approval(pre
 
 def test_tool_result_for_reuse_is_exactly_the_job_the_key_and_the_reason():
     assert _decide(previous=StoredRequest.settled(P2, "job-1")).tool_result() == {
-        "status": "reuse", "retryable": False, "job_id": "job-1", "request_id": "r7",
-        "message": "r7 already created job-1 with this exact payload: returning job-1 instead of booking again"}
+        "status": "reuse",
+        "retryable": False,
+        "job_id": "job-1",
+        "request_id": "r7",
+        "message": "r7 already created job-1 with this exact payload: returning job-1 instead of booking again",
+    }
 
 
 def test_a_settled_request_holds_the_receipt_of_its_own_payload_and_when_it_was_stored():

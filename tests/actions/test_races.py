@@ -132,8 +132,9 @@ def test_four_processes_on_one_sqlite_file_create_one_job_per_key(tmp_path):
     ctx = multiprocessing.get_context("spawn")  # fresh interpreters: nothing shared but the file
     start = ctx.Event()
     pipes = [ctx.Pipe(duplex=False) for _ in range(PROCESSES)]
-    workers = [ctx.Process(target=_process_worker, args=(str(path), i, start, send))
-               for i, (_, send) in enumerate(pipes)]
+    workers = [
+        ctx.Process(target=_process_worker, args=(str(path), i, start, send)) for i, (_, send) in enumerate(pipes)
+    ]
     for w in workers:
         w.start()
     start.set()
@@ -204,8 +205,9 @@ def test_sigkill_at_random_points_never_splits_a_job_from_its_receipt(tmp_path):
         # lock=False: a child killed while holding a synchronised Value's lock would leave the
         # parent blocked forever on reading it. One aligned int needs no lock.
         ready, in_window = ctx.Event(), ctx.Value("i", 0, lock=False)
-        child = ctx.Process(target=_submit_until_killed,
-                            args=(str(path), prefix, rng.uniform(0.0005, 0.003), ready, in_window))
+        child = ctx.Process(
+            target=_submit_until_killed, args=(str(path), prefix, rng.uniform(0.0005, 0.003), ready, in_window)
+        )
         child.start()
         assert ready.wait(WAIT)
         time.sleep(rng.uniform(0.0, 0.03))

@@ -26,8 +26,12 @@ def service(failures):
 
 
 def send(svc, proposal=R7, allowed=("P-2",), approved=True):
-    return lambda: svc.submit(proposal, caller="tech-ana", allowed_assets=list(allowed),
-                              approval=Approval("tech-ana", proposal) if approved else None)
+    return lambda: svc.submit(
+        proposal,
+        caller="tech-ana",
+        allowed_assets=list(allowed),
+        approval=Approval("tech-ana", proposal) if approved else None,
+    )
 
 
 def test_an_unavailable_service_is_retried_under_one_key_until_it_books_once():
@@ -45,11 +49,14 @@ def test_a_failure_that_outlasts_the_limit_is_reported_as_a_failure():
     assert result["attempts"] == 3 and "limit of 3" in run.stopped_because
 
 
-@pytest.mark.parametrize("proposal, allowed, approved, branch", [
-    ({**R7, "asset_id": "K-7"}, ("P-2",), True, "denied"),
-    ({**R7, "duration_minutes": 90}, ("P-2",), True, "invalid"),
-    (R7, ("P-2",), False, "needs_approval"),
-])
+@pytest.mark.parametrize(
+    "proposal, allowed, approved, branch",
+    [
+        ({**R7, "asset_id": "K-7"}, ("P-2",), True, "denied"),
+        ({**R7, "duration_minutes": 90}, ("P-2",), True, "invalid"),
+        (R7, ("P-2",), False, "needs_approval"),
+    ],
+)
 def test_a_branch_that_is_not_retryable_is_tried_once(proposal, allowed, approved, branch):
     svc, calls = service(failures=0)
     run = submit_with_retries(send(svc, proposal, allowed, approved), limit=3)
@@ -102,7 +109,5 @@ def test_explain_numbers_every_attempt_from_one_and_ends_with_why_it_stopped():
     svc, _ = service(failures=1)
     run = submit_with_retries(send(svc), limit=3)
     assert run.explain() == (
-        "attempt 1: unavailable (retryable)\n"
-        "attempt 2: create (not retryable)\n"
-        "stopped: create: done"
+        "attempt 1: unavailable (retryable)\nattempt 2: create (not retryable)\nstopped: create: done"
     )

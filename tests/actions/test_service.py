@@ -56,8 +56,12 @@ def _path(decision):
 
 
 #: The path of a request that passed validation, permission and approval and was stopped at the store.
-STOPPED_AT_THE_STORE = [("validation", "passed"), ("permission", "passed"), ("approval", "passed"),
-                        ("idempotency", "failed")]
+STOPPED_AT_THE_STORE = [
+    ("validation", "passed"),
+    ("permission", "passed"),
+    ("approval", "passed"),
+    ("idempotency", "failed"),
+]
 
 
 def submit(service, proposal=P2, *, caller=ANA, allowed=ALLOWED, approval="same"):
@@ -141,7 +145,8 @@ def test_denied_says_nothing_about_what_is_stored(service):
     assert d.branch is Branch.DENIED and d.receipt is None and not d.retryable
     assert "job-" not in d.explain()
     never_stored = InspectionService(MemoryStore()).submit(
-        P2, caller=ANA, allowed_assets=["P-3"], approval=Approval(ANA, P2))
+        P2, caller=ANA, allowed_assets=["P-3"], approval=Approval(ANA, P2)
+    )
     assert never_stored == d  # indistinguishable from "there is no r7 at all"
 
 
@@ -224,8 +229,10 @@ def test_an_expired_key_says_in_utc_when_it_was_last_used_and_passes_every_check
     clock.advance(hours=24)
     fresh = submit(service)
     assert _path(fresh) == [(name, "passed") for name in ("validation", "permission", "approval", "idempotency")]
-    assert fresh.reason == ("r7 was last used at 2026-03-02 09:00 UTC, beyond the 1 day, 0:00:00 retention: "
-                            "its key has expired, so this is a new request")
+    assert fresh.reason == (
+        "r7 was last used at 2026-03-02 09:00 UTC, beyond the 1 day, 0:00:00 retention: "
+        "its key has expired, so this is a new request"
+    )
 
 
 def test_an_expired_key_with_a_different_payload_is_a_new_request_not_a_conflict(service, clock):
@@ -337,8 +344,9 @@ def test_a_store_that_stays_busy_is_unavailable_after_a_bounded_number_of_attemp
     assert d.branch is Branch.UNAVAILABLE and d.retryable and d.receipt is None and d.errors == ()
     assert store.attempts == 4 and pauses == [0.5, 1.0, 2.0]
     assert _path(d) == STOPPED_AT_THE_STORE
-    assert d.reason == ("the store stayed busy through 4 attempts, so nothing was written; "
-                        "retry later with the same request id")
+    assert d.reason == (
+        "the store stayed busy through 4 attempts, so nothing was written; retry later with the same request id"
+    )
 
 
 def test_a_refusal_stands_even_when_its_audit_cannot_be_written(caplog):
@@ -576,8 +584,12 @@ def test_a_failed_reservation_is_replaced_when_the_service_books_locally(store, 
 
 @pytest.mark.parametrize(
     ("options", "field"),
-    [({"store": object()}, "store"), ({"downstream": "not callable"}, "downstream"), ({"attempts": 0}, "attempts"),
-     ({"attempts": True}, "attempts")],
+    [
+        ({"store": object()}, "store"),
+        ({"downstream": "not callable"}, "downstream"),
+        ({"attempts": 0}, "attempts"),
+        ({"attempts": True}, "attempts"),
+    ],
 )
 def test_a_misconfigured_service_raises_a_setting_error_naming_the_field(options, field):
     from botie.actions.stores import MemoryStore
@@ -638,8 +650,9 @@ def test_a_booking_the_store_is_too_busy_to_record_is_in_progress_until_recovery
     d = submit(service)
     assert d.branch is Branch.IN_PROGRESS and d.retryable and d.receipt is None and d.errors == ()
     assert _path(d) == STOPPED_AT_THE_STORE
-    assert d.reason == ("the booking was made but the store was too busy to record it; "
-                        "ask again with the same request id shortly")
+    assert d.reason == (
+        "the booking was made but the store was too busy to record it; ask again with the same request id shortly"
+    )
     assert store.attempts == 1 + 3  # the reservation, then three tries to record the booking
     store.locked = False
     assert service.recover(older_than=dt.timedelta(0)) == (Recovery(ANA, "r7", RecoveryOutcome.COMPLETED, "job-1"),)
@@ -671,8 +684,7 @@ def test_recovery_that_finds_the_original_attempt_finished_first_reports_already
     service = InspectionService(store, clock=clock, downstream=downstream)
     with pytest.raises(Crash):
         submit(service)
-    assert service.recover(older_than=dt.timedelta(0)) == (
-        Recovery(ANA, "r7", RecoveryOutcome.ALREADY_SETTLED, None),)
+    assert service.recover(older_than=dt.timedelta(0)) == (Recovery(ANA, "r7", RecoveryOutcome.ALREADY_SETTLED, None),)
     assert store.audit_log() == (AuditRecord(START, ANA, "r7", "recovery_already_settled", None),)
     assert len(store.jobs()) == 1
 

@@ -38,7 +38,11 @@ def _lookup(store, caller=ANA, request_id="r7"):
 def test_create_writes_job_receipt_and_settled_key_together(store):
     receipt = _create(store)
     assert (receipt.job_id, receipt.request_id, receipt.asset_id, receipt.duration_minutes) == (
-        "job-1", "r7", "P-2", 20)
+        "job-1",
+        "r7",
+        "P-2",
+        20,
+    )
     assert receipt.created_at == NOW
     stored = _lookup(store)
     assert stored == StoredRequest(P2, receipt, KeyState.DONE, stored_at=NOW)
@@ -151,7 +155,9 @@ def test_reservations_lists_unsettled_keys_older_than_a_cutoff(store):
         assert [r.request_id for r in tx.reservations(NOW + dt.timedelta(minutes=1))] == ["r7"]
         found = tx.reservations(NOW + dt.timedelta(hours=1))
     assert [(r.request_id, r.token, r.state) for r in found] == [
-        ("r7", "tok-1", KeyState.PENDING), ("r8", "tok-2", KeyState.PENDING)]
+        ("r7", "tok-1", KeyState.PENDING),
+        ("r8", "tok-2", KeyState.PENDING),
+    ]
     assert found[0].payload == P2 and found[0].reserved_at == NOW
 
 
@@ -197,8 +203,9 @@ def test_sqlite_connections_enforce_foreign_keys(tmp_path):
     """A receipt for a job that does not exist is refused by SQLite itself, not only by our care."""
     with SQLiteStore(tmp_path / "a.db") as s:
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"), s.transaction() as tx:
-            tx._conn.execute("INSERT INTO receipts (job_id, caller, request_id, fingerprint)"
-                             " VALUES (99, 'a', 'r', 'f')")
+            tx._conn.execute(
+                "INSERT INTO receipts (job_id, caller, request_id, fingerprint) VALUES (99, 'a', 'r', 'f')"
+            )
         assert s.integrity_problems() == []
 
 
@@ -246,8 +253,10 @@ def test_sqlite_needs_a_real_file_path(path):
     with pytest.raises(StoreError) as info:
         SQLiteStore(path)
     assert info.value.field == "path"
-    assert str(info.value) == (f"SQLiteStore needs a file path that every worker can open, got {path!r} "
-                               "(for a store in memory use MemoryStore)")
+    assert str(info.value) == (
+        f"SQLiteStore needs a file path that every worker can open, got {path!r} "
+        "(for a store in memory use MemoryStore)"
+    )
 
 
 def test_sqlite_each_thread_gets_its_own_connection(tmp_path):
@@ -382,8 +391,10 @@ def test_sqlite_stores_times_as_utc_text_whatever_the_machines_time_zone(tmp_pat
     with SQLiteStore(tmp_path / "a.db") as s:
         _create(s)
     raw = sqlite3.connect(tmp_path / "a.db")
-    texts = [raw.execute(f"SELECT {column} FROM {table}").fetchone()[0]
-             for table, column in (("jobs", "created_at"), ("idempotency_keys", "stored_at"))]
+    texts = [
+        raw.execute(f"SELECT {column} FROM {table}").fetchone()[0]
+        for table, column in (("jobs", "created_at"), ("idempotency_keys", "stored_at"))
+    ]
     raw.close()
     assert texts == ["2026-03-02T09:00:00.000000+00:00"] * 2
 

@@ -54,8 +54,7 @@ def test_definition_has_name_description_and_a_closed_object_schema():
     minutes = SCHEMA["properties"]["duration_minutes"]
     assert (minutes["type"], minutes["minimum"], minutes["maximum"]) == ("integer", MIN_MINUTES, MAX_MINUTES)
     for name in ("asset_id", "request_id"):
-        assert SCHEMA["properties"][name] | {"description": ""} == {"type": "string", "minLength": 1,
-                                                                    "description": ""}
+        assert SCHEMA["properties"][name] | {"description": ""} == {"type": "string", "minLength": 1, "description": ""}
 
 
 def test_description_states_the_units_and_the_effect():
@@ -118,8 +117,10 @@ def test_huge_int_is_reported_without_flooding_the_message(value):
 
 
 @pytest.mark.parametrize("name", ["asset_id", "request_id"])
-@pytest.mark.parametrize(("value", "problem"), [("", Problem.EMPTY), (7, Problem.WRONG_TYPE),
-                                                (None, Problem.WRONG_TYPE), (["P-2"], Problem.WRONG_TYPE)])
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [("", Problem.EMPTY), (7, Problem.WRONG_TYPE), (None, Problem.WRONG_TYPE), (["P-2"], Problem.WRONG_TYPE)],
+)
 def test_ids_must_be_non_empty_text(name, value, problem):
     (error,) = validate_inspection(_proposal(**{name: value}))
     assert (error.field, error.problem) == (name, problem)
@@ -254,18 +255,33 @@ def test_any_json_value_yields_errors_never_an_exception(value):
         (_proposal(asset_id=7), "asset_id must be text such as 'P-2', got 7 (int)"),
         (_proposal(asset_id=""), "asset_id must not be empty; give a value such as 'P-2'"),
         (_proposal(request_id=""), "request_id must not be empty; give a value such as 'r7'"),
-        (_proposal(duration_minutes="20"),
-         "duration_minutes must be a whole number of minutes (an int), got '20' (str)"),
-        (_proposal(duration_minutes=2.5),
-         "duration_minutes must be a whole number of minutes (an int), got 2.5 (float)"),
+        (
+            _proposal(duration_minutes="20"),
+            "duration_minutes must be a whole number of minutes (an int), got '20' (str)",
+        ),
+        (
+            _proposal(duration_minutes=2.5),
+            "duration_minutes must be a whole number of minutes (an int), got 2.5 (float)",
+        ),
         (_proposal(duration_minutes=61), "duration_minutes must be from 1 through 60 minutes, got 61 (int)"),
         (_without("request_id"), "request_id is missing; propose_inspection requires it"),
-        (_proposal(admin=True),
-         "'admin' is not an argument of propose_inspection; remove it (an extra field grants nothing)"),
+        (
+            _proposal(admin=True),
+            "'admin' is not an argument of propose_inspection; remove it (an extra field grants nothing)",
+        ),
         (20, "the arguments must be an object with asset_id, duration_minutes, request_id; got 20 (int)"),
     ],
-    ids=["wrong-type", "empty-asset", "empty-request", "text-minutes", "fraction", "over-60", "missing", "extra",
-         "not-an-object"],
+    ids=[
+        "wrong-type",
+        "empty-asset",
+        "empty-request",
+        "text-minutes",
+        "fraction",
+        "over-60",
+        "missing",
+        "extra",
+        "not-an-object",
+    ],
 )
 def test_each_problem_has_one_exact_message(arguments, message):
     """Only a whole float earns the "write N" hint; every message shows the value and its type."""

@@ -41,8 +41,9 @@ def scan(page: Page, selector: str = ".botie-panel") -> list[Violation]:
     try:
         for index in range(panels.count()):
             panel = panels.nth(index)
-            panel.evaluate("(el, i) => { el.dataset.botieScan = String(i); el.scrollIntoView({block: 'start'}); }",
-                           index)
+            panel.evaluate(
+                "(el, i) => { el.dataset.botieScan = String(i); el.scrollIntoView({block: 'start'}); }", index
+            )
             found += _scan_one(page, f'[data-botie-scan="{index}"]')
     finally:
         if before:
@@ -58,10 +59,15 @@ def _scan_one(page: Page, selector: str) -> list[Violation]:
     found = []
     for violation in results.response["violations"]:
         for node in violation["nodes"]:
-            found.append(Violation(
-                rule=violation["id"], impact=node.get("impact") or violation.get("impact") or "unknown",
-                target=" ".join(str(t) for t in node.get("target", [])), html=node.get("html", "")[:160],
-                summary=(node.get("failureSummary") or "").replace("\n", " ")[:240]))
+            found.append(
+                Violation(
+                    rule=violation["id"],
+                    impact=node.get("impact") or violation.get("impact") or "unknown",
+                    target=" ".join(str(t) for t in node.get("target", [])),
+                    html=node.get("html", "")[:160],
+                    summary=(node.get("failureSummary") or "").replace("\n", " ")[:240],
+                )
+            )
     return found
 
 

@@ -28,8 +28,13 @@ CHROMIUM = os.environ.get("BOTIE_CHROMIUM", "/usr/bin/chromium")
 REQUIRE = os.environ.get("BOTIE_REQUIRE_BROWSER", "") not in ("", "0")
 OPT_OUT = os.environ.get("BOTIE_SKIP_BROWSER", "") not in ("", "0") and not REQUIRE
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 _SHOTS: list[Path] = []
 
@@ -47,8 +52,11 @@ def _unavailable() -> str | None:
 def _skip_or_fail(reason: str) -> None:
     if OPT_OUT:
         pytest.skip(f"{reason}; skipped because BOTIE_SKIP_BROWSER is set")
-    pytest.fail(f"the browser tests cannot run: {reason}. To skip them on this machine instead: "
-                "make test BOTIE_SKIP_BROWSER=1 (or make test-fast, which leaves them out)", pytrace=False)
+    pytest.fail(
+        f"the browser tests cannot run: {reason}. To skip them on this machine instead: "
+        "make test BOTIE_SKIP_BROWSER=1 (or make test-fast, which leaves them out)",
+        pytrace=False,
+    )
 
 
 @pytest.fixture(scope="package")
@@ -107,7 +115,10 @@ def browser(browser_ready: None, scratch: Path) -> Iterator[Browser]:
     profile = tempfile.mkdtemp(prefix="profile-", dir=scratch)
     with sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            profile,
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
             viewport={"width": 1400, "height": 1000},
         )
         context.set_default_timeout(30_000)
@@ -153,6 +164,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report.sections.append(("browser screenshot", note))
     server = item.funcargs.get("lab")
     if server is not None:  # what the server said went wrong, if anything
-        errors = [line for line in server.log_tail(2000).splitlines()
-                  if line.startswith("[E ") or line.lstrip().startswith(("struct.error", "AttributeError"))]
+        errors = [
+            line
+            for line in server.log_tail(2000).splitlines()
+            if line.startswith("[E ") or line.lstrip().startswith(("struct.error", "AttributeError"))
+        ]
         report.sections.append(("JupyterLab server errors", "\n".join(errors[-20:]) or "(none logged)"))

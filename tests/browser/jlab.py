@@ -20,8 +20,17 @@ from urllib.parse import quote
 from playwright.sync_api import Locator, Page
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-STATUS_WORDS = ("selected", "not_permitted", "over_budget", "not_considered",  # botie.select
-                "not_yet_effective", "superseded", "duplicate", "below_floor", "incomplete")  # botie.select_evidence
+STATUS_WORDS = (
+    "selected",
+    "not_permitted",
+    "over_budget",
+    "not_considered",  # botie.select
+    "not_yet_effective",
+    "superseded",
+    "duplicate",
+    "below_floor",
+    "incomplete",
+)  # botie.select_evidence
 _STATUS = re.compile(r"\b(" + "|".join(STATUS_WORDS) + r")\b")
 _BRANCH = re.compile(r"branch:\s*([a-z_]+)")
 # A cell that builds a panel: selection_panel(...), decision_panel(...), SomethingPanel(...).
@@ -207,8 +216,11 @@ def shut_down_kernels(page: Page, base: str, token: str) -> None:
 
 def panel_kind(panel: Locator) -> str:
     classes = (panel.get_attribute("class") or "").split()
-    kinds = [c[len("botie-"):-len("-panel")] for c in classes
-             if c.startswith("botie-") and c.endswith("-panel") and c != "botie-panel"]
+    kinds = [
+        c[len("botie-") : -len("-panel")]
+        for c in classes
+        if c.startswith("botie-") and c.endswith("-panel") and c != "botie-panel"
+    ]
     return kinds[0] if kinds else "unknown"
 
 
@@ -253,8 +265,10 @@ def wait_changed(result: Locator, before: str, timeout: float = 10_000, what: st
         if now != before:
             return now
         time.sleep(0.05)
-    raise AssertionError(f"the panel's result did not change within {timeout / 1000:.0f} s after {what}; "
-                         f"it still reads: {before[:300]!r}")
+    raise AssertionError(
+        f"the panel's result did not change within {timeout / 1000:.0f} s after {what}; "
+        f"it still reads: {before[:300]!r}"
+    )
 
 
 def lower_total_until_over_budget(panel: Locator) -> str:
@@ -302,8 +316,10 @@ def switch_approval_off(panel: Locator) -> str:
 
 def nudge(control: Locator) -> None:
     """Change one control like a person would: click, pick another option, press a key, type."""
-    target = control.locator("input[type=checkbox], .noUi-handle, select, button:not(.mod-active), "
-                             "input[type=radio]:not(:checked), input, textarea").first
+    target = control.locator(
+        "input[type=checkbox], .noUi-handle, select, button:not(.mod-active), "
+        "input[type=radio]:not(:checked), input, textarea"
+    ).first
     tag = target.evaluate("e => e.tagName.toLowerCase() + ':' + (e.type || e.getAttribute('role') || '')")
     if tag.startswith("select"):
         values = target.evaluate("e => [...e.options].map(o => o.value)")
@@ -372,12 +388,14 @@ def later_date_supersedes_revision_4(panel: Locator) -> str:
     wait_changed(result, shown, what="setting observed on to 2026-04-01")
     after = statuses_of(panel)
     assert after.get(rev4) == "superseded" and after.get(rev5) == "selected", (
-        f"on 2026-04-01 expected {rev4} superseded and {rev5} selected: {after}")
+        f"on 2026-04-01 expected {rev4} superseded and {rev5} selected: {after}"
+    )
     return f"observed on 2026-04-01: {rev4} selected -> superseded, {rev5} not_yet_effective -> selected"
 
 
 def turn_without_approval_needs_approval(panel: Locator) -> str:
     """Turn panel: the proposed inspection is created when approved, and needs approval when not."""
+
     def decision() -> str | None:
         found = re.search(r"decision:\s*([a-z_]+)", result_of(panel).inner_text())
         return found.group(1) if found else None

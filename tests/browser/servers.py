@@ -29,10 +29,13 @@ HOST = "127.0.0.1"
 #: launcher adds itself): every cell attached to the DOM, so the page can be
 #: searched, and no autosave, since the served copy is scratch anyway. Toasts
 #: stay on: the tests assert that none appears.
-TEST_OVERRIDES = merge_overrides(OVERRIDES, {
-    "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
-    "@jupyterlab/docmanager-extension:plugin": {"autosave": False},
-})
+TEST_OVERRIDES = merge_overrides(
+    OVERRIDES,
+    {
+        "@jupyterlab/notebook-extension:tracker": {"windowingMode": "none"},
+        "@jupyterlab/docmanager-extension:plugin": {"autosave": False},
+    },
+)
 
 
 def free_port() -> int:
@@ -47,8 +50,9 @@ def copy_workshop(dest: Path) -> Path:
     The browser runs and edits notebooks; it must never touch the committed ones.
     """
     notebooks = dest / "notebooks"
-    shutil.copytree(ROOT / "notebooks", notebooks,
-                    ignore=shutil.ignore_patterns("instructor", ".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(
+        ROOT / "notebooks", notebooks, ignore=shutil.ignore_patterns("instructor", ".ipynb_checkpoints", "__pycache__")
+    )
     if (ROOT / "fixtures").is_dir() and not (dest / "fixtures").exists():
         (dest / "fixtures").symlink_to(ROOT / "fixtures", target_is_directory=True)
     return notebooks
@@ -57,8 +61,9 @@ def copy_workshop(dest: Path) -> Path:
 class Server:
     """One server subprocess with its log file; ``url`` is where to point the browser."""
 
-    def __init__(self, name: str, argv: list[str], port: int, log: Path, ready_path: str | None,
-                 query: str = "") -> None:
+    def __init__(
+        self, name: str, argv: list[str], port: int, log: Path, ready_path: str | None, query: str = ""
+    ) -> None:
         self.name, self.argv, self.port, self.log_path = name, argv, port, log
         self.base = f"http://{HOST}:{port}"
         self.ready_path, self.query = ready_path, query
@@ -66,8 +71,9 @@ class Server:
 
     def start(self, timeout: float = 90.0) -> Server:
         self._log = open(self.log_path, "wb")  # closed in stop()
-        self.proc = subprocess.Popen(self.argv, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, cwd=ROOT)
+        self.proc = subprocess.Popen(
+            self.argv, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=ROOT
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -115,8 +121,14 @@ def jupyterlab(notebooks: Path, scratch: Path) -> Server:
     for sub in ("lab-user-settings", "lab-workspaces"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     argv = [
-        sys.executable, "-m", "botie.lessons.tooling.lab", str(notebooks), "--no-browser",
-        f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
+        sys.executable,
+        "-m",
+        "botie.lessons.tooling.lab",
+        str(notebooks),
+        "--no-browser",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
         f"--IdentityProvider.token={token}",
         f"--LabApp.app_settings_dir={settings}",
         f"--LabApp.user_settings_dir={scratch / 'lab-user-settings'}",
@@ -136,9 +148,16 @@ def notebook7(notebooks: Path, scratch: Path) -> Server:
     for sub in ("nb7-user-settings", "nb7-workspaces"):
         (scratch / sub).mkdir(parents=True, exist_ok=True)
     argv = [
-        sys.executable, "-m", "notebook", "--no-browser", f"--ServerApp.root_dir={notebooks}",
-        f"--ServerApp.ip={HOST}", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", "--ServerApp.terminals_enabled=False",
+        sys.executable,
+        "-m",
+        "notebook",
+        "--no-browser",
+        f"--ServerApp.root_dir={notebooks}",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        "--ServerApp.terminals_enabled=False",
         f"--JupyterNotebookApp.user_settings_dir={scratch / 'nb7-user-settings'}",
         f"--JupyterNotebookApp.workspaces_dir={scratch / 'nb7-workspaces'}",
     ]
@@ -152,6 +171,14 @@ def notebook7(notebooks: Path, scratch: Path) -> Server:
 def voila(notebook: Path, scratch: Path) -> Server:
     """``make present``'s launcher: Voila presenting one notebook without its code."""
     port = free_port()
-    argv = [sys.executable, "-m", "botie.lessons.tooling.lab", "--present", str(notebook), "--no-browser", f"--port={port}"]
+    argv = [
+        sys.executable,
+        "-m",
+        "botie.lessons.tooling.lab",
+        "--present",
+        str(notebook),
+        "--no-browser",
+        f"--port={port}",
+    ]
     # Voila runs the notebook on every GET of "/": wait for the port, not the page.
     return Server("Voila", argv, port, scratch / "voila.log", None)

@@ -16,7 +16,8 @@ def test_lab_opens_the_welcome_lesson_without_toasts_or_network(lab, browser, pa
     try:
         assert jlab.visible_toasts(page) == []
         notification = page.request.get(
-            f"{lab.base}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={lab.token}").json()
+            f"{lab.base}/lab/api/settings/@jupyterlab/apputils-extension:notification?token={lab.token}"
+        ).json()
         defaults = {k: v.get("default") for k, v in notification["schema"]["properties"].items()}
         assert defaults["fetchNews"] == "false" and defaults["checkForUpdates"] is False, defaults
         assert page.request.get(f"{lab.base}/lab/api/news?token={lab.token}").json()["news"] == []

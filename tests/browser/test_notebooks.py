@@ -75,7 +75,8 @@ def test_notebook_runs_clean_in_jupyterlab_and_its_panels_respond(on_page: Ran, 
     expected = jlab.expected_panels(on_page.notebook)
     panels = page.locator(".botie-panel")
     assert panels.count() == expected, (
-        f"{name}: {panels.count()} botie-panel elements drawn, the notebook displays {expected}")
+        f"{name}: {panels.count()} botie-panel elements drawn, the notebook displays {expected}"
+    )
 
     done = []
     for index in range(expected):
@@ -85,7 +86,8 @@ def test_notebook_runs_clean_in_jupyterlab_and_its_panels_respond(on_page: Ran, 
     print(f"{name}: ran in {on_page.seconds:.1f} s; " + "; ".join(done or ["no panels"]))
 
     assert jlab.log_console_count(page) == 0, (
-        f"{name}: JupyterLab logged messages outside any cell (a widget callback raised?)")
+        f"{name}: JupyterLab logged messages outside any cell (a widget callback raised?)"
+    )
     assert jlab.error_outputs(page) == [], "operating the panels produced error output"
     assert jlab.visible_toasts(page) == [], "a notification toast is covering the lesson"
     assert browser.external == [], f"the page tried to reach the network: {browser.external}"
@@ -120,6 +122,7 @@ def test_keyboard_alone_reaches_a_control_and_changes_the_result(on_page: Ran):
         jlab.wait_changed(announced, said, what=f"pressing {key} on {wanted} (the live region)")
         assert not jlab.problems_in(panel), jlab.problems_in(panel)
         reached = f"{presses} x Tab to {focus['label']!r} ({focus['role'] or focus['tag']})"
-        print(f"{on_page.notebook.stem} {kind}: {reached}, {key} -> the result changed and was announced: "
-              f"{announced.inner_text()!r}")
-
+        print(
+            f"{on_page.notebook.stem} {kind}: {reached}, {key} -> the result changed and was announced: "
+            f"{announced.inner_text()!r}"
+        )

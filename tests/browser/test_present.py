@@ -43,7 +43,8 @@ def _scan(page, lesson: Path, theme: str) -> None:
 
 @pytest.mark.parametrize("lesson", [pytest.param(p, id=p.stem) for p in LESSONS])
 def test_present_serves_the_panels_without_code_they_respond_and_pass_axe(
-        lesson: Path, voila_ready, browser, page, workshop, scratch):
+    lesson: Path, voila_ready, browser, page, workshop, scratch
+):
     server = servers.voila(workshop / lesson.name, scratch)
     try:
         server.start()

@@ -21,26 +21,26 @@ INSTRUCTOR = "lee"
 PROGRESS = "botie-workshop/notebooks/botie-progress.json"
 LESSON = "botie-workshop/notebooks/01_which_records.ipynb"
 
-RIGHT = '''
+RIGHT = """
 from botie.lessons import check, hint
 def permitted(records, allowed_assets):
     return [r for r in records if r.asset in allowed_assets]
 check(permitted)
-'''
-WRONG = '''
+"""
+WRONG = """
 from botie.lessons import check, hint
 def permitted(records, allowed_assets):
     return list(records)
 for _ in range(3):
     check(permitted)
 hint("permitted"); hint("permitted")
-'''
-STUB = '''
+"""
+STUB = """
 from botie.lessons.exercises.engine import check
 def permitted(records, allowed_assets):
     raise NotImplementedError("your code here")
 check(permitted)
-'''
+"""
 CODE = {"ana": RIGHT, "bo": WRONG, "cy": STUB}
 
 
@@ -50,8 +50,11 @@ def _require_classroom() -> None:
         import nbgitpuller  # noqa: F401
         import psutil  # noqa: F401
     except ImportError as exc:
-        pytest.fail(f"the hub test needs the classroom extra ({exc}). Fix: make classroom-env "
-                    '(or pip install -e ".[classroom]")', pytrace=False)
+        pytest.fail(
+            f"the hub test needs the classroom extra ({exc}). Fix: make classroom-env "
+            '(or pip install -e ".[classroom]")',
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="module")
@@ -69,8 +72,16 @@ def hub(tmp_path_factory):
             client.start_server(operator, user)
             tokens[user] = client.token_for(operator, user)
         tokens[INSTRUCTOR] = client.token_for(operator, INSTRUCTOR)
-        yield {"client": client, "operator": operator, "room": local.room_token, "tokens": tokens, "bare": bare,
-               "homes": tmp / "homes", "log": local.log_path, "local": local}
+        yield {
+            "client": client,
+            "operator": operator,
+            "room": local.room_token,
+            "tokens": tokens,
+            "bare": bare,
+            "homes": tmp / "homes",
+            "log": local.log_path,
+            "local": local,
+        }
         local.remember_processes()
     assert local.seen, "the test never saw the hub's processes, so it could not check they all ended"
     assert not local.left_behind, f"processes left behind after the hub stopped: {sorted(local.left_behind)}"
@@ -134,8 +145,12 @@ def test_the_rooms_token_reads_files_and_nothing_else(hub, classroom):
     client, token = hub["client"], hub["room"]
     assert client.request("GET", f"/user/ana/api/contents/{PROGRESS}", token)[0] == 200
     assert client.request("POST", "/user/ana/api/kernels", token, {"name": "python3"})[0] == 403  # no code
-    assert client.request("PUT", f"/user/ana/api/contents/{PROGRESS}", token,
-                          {"type": "file", "format": "text", "content": "{}"})[0] == 403  # no writes
+    assert (
+        client.request(
+            "PUT", f"/user/ana/api/contents/{PROGRESS}", token, {"type": "file", "format": "text", "content": "{}"}
+        )[0]
+        == 403
+    )  # no writes
     status, users = client.request("GET", "/hub/api/users", token)
     assert status == 200 and sorted(u["name"] for u in users) == sorted(LEARNERS)
     assert client.request("POST", "/hub/api/users/ana/tokens", token, {})[0] == 403
@@ -143,8 +158,12 @@ def test_the_rooms_token_reads_files_and_nothing_else(hub, classroom):
 
 def test_a_corrupt_file_and_a_stopped_server_show_as_such(hub, classroom):
     client, tokens = hub["client"], hub["tokens"]
-    status, _ = client.request("PUT", f"/user/cy/api/contents/{PROGRESS}", tokens["cy"],
-                               {"type": "file", "format": "text", "content": "{half a file"})
+    status, _ = client.request(
+        "PUT",
+        f"/user/cy/api/contents/{PROGRESS}",
+        tokens["cy"],
+        {"type": "file", "format": "text", "content": "{half a file"},
+    )
     assert status == 200
     client.stop_server(hub["operator"], "bo")
     deadline = time.monotonic() + 60

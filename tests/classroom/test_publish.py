@@ -38,5 +38,9 @@ def test_the_link_opens_the_first_lesson_after_pulling_the_learner_branch():
     parsed = urlparse(link)
     query = {k: v[0] for k, v in parse_qs(parsed.query).items()}
     assert parsed.path == "/hub/user-redirect/git-pull"
-    assert query == {"repo": "https://git.example.org/botie.git", "branch": "learner", "targetpath": "botie-workshop",
-                     "urlpath": "lab/tree/botie-workshop/notebooks/00_welcome.ipynb"}
+    assert query == {
+        "repo": "https://git.example.org/botie.git",
+        "branch": "learner",
+        "targetpath": "botie-workshop",
+        "urlpath": "lab/tree/botie-workshop/notebooks/00_welcome.ipynb",
+    }

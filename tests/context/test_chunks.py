@@ -61,7 +61,9 @@ def test_a_chunk_that_reaches_max_tokens_exactly_is_kept_whole():
 
 def test_one_token_is_the_smallest_chunk_size_and_gives_a_sentence_a_chunk():
     assert [c.text for c in split_record(DOC, 1)] == [
-        "First sentence about the seal.", "Second one gives 18 N·m.", "Third says exceptions are in 3.2.1.",
+        "First sentence about the seal.",
+        "Second one gives 18 N·m.",
+        "Third says exceptions are in 3.2.1.",
     ]
 
 
@@ -86,12 +88,16 @@ def test_bad_chunking_input_names_the_field_and_the_record():
     with pytest.raises(RecordError) as info:
         split_record("man-x", 12)
     assert (str(info.value), info.value.field, info.value.record) == (
-        "split_record takes a Record, got 'man-x'", "record", None,
+        "split_record takes a Record, got 'man-x'",
+        "record",
+        None,
     )
     with pytest.raises(RecordError) as info:
         split_record(DOC, 0)
     assert (str(info.value), info.value.field, info.value.record) == (
-        "max_tokens must be an int >= 1, got 0", "max_tokens", "man-x",
+        "max_tokens must be an int >= 1, got 0",
+        "max_tokens",
+        "man-x",
     )
 
 
@@ -104,10 +110,14 @@ def test_a_refused_summary_names_the_field_and_the_summary():
     with pytest.raises(RecordError) as info:
         summary_of([], "empty", summary_id="s")
     assert (str(info.value), info.value.field, info.value.record) == (
-        "a summary condenses at least one record", "records", "s",
+        "a summary condenses at least one record",
+        "records",
+        "s",
     )
     with pytest.raises(RecordError) as info:
         summary_of([DOC, Record("p1", "P-1", "x", 1)], "mixed", summary_id="s")
     assert (str(info.value), info.value.field, info.value.record) == (
-        "a summary covers one asset, got ['P-1', 'P-2']", "asset", "s",
+        "a summary covers one asset, got ['P-1', 'P-2']",
+        "asset",
+        "s",
     )

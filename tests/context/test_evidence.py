@@ -94,13 +94,13 @@ def test_parse_returns_ids_versions_texts_and_trust_in_order():
     [
         "",
         "<evidence>",
-        "<evidence>\n<document id=\"a\" version=\"1\">\nx\n</evidence>",
-        "<evidence>\n<document id=\"a\" version=\"1\">\nx & y\n</document>\n</evidence>",
-        "<evidence>\n<document id=\"a\" version=\"1\">\nx < y\n</document>\n</evidence>",
-        "<evidence>\n<document id=\"a\">\nx\n</document>\n</evidence>",
+        '<evidence>\n<document id="a" version="1">\nx\n</evidence>',
+        '<evidence>\n<document id="a" version="1">\nx & y\n</document>\n</evidence>',
+        '<evidence>\n<document id="a" version="1">\nx < y\n</document>\n</evidence>',
+        '<evidence>\n<document id="a">\nx\n</document>\n</evidence>',
         "<evidence>\nstray text\n</evidence>",
-        "<evidence>\n<document id=\"a\" version=\"1\">\nx\n</document>\ntrailing</evidence>",
-        "<evidence>\n<document id=\"a\" version=\"1\" trust=\"x\" extra=\"y\">\nx\n</document>\n</evidence>",
+        '<evidence>\n<document id="a" version="1">\nx\n</document>\ntrailing</evidence>',
+        '<evidence>\n<document id="a" version="1" trust="x" extra="y">\nx\n</document>\n</evidence>',
     ],
 )
 def test_anything_but_our_exact_layout_is_rejected(broken):
@@ -209,13 +209,16 @@ def test_the_alert_is_not_the_soft_budget(torque_evidence):
     assert req.ratio == 0.65 and not req.alert
 
 
-@pytest.mark.parametrize(("kwargs", "error"), [
-    ({"ceiling": 0}, BudgetError),
-    ({"ceiling": 1.5}, BudgetError),
-    ({"ceiling": 10_000, "answer_allowance": -1}, BudgetError),
-    ({"ceiling": 10_000, "answer_allowance": True}, BudgetError),
-    ({"ceiling": 10_000, "instructions": None}, RecordError),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"ceiling": 0}, BudgetError),
+        ({"ceiling": 1.5}, BudgetError),
+        ({"ceiling": 10_000, "answer_allowance": -1}, BudgetError),
+        ({"ceiling": 10_000, "answer_allowance": True}, BudgetError),
+        ({"ceiling": 10_000, "instructions": None}, RecordError),
+    ],
+)
 def test_bad_request_settings_name_the_field(kwargs, error):
     with pytest.raises(error):
         build_request("Q", [MANUAL], **kwargs)
@@ -273,8 +276,10 @@ _NOT_A_REGION = "not an evidence region: it must start with <evidence> and end w
         ("stray text</evidence>", _NOT_A_REGION),
         (f"<evidence>\n{_DOC}x\n</document>\n", _NOT_A_REGION),
         ("<evidence>\n" + "x" * 50 + "\n</evidence>", "expected <document ...> at offset 11: '" + "x" * 40 + "'"),
-        (f"<evidence>\n{_DOC}x\n</document>\ntrailing</evidence>",
-         "expected <document ...> at offset 55: 'trailing</evidence>'"),
+        (
+            f"<evidence>\n{_DOC}x\n</document>\ntrailing</evidence>",
+            "expected <document ...> at offset 55: 'trailing</evidence>'",
+        ),
         (f"<evidence>\n{_DOC}x\n</evidence>", "document at offset 11 is never closed"),
         (f"<evidence>\n{_DOC}x > y\n</document>\n</evidence>", "unescaped markup inside the document at offset 11"),
         (f"<evidence>\n{_DOC}x & y\n</document>\n</evidence>", "an '&' that is not one of our escapes in 'x & y'"),
@@ -326,10 +331,13 @@ def test_a_text_with_no_closing_tag_was_not_closed_early():
     assert not region_closed_early("<evidence>\nstill open")
 
 
-@pytest.mark.parametrize(("instructions", "start"), [
-    ("\nBe brief.  \n\n", "\nBe brief.  \n\n<evidence>\n"),
-    ("Sign as X\n", "Sign as X\n\n<evidence>\n"),
-])
+@pytest.mark.parametrize(
+    ("instructions", "start"),
+    [
+        ("\nBe brief.  \n\n", "\nBe brief.  \n\n<evidence>\n"),
+        ("Sign as X\n", "Sign as X\n\n<evidence>\n"),
+    ],
+)
 def test_only_the_instructions_trailing_newlines_are_trimmed(instructions, start):
     """Leading text, trailing spaces and letters stay; one blank line, then the region."""
     assert build_request("Q", [MANUAL], ceiling=10_000, instructions=instructions).text.startswith(start)

@@ -125,23 +125,40 @@ def test_an_empty_or_missing_key_or_value_names_the_field(key, value, field):
     with pytest.raises(InputError) as info:
         MemoryEntry(key, value, Origin.TECHNICIAN, at(1))
     assert (str(info.value), info.value.field, info.value.record) == (
-        f"memory entry: {field} must be non-empty text", field, key,
+        f"memory entry: {field} must be non-empty text",
+        field,
+        key,
     )
 
 
 def test_bad_entries_name_the_field_and_the_entry():
     naive = dt.datetime(2026, 3, 15)
     cases = [
-        (lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, naive), "written_at",
-         "memory entry k: written_at must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)"),
-        (lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), expires_at="tomorrow"), "expires_at",
-         "memory entry k: expires_at must be an aware datetime, got 'tomorrow'"),
-        (lambda: MemoryEntry("k", "v", Origin.DOCUMENT, at(1)), "source_id",
-         "memory entry k: a fact from a document needs its source_id"),
-        (lambda: MemoryEntry("k", "v", Origin.SUMMARY, at(1)), "covers",
-         "memory entry k: covers is for summaries, and a summary needs it"),
-        (lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), covers=("x",)), "covers",
-         "memory entry k: covers is for summaries, and a summary needs it"),
+        (
+            lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, naive),
+            "written_at",
+            "memory entry k: written_at must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)",
+        ),
+        (
+            lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), expires_at="tomorrow"),
+            "expires_at",
+            "memory entry k: expires_at must be an aware datetime, got 'tomorrow'",
+        ),
+        (
+            lambda: MemoryEntry("k", "v", Origin.DOCUMENT, at(1)),
+            "source_id",
+            "memory entry k: a fact from a document needs its source_id",
+        ),
+        (
+            lambda: MemoryEntry("k", "v", Origin.SUMMARY, at(1)),
+            "covers",
+            "memory entry k: covers is for summaries, and a summary needs it",
+        ),
+        (
+            lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), covers=("x",)),
+            "covers",
+            "memory entry k: covers is for summaries, and a summary needs it",
+        ),
     ]
     for build, field, message in cases:
         with pytest.raises(InputError) as info:
@@ -153,10 +170,12 @@ def test_bad_arguments_to_carry_forward_name_the_field():
     with pytest.raises(InputError) as info:
         carry_forward([], now=dt.datetime(2026, 3, 15))
     assert (str(info.value), info.value.field) == (
-        "now must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)", "now",
+        "now must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)",
+        "now",
     )
     with pytest.raises(InputError) as info:
         carry_forward([("torque", "18 N·m")], now=at(1))
     assert (str(info.value), info.value.field) == (
-        "memory holds MemoryEntry values, got ('torque', '18 N·m')", "entry",
+        "memory holds MemoryEntry values, got ('torque', '18 N·m')",
+        "entry",
     )

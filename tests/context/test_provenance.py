@@ -102,12 +102,27 @@ def test_fixture_settings_match_the_lesson(scenario):
 def test_torque_question_selects_current_complete_distinct_evidence(scenario):
     result = scenario.select(0)
     assert result.branch is EvidenceBranch.ANSWER
-    assert result.checks == CHECKS == (
-        "permission", "freshness", "duplicates", "relevance_floor", "ranking", "completeness", "packing",
+    assert (
+        result.checks
+        == CHECKS
+        == (
+            "permission",
+            "freshness",
+            "duplicates",
+            "relevance_floor",
+            "ranking",
+            "completeness",
+            "packing",
+        )
     )
     assert result.selected_ids == (
-        "man-p2-r4-s3.2", "forum-8812", "note-anon-77", "man-p2-r4-t3.4-head", "man-p2-r4-t3.4-m12",
-        "man-p2-r4-s3.2.1", "tkt-5630",
+        "man-p2-r4-s3.2",
+        "forum-8812",
+        "note-anon-77",
+        "man-p2-r4-t3.4-head",
+        "man-p2-r4-t3.4-m12",
+        "man-p2-r4-s3.2.1",
+        "tkt-5630",
     )
     assert (result.used, result.allowance) == (243, 250)
 
@@ -337,7 +352,9 @@ def test_dependencies_are_followed_transitively():
 
 def test_a_dependency_on_a_duplicate_is_met_by_the_record_that_stays():
     records = [
-        _rec("row", 0.9, depends_on=("head-copy",)), _rec("head", 0.1), _rec("head-copy", 0.1, duplicate_of="head"),
+        _rec("row", 0.9, depends_on=("head-copy",)),
+        _rec("head", 0.1),
+        _rec("head-copy", 0.1, duplicate_of="head"),
     ]
     assert _pick(records).selected_ids == ("head", "row")
 
@@ -371,7 +388,8 @@ def test_dependency_cycles_do_not_loop():
 
 def test_conflicts_recorded_on_one_side_only_still_keep_both():
     records = [
-        _rec("manual", 0.9, trust="approved", conflicts_with=("bulletin",)), _rec("bulletin", 0.5, trust="reviewed"),
+        _rec("manual", 0.9, trust="approved", conflicts_with=("bulletin",)),
+        _rec("bulletin", 0.5, trust="reviewed"),
     ]
     result = _pick(records, budget=20)
     assert result.selected_ids == ("manual", "bulletin")
@@ -554,11 +572,20 @@ def test_a_copy_of_a_superseded_revision_is_superseded_too():
     """Ingestion marks the original; its mirrors must not outlive it."""
     from botie.context.provenance import select_evidence as _select
 
-    old = Record("rev4", "P-2", "torque 18", 3, effective_date="2025-01-01", superseded_by="rev5", score=0.9,
-                 trust="approved")
+    old = Record(
+        "rev4", "P-2", "torque 18", 3, effective_date="2025-01-01", superseded_by="rev5", score=0.9, trust="approved"
+    )
     new = Record("rev5", "P-2", "torque 19", 3, effective_date="2026-04-01", score=0.8, trust="approved")
-    copy = Record("portal-rev4", "P-2", "torque 18", 3, effective_date="2025-01-01", duplicate_of="rev4",
-                  score=0.9, trust="approved")
+    copy = Record(
+        "portal-rev4",
+        "P-2",
+        "torque 18",
+        3,
+        effective_date="2025-01-01",
+        duplicate_of="rev4",
+        score=0.9,
+        trust="approved",
+    )
     result = _select([old, copy, new], ["P-2"], observed_on="2026-05-01", floor=0.35, budget=20)
     status = {o.record_id: o.status for o in result.outcomes}
     assert status["rev4"] == "superseded"
@@ -584,15 +611,30 @@ def test_every_member_of_a_selected_group_is_told_why_it_came_and_keeps_its_rank
     result = _pick(records)
     assert result.selected_ids == ("head", "unit-def", "row", "bulletin", "memo")
     assert result.outcomes == (
-        ("row", S.SELECTED, "packing",
-         "rank 1 (score 0.90, approved), with head, unit-def, which it needs; kept together with bulletin, memo, "
-         "which it conflicts with: 0 + 40 = 40 fits within the 1000-token allowance", 1),
+        (
+            "row",
+            S.SELECTED,
+            "packing",
+            "rank 1 (score 0.90, approved), with head, unit-def, which it needs; kept together with bulletin, memo, "
+            "which it conflicts with: 0 + 40 = 40 fits within the 1000-token allowance",
+            1,
+        ),
         ("head", S.SELECTED, "completeness", "brought along: row depends on it and would be misread without it", None),
         ("unit-def", S.SELECTED, "completeness", "brought along: row depends on it and would be misread without it", 4),
-        ("bulletin", S.SELECTED, "completeness",
-         "kept together with row: both high authority and they disagree, so both go in", 2),
-        ("memo", S.SELECTED, "completeness",
-         "kept together with row: both high authority and they disagree, so both go in", 3),
+        (
+            "bulletin",
+            S.SELECTED,
+            "completeness",
+            "kept together with row: both high authority and they disagree, so both go in",
+            2,
+        ),
+        (
+            "memo",
+            S.SELECTED,
+            "completeness",
+            "kept together with row: both high authority and they disagree, so both go in",
+            3,
+        ),
     )
 
 
@@ -607,23 +649,43 @@ def test_members_of_a_group_left_out_share_its_fate_over_budget_or_not_considere
     result = _pick(records, budget=40)
     assert result.selected_ids == ()
     assert result.outcomes == (
-        ("a", S.OVER_BUDGET, "packing",
-         "rank 1 (score 0.90, approved), kept together with b, which it conflicts with: "
-         "0 + 60 = 60 exceeds the 40-token allowance; stopped here", 1),
+        (
+            "a",
+            S.OVER_BUDGET,
+            "packing",
+            "rank 1 (score 0.90, approved), kept together with b, which it conflicts with: "
+            "0 + 60 = 60 exceeds the 40-token allowance; stopped here",
+            1,
+        ),
         ("b", S.OVER_BUDGET, "packing", "left out together with a (rank 1)", 2),
         ("c", S.NOT_CONSIDERED, "packing", "rank 3: not considered: the prefix rule stopped at a", 3),
         ("d", S.NOT_CONSIDERED, "packing", "left out together with c (rank 3)", 4),
     )
 
 
-@pytest.mark.parametrize(("cost", "expected"), [
-    (10, (S.INCOMPLETE, "completeness",
-          "fits alone (10 tokens) but not, with heading, which it needs: "
-          "0 + 15 = 15 exceeds the 10-token allowance; stopped here; alone it would be misread")),
-    (11, (S.OVER_BUDGET, "packing",
-          "rank 1 (score 0.90, unverified), with heading, which it needs: "
-          "0 + 16 = 16 exceeds the 10-token allowance; stopped here")),
-])
+@pytest.mark.parametrize(
+    ("cost", "expected"),
+    [
+        (
+            10,
+            (
+                S.INCOMPLETE,
+                "completeness",
+                "fits alone (10 tokens) but not, with heading, which it needs: "
+                "0 + 15 = 15 exceeds the 10-token allowance; stopped here; alone it would be misread",
+            ),
+        ),
+        (
+            11,
+            (
+                S.OVER_BUDGET,
+                "packing",
+                "rank 1 (score 0.90, unverified), with heading, which it needs: "
+                "0 + 16 = 16 exceeds the 10-token allowance; stopped here",
+            ),
+        ),
+    ],
+)
 def test_incomplete_means_it_would_fit_alone_exactly_or_under_and_over_budget_means_not_even_alone(cost, expected):
     result = _pick([_rec("row", 0.9, cost=cost, depends_on=("heading",)), _rec("heading", 0.1, cost=5)], budget=10)
     assert result.outcome("row") == ("row", *expected, 1)
@@ -633,7 +695,11 @@ def test_incomplete_means_it_would_fit_alone_exactly_or_under_and_over_budget_me
 def test_a_record_whose_dependency_cannot_come_is_incomplete_at_its_rank():
     result = _pick([_rec("other", 0.95), _rec("row", 0.8, depends_on=("heading",))])
     assert result.outcome("row") == (
-        "row", S.INCOMPLETE, "completeness", "needs heading, which was not retrieved; alone it would be misread", 2,
+        "row",
+        S.INCOMPLETE,
+        "completeness",
+        "needs heading, which was not retrieved; alone it would be misread",
+        2,
     )
 
 
@@ -647,8 +713,11 @@ def test_a_rival_of_a_later_dependency_travels_even_after_a_dependency_below_the
     ]
     assert _pick(records).selected_ids == ("d1", "d2", "r", "c")
     assert _pick(records).outcome("c") == (
-        "c", S.SELECTED, "completeness",
-        "kept together with r: it disagrees with d2, both high authority, so both go in", 3,
+        "c",
+        S.SELECTED,
+        "completeness",
+        "kept together with r: it disagrees with d2, both high authority, so both go in",
+        3,
     )
     assert [c.ids for c in _pick(records).conflicts] == [("d2", "c")]
     assert _pick(records, budget=20).selected_ids == ()  # 25 tokens together: the budget may not split them
@@ -673,10 +742,14 @@ def test_a_high_authority_conflict_explains_where_both_sides_went():
     def explain(in_context):
         return Conflict(("m", "b"), (Trust.APPROVED, Trust.REVIEWED), True, in_context).explain()
 
-    assert explain(True) == "m (approved) and b (reviewed) disagree: both are in the context, and the answer must " \
-                            "present both sides"
-    assert explain(False) == "m (approved) and b (reviewed) disagree: neither fitted, so both were left out, and " \
-                             "the answer must present both sides"
+    assert (
+        explain(True) == "m (approved) and b (reviewed) disagree: both are in the context, and the answer must "
+        "present both sides"
+    )
+    assert (
+        explain(False) == "m (approved) and b (reviewed) disagree: neither fitted, so both were left out, and "
+        "the answer must present both sides"
+    )
 
 
 def test_explain_ends_an_answer_with_the_count_and_the_tokens_used():
@@ -708,16 +781,19 @@ def test_a_rival_reached_through_a_chain_names_the_member_it_disagrees_with():
     )
 
 
-
 # --- select: the less travelled paths of the ordered checks ---------------------------
 
 
 def test_an_answer_records_the_observation_date_and_the_best_score():
     result = _pick([_rec("a", 0.5), _rec("b", 0.7)], observed_on="2026-03-15")
     assert (result.observed_on, result.best_score, result.floor) == (TODAY, 0.7, 0.35)
-    assert result.outcome("a") == ("a", S.SELECTED, "packing",
-                                   "rank 2 (score 0.50, unverified): 10 + 10 = 20 fits within the 1000-token allowance",
-                                   2)
+    assert result.outcome("a") == (
+        "a",
+        S.SELECTED,
+        "packing",
+        "rank 2 (score 0.50, unverified): 10 + 10 = 20 fits within the 1000-token allowance",
+        2,
+    )
 
 
 def test_a_record_below_the_floor_is_decided_by_the_relevance_floor_check():
@@ -732,8 +808,10 @@ def test_a_successor_without_an_effective_date_supersedes_without_a_date_in_the_
 
 def test_a_copy_of_a_copy_of_a_superseded_revision_is_superseded_too():
     records = [
-        _rec("rev4", 0.9, superseded_by="rev5"), _rec("rev5", 0.5, effective_date="2026-01-10"),
-        _rec("binder", 0.9, duplicate_of="rev4"), _rec("portal", 0.9, duplicate_of="binder"),
+        _rec("rev4", 0.9, superseded_by="rev5"),
+        _rec("rev5", 0.5, effective_date="2026-01-10"),
+        _rec("binder", 0.9, duplicate_of="rev4"),
+        _rec("portal", 0.9, duplicate_of="binder"),
     ]
     result = _pick(records)
     assert result.selected_ids == ("rev5",)

@@ -81,7 +81,9 @@ def test_one_token_over_the_soft_budget_selects_documents():
     plan = plan_context(_docs(300_000, 240_001), ceiling=CEILING)
     assert plan.strategy is Strategy.SELECT_DOCUMENTS
     assert [(c.name, c.fired) for c in plan.checks] == [
-        ("oversized_document", False), ("total_within_soft_budget", False), ("total_within_select_limit", True),
+        ("oversized_document", False),
+        ("total_within_soft_budget", False),
+        ("total_within_select_limit", True),
     ]
 
 
@@ -160,8 +162,12 @@ def test_twelve_read_plus_twenty_nine_searched_is_forty_one(agreements):
 def test_the_coverage_record_has_the_lesson_fields(agreements):
     record = execute_plan(plan_context(agreements, ceiling=CEILING)).as_dict()
     assert list(record) == [
-        "strategy", "documents_attached", "documents_in_context", "documents_searched_not_included",
-        "excluded_ids", "token_budget_used",
+        "strategy",
+        "documents_attached",
+        "documents_in_context",
+        "documents_searched_not_included",
+        "excluded_ids",
+        "token_budget_used",
     ]
     assert record["strategy"] == "select_documents"
     assert {"msa-2019-acme", "sow-14"} <= set(record["excluded_ids"])
@@ -299,8 +305,11 @@ def test_reversing_the_forty_one_agreements_reads_the_same_twelve(agreements):
 
 
 def test_select_documents_reads_the_highest_scores_first():
-    docs = [Record("low", "a", "x", 300, score=0.1), Record("high", "a", "x", 300, score=0.9),
-            Record("mid", "a", "x", 300, score=0.5)]
+    docs = [
+        Record("low", "a", "x", 300, score=0.1),
+        Record("high", "a", "x", 300, score=0.9),
+        Record("mid", "a", "x", 300, score=0.5),
+    ]
     coverage = execute_plan(plan_context(docs, ceiling=1_000))  # soft budget 600: two of the three fit
     assert coverage.strategy is Strategy.SELECT_DOCUMENTS
     assert coverage.included_ids == ("high", "mid")
@@ -308,15 +317,21 @@ def test_select_documents_reads_the_highest_scores_first():
 
 
 def test_a_document_without_a_score_is_read_after_every_scored_one():
-    docs = [Record("unscored", "a", "x", 300), Record("weak", "a", "x", 300, score=0.01),
-            Record("strong", "a", "x", 300, score=0.8)]
+    docs = [
+        Record("unscored", "a", "x", 300),
+        Record("weak", "a", "x", 300, score=0.01),
+        Record("strong", "a", "x", 300, score=0.8),
+    ]
     assert [d.id for d in relevance_order(docs)] == ["strong", "weak", "unscored"]
     assert execute_plan(plan_context(docs, ceiling=1_000)).excluded_ids == ("unscored",)
 
 
 def test_equal_scores_are_broken_by_id_not_by_position():
-    docs = [Record("b", "a", "x", 300, score=0.5), Record("a", "a", "x", 300, score=0.5),
-            Record("c", "a", "x", 300, score=0.5)]
+    docs = [
+        Record("b", "a", "x", 300, score=0.5),
+        Record("a", "a", "x", 300, score=0.5),
+        Record("c", "a", "x", 300, score=0.5),
+    ]
     assert [d.id for d in relevance_order(docs)] == ["a", "b", "c"]
     assert [d.id for d in relevance_order(reversed(docs))] == ["a", "b", "c"]
 
@@ -355,8 +370,12 @@ def test_with_no_reserve_the_first_turn_already_fails():
 
 
 @settings(max_examples=300)
-@given(st.integers(min_value=1, max_value=5_000), st.sampled_from([0.05, 0.3, 0.5, 0.6, 0.95, 1.0]),
-       st.integers(min_value=1, max_value=400), st.integers(min_value=0, max_value=3_000))
+@given(
+    st.integers(min_value=1, max_value=5_000),
+    st.sampled_from([0.05, 0.3, 0.5, 0.6, 0.95, 1.0]),
+    st.integers(min_value=1, max_value=400),
+    st.integers(min_value=0, max_value=3_000),
+)
 def test_the_first_failing_turn_is_the_first_whose_request_exceeds_the_ceiling(ceiling, fraction, per_turn, fixed):
     n = first_failing_turn(ceiling, fraction, per_turn=per_turn, fixed=fixed)
     need = lambda turn: share_of(ceiling, fraction) + fixed + turn * per_turn  # noqa: E731
@@ -364,8 +383,7 @@ def test_the_first_failing_turn_is_the_first_whose_request_exceeds_the_ceiling(c
     assert n == 1 or need(n - 1) <= ceiling
 
 
-@pytest.mark.parametrize("bad", [{"per_turn": 0}, {"per_turn": True}, {"per_turn": 5, "fixed": -1},
-                                 {"per_turn": 2.5}])
+@pytest.mark.parametrize("bad", [{"per_turn": 0}, {"per_turn": True}, {"per_turn": 5, "fixed": -1}, {"per_turn": 2.5}])
 def test_first_failing_turn_refuses_settings_it_cannot_read(bad):
     with pytest.raises(SettingError):
         first_failing_turn(CEILING, 0.6, **bad)
@@ -377,29 +395,45 @@ def test_first_failing_turn_refuses_settings_it_cannot_read(bad):
 @pytest.mark.parametrize(
     ("sizes", "details", "note"),
     [
-        ((300_000, 240_000),
-         ["the largest is d0 at 300,000; none is above 540,000",
-          "540,000 tokens in 2 documents <= the 540,000 soft budget"],
-         "all 2 documents (540,000 tokens) fit the 540,000-token soft budget (60% of 900,000): send them"),
-        ((300_000, 240_001),
-         ["the largest is d0 at 300,000; none is above 540,000",
-          "540,001 tokens in 2 documents > the 540,000 soft budget",
-          "540,001 tokens <= 2,160,000 (4 soft budgets)"],
-         "540,001 tokens is over the 540,000-token soft budget but within 4 of them: "
-         "read the most relevant whole documents that fit, search the rest"),
-        ((540_000,) * 4 + (1,),
-         ["the largest is d0 at 540,000; none is above 540,000",
-          "2,160,001 tokens in 5 documents > the 540,000 soft budget",
-          "2,160,001 tokens > 2,160,000 (4 soft budgets)"],
-         "2,160,001 tokens is more than 4 soft budgets (2,160,000): too much to choose whole "
-         "documents from, so retrieve passages across all of them"),
-        ((),
-         ["no documents; none is above 540,000", "0 tokens in 0 documents <= the 540,000 soft budget"],
-         "all 0 documents (0 tokens) fit the 540,000-token soft budget (60% of 900,000): send them"),
-        ((540_000, 560_000),
-         ["d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000)"],
-         "d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000): "
-         "no set of whole documents can include it, so retrieve passages within it"),
+        (
+            (300_000, 240_000),
+            [
+                "the largest is d0 at 300,000; none is above 540,000",
+                "540,000 tokens in 2 documents <= the 540,000 soft budget",
+            ],
+            "all 2 documents (540,000 tokens) fit the 540,000-token soft budget (60% of 900,000): send them",
+        ),
+        (
+            (300_000, 240_001),
+            [
+                "the largest is d0 at 300,000; none is above 540,000",
+                "540,001 tokens in 2 documents > the 540,000 soft budget",
+                "540,001 tokens <= 2,160,000 (4 soft budgets)",
+            ],
+            "540,001 tokens is over the 540,000-token soft budget but within 4 of them: "
+            "read the most relevant whole documents that fit, search the rest",
+        ),
+        (
+            (540_000,) * 4 + (1,),
+            [
+                "the largest is d0 at 540,000; none is above 540,000",
+                "2,160,001 tokens in 5 documents > the 540,000 soft budget",
+                "2,160,001 tokens > 2,160,000 (4 soft budgets)",
+            ],
+            "2,160,001 tokens is more than 4 soft budgets (2,160,000): too much to choose whole "
+            "documents from, so retrieve passages across all of them",
+        ),
+        (
+            (),
+            ["no documents; none is above 540,000", "0 tokens in 0 documents <= the 540,000 soft budget"],
+            "all 0 documents (0 tokens) fit the 540,000-token soft budget (60% of 900,000): send them",
+        ),
+        (
+            (540_000, 560_000),
+            ["d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000)"],
+            "d1 alone is 560,000 tokens, above the 540,000-token soft budget (60% of 900,000): "
+            "no set of whole documents can include it, so retrieve passages within it",
+        ),
     ],
 )
 def test_each_check_and_the_note_say_what_was_compared(sizes, details, note):
@@ -444,37 +478,97 @@ def test_first_failing_turn_carries_no_fixed_tokens_unless_told():
 @pytest.mark.parametrize(
     ("call", "error", "field", "message"),
     [
-        (lambda: plan_context([], ceiling=CEILING, soft_fraction="0.6"), SettingError, "soft_fraction",
-         "soft_fraction must be a number, got '0.6'"),
-        (lambda: plan_context([], ceiling=CEILING, soft_fraction=float("nan")), SettingError, "soft_fraction",
-         "soft_fraction must be finite, got nan"),
-        (lambda: plan_context([], ceiling=CEILING, soft_fraction=1.01), SettingError, "soft_fraction",
-         "soft_fraction must be above 0 and at most 1, got 1.01"),
-        (lambda: plan_context([], ceiling=CEILING, select_factor="4"), SettingError, "select_factor",
-         "select_factor must be a number, got '4'"),
-        (lambda: plan_context([], ceiling=CEILING, select_factor=0.5), SettingError, "select_factor",
-         "select_factor must be at least 1, got 0.5"),
-        (lambda: plan_context(["a string"], ceiling=CEILING), RecordError, "record",
-         "document 0 is not a Record: 'a string'"),
-        (lambda: alert_threshold(CEILING, "0.7"), SettingError, "alert_fraction",
-         "alert_fraction must be a number, got '0.7'"),
-        (lambda: alert_threshold(CEILING, 1.5), SettingError, "alert_fraction",
-         "alert_fraction must be above 0 and at most 1, got 1.5"),
+        (
+            lambda: plan_context([], ceiling=CEILING, soft_fraction="0.6"),
+            SettingError,
+            "soft_fraction",
+            "soft_fraction must be a number, got '0.6'",
+        ),
+        (
+            lambda: plan_context([], ceiling=CEILING, soft_fraction=float("nan")),
+            SettingError,
+            "soft_fraction",
+            "soft_fraction must be finite, got nan",
+        ),
+        (
+            lambda: plan_context([], ceiling=CEILING, soft_fraction=1.01),
+            SettingError,
+            "soft_fraction",
+            "soft_fraction must be above 0 and at most 1, got 1.01",
+        ),
+        (
+            lambda: plan_context([], ceiling=CEILING, select_factor="4"),
+            SettingError,
+            "select_factor",
+            "select_factor must be a number, got '4'",
+        ),
+        (
+            lambda: plan_context([], ceiling=CEILING, select_factor=0.5),
+            SettingError,
+            "select_factor",
+            "select_factor must be at least 1, got 0.5",
+        ),
+        (
+            lambda: plan_context(["a string"], ceiling=CEILING),
+            RecordError,
+            "record",
+            "document 0 is not a Record: 'a string'",
+        ),
+        (
+            lambda: alert_threshold(CEILING, "0.7"),
+            SettingError,
+            "alert_fraction",
+            "alert_fraction must be a number, got '0.7'",
+        ),
+        (
+            lambda: alert_threshold(CEILING, 1.5),
+            SettingError,
+            "alert_fraction",
+            "alert_fraction must be above 0 and at most 1, got 1.5",
+        ),
         (lambda: share_of(CEILING, "0.6"), SettingError, "fraction", "fraction must be a number, got '0.6'"),
-        (lambda: first_failing_turn(CEILING, "0.6", per_turn=5), SettingError, "soft_fraction",
-         "soft_fraction must be a number, got '0.6'"),
-        (lambda: first_failing_turn(CEILING, 0, per_turn=5), SettingError, "soft_fraction",
-         "soft_fraction must be above 0 and at most 1, got 0"),
-        (lambda: first_failing_turn(CEILING, 1.5, per_turn=5), SettingError, "soft_fraction",
-         "soft_fraction must be above 0 and at most 1, got 1.5"),
-        (lambda: first_failing_turn(CEILING, 0.6, per_turn=0), SettingError, "per_turn",
-         "per_turn must be a whole number of tokens (per_turn at least 1), got 0"),
-        (lambda: first_failing_turn(CEILING, 0.6, per_turn=5, fixed=-1), SettingError, "fixed",
-         "fixed must be a whole number of tokens (per_turn at least 1), got -1"),
-        (lambda: execute_plan("a plan"), PolicyError, "plan",
-         "execute_plan needs a ContextPlan from plan_context, got 'a plan'"),
-        (lambda: DocumentCoverage(Strategy.SELECT_DOCUMENTS, 41, 12, 28, ("x",) * 28, 0, 540_000, ()),
-         BudgetError, "coverage", "coverage does not add up: 12 + 28 != 41"),
+        (
+            lambda: first_failing_turn(CEILING, "0.6", per_turn=5),
+            SettingError,
+            "soft_fraction",
+            "soft_fraction must be a number, got '0.6'",
+        ),
+        (
+            lambda: first_failing_turn(CEILING, 0, per_turn=5),
+            SettingError,
+            "soft_fraction",
+            "soft_fraction must be above 0 and at most 1, got 0",
+        ),
+        (
+            lambda: first_failing_turn(CEILING, 1.5, per_turn=5),
+            SettingError,
+            "soft_fraction",
+            "soft_fraction must be above 0 and at most 1, got 1.5",
+        ),
+        (
+            lambda: first_failing_turn(CEILING, 0.6, per_turn=0),
+            SettingError,
+            "per_turn",
+            "per_turn must be a whole number of tokens (per_turn at least 1), got 0",
+        ),
+        (
+            lambda: first_failing_turn(CEILING, 0.6, per_turn=5, fixed=-1),
+            SettingError,
+            "fixed",
+            "fixed must be a whole number of tokens (per_turn at least 1), got -1",
+        ),
+        (
+            lambda: execute_plan("a plan"),
+            PolicyError,
+            "plan",
+            "execute_plan needs a ContextPlan from plan_context, got 'a plan'",
+        ),
+        (
+            lambda: DocumentCoverage(Strategy.SELECT_DOCUMENTS, 41, 12, 28, ("x",) * 28, 0, 540_000, ()),
+            BudgetError,
+            "coverage",
+            "coverage does not add up: 12 + 28 != 41",
+        ),
     ],
 )
 def test_every_refusal_names_its_setting_and_what_it_got(call, error, field, message):

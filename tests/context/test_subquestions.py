@@ -44,7 +44,8 @@ def test_the_default_band_is_a_tenth_and_a_wider_band_lets_authority_lead():
     default = select_per_subquestion([TORQUE], ["P-2"], observed_on="2026-03-15")
     assert default.selected_ids == ("forum", "manual")
     assert select_per_subquestion([TORQUE], ["P-2"], observed_on="2026-03-15", band=1.0).selected_ids == (
-        "manual", "forum",
+        "manual",
+        "forum",
     )
 
 
@@ -75,7 +76,8 @@ def test_a_bad_budget_names_the_sub_question_and_the_field(budget):
     with pytest.raises(BudgetError) as info:
         select_per_subquestion([TORQUE._replace(budget=budget)], ["P-2"], observed_on="2026-03-15")
     assert (str(info.value), info.value.field) == (
-        "sub-question 'What torque?': budget must be a Budget or an int >= 0", "budget",
+        "sub-question 'What torque?': budget must be a Budget or an int >= 0",
+        "budget",
     )
 
 
@@ -83,7 +85,8 @@ def test_bad_sub_questions_name_the_field():
     with pytest.raises(InputError) as info:
         select_per_subquestion([("What torque?", [], 100)], ["P-2"], observed_on="2026-03-15")
     assert (str(info.value), info.value.field) == (
-        "expected SubQuestion values, got ('What torque?', [], 100)", "subquestions",
+        "expected SubQuestion values, got ('What torque?', [], 100)",
+        "subquestions",
     )
     with pytest.raises(InputError) as info:
         select_per_subquestion([], ["P-2"], observed_on="2026-03-15")

@@ -102,28 +102,40 @@ WRONG = {
         "silent zero: max(0, ...)": lambda t, i, o: max(0, t - i - o),
         "negative instead of an error": lambda t, i, o: t - i - o,
         "raises when the reserves fill the window exactly (>=)": lambda t, i, o: (
-            (_ for _ in ()).throw(ValueError("full")) if i + o >= t else t - i - o),
+            (_ for _ in ()).throw(ValueError("full")) if i + o >= t else t - i - o
+        ),
         "hard-coded 8 for the example": lambda t, i, o: 8,
     },
     "permitted": {
         "no filtering at all": lambda records, allowed: list(records),
         "substring match lets 'P-22' through": lambda records, allowed: [
-            r for r in records if any(a in r.asset for a in allowed)],
+            r for r in records if any(a in r.asset for a in allowed)
+        ],
         "case-insensitive match lets 'p-2' through": lambda records, allowed: [
-            r for r in records if r.asset.lower() in {a.lower() for a in allowed}],
+            r for r in records if r.asset.lower() in {a.lower() for a in allowed}
+        ],
         "strips spaces and lets 'P-2 ' through": lambda records, allowed: [
-            r for r in records if r.asset.strip() in allowed],
+            r for r in records if r.asset.strip() in allowed
+        ],
         "sorted by cost instead of ranked order": lambda records, allowed: sorted(
-            (r for r in records if r.asset in allowed), key=lambda r: r.cost),
-        "inverted: keeps the forbidden ones": lambda records, allowed: [
-            r for r in records if r.asset not in allowed],
+            (r for r in records if r.asset in allowed), key=lambda r: r.cost
+        ),
+        "inverted: keeps the forbidden ones": lambda records, allowed: [r for r in records if r.asset not in allowed],
         "hard-coded answer for the scene": lambda records, allowed: [
-            "man-p2-r4-s3.2", "tkt-5521", "tkt-5630", "man-p3-r1-s2", "tkt-4410", "man-p2-r3-s3.2",
-            "man-p2-r4-s5.1", "tkt-3307"],
+            "man-p2-r4-s3.2",
+            "tkt-5521",
+            "tkt-5630",
+            "man-p3-r1-s2",
+            "tkt-4410",
+            "man-p2-r3-s3.2",
+            "man-p2-r4-s5.1",
+            "tkt-3307",
+        ],
     },
     "choose_evidence": {
         "< instead of <= drops the record that fills the room exactly": lambda recs, allowed, n: _prefix(
-            permitted(recs, allowed), n, keep=lambda used, cost, allowance: used + cost < allowance),
+            permitted(recs, allowed), n, keep=lambda used, cost, allowance: used + cost < allowance
+        ),
         "filters after the budget": lambda recs, allowed, n: permitted(_prefix(recs, n), allowed),
         "skips instead of stopping": lambda recs, allowed, n: _prefix(permitted(recs, allowed), n, stop=False),
         "never filters": lambda recs, allowed, n: _prefix(recs, n),
@@ -139,31 +151,49 @@ WRONG = {
     },
     "choose_branch": {
         "reuses on a different payload (compares request ids only)": lambda p, **k: (
-            "denied" if p["asset_id"] not in k["allowed_assets"]
-            else "needs_approval" if not _approved_exactly(k["approval"], p, k["caller"])
-            else "create" if k["previous"] is None
-            else "reuse" if k["previous"].payload["request_id"] == p["request_id"] else "conflict"),
+            "denied"
+            if p["asset_id"] not in k["allowed_assets"]
+            else "needs_approval"
+            if not _approved_exactly(k["approval"], p, k["caller"])
+            else "create"
+            if k["previous"] is None
+            else "reuse"
+            if k["previous"].payload["request_id"] == p["request_id"]
+            else "conflict"
+        ),
         "looks at the stored request before permission": lambda p, **k: (
-            ("reuse" if dict(k["previous"].payload) == dict(p) else "conflict") if k["previous"] is not None
-            else choose_branch(p, **k)),
+            ("reuse" if dict(k["previous"].payload) == dict(p) else "conflict")
+            if k["previous"] is not None
+            else choose_branch(p, **k)
+        ),
         "ignores who approved": lambda p, **k: choose_branch(
-            p, **{**k, "caller": k["approval"].actor if k["approval"] is not None else k["caller"]}),
+            p, **{**k, "caller": k["approval"].actor if k["approval"] is not None else k["caller"]}
+        ),
         "any approval will do": lambda p, **k: (
-            "denied" if p["asset_id"] not in k["allowed_assets"]
-            else "needs_approval" if k["approval"] is None
-            else "create" if k["previous"] is None
-            else "reuse" if dict(k["previous"].payload) == dict(p) else "conflict"),
+            "denied"
+            if p["asset_id"] not in k["allowed_assets"]
+            else "needs_approval"
+            if k["approval"] is None
+            else "create"
+            if k["previous"] is None
+            else "reuse"
+            if dict(k["previous"].payload) == dict(p)
+            else "conflict"
+        ),
         "approval checked before permission": lambda p, **k: (
-            "needs_approval" if not _approved_exactly(k["approval"], p, k["caller"]) else choose_branch(p, **k)),
+            "needs_approval" if not _approved_exactly(k["approval"], p, k["caller"]) else choose_branch(p, **k)
+        ),
         "hard-coded 'create'": lambda p, **k: "create",
     },
     "field_errors": {
         "isinstance lets True through": lambda a: field_errors(
-            a, minutes=lambda v: isinstance(v, int) and 1 <= v <= 60),
+            a, minutes=lambda v: isinstance(v, int) and 1 <= v <= 60
+        ),
         "extra fields such as admin are not reported": lambda a: field_errors(a, extras=False),
         "empty strings accepted": lambda a: field_errors(a, empty_ok=True),
         "whole floats such as 20.0 accepted": lambda a: field_errors(
-            a, minutes=lambda v: type(v) in (int, float) and v == int(v) and 1 <= v <= 60),
+            a, minutes=lambda v: type(v) in (int, float) and v == int(v) and 1 <= v <= 60
+        ),
         "crashes on missing fields": lambda a: [n for n in FIELDS if not a[n]],
         "hard-coded for the two examples": lambda a: ["admin"] if "admin" in a else [],
     },
@@ -213,8 +243,10 @@ def test_a_stub_gets_not_yet_and_the_first_hint(name, capsys):
     assert "Traceback" not in out
 
 
-@pytest.mark.parametrize("error", [ZeroDivisionError("division by zero"), KeyError("asset_id"),
-                                   TypeError("bad args"), RecursionError("too deep")])
+@pytest.mark.parametrize(
+    "error",
+    [ZeroDivisionError("division by zero"), KeyError("asset_id"), TypeError("bad args"), RecursionError("too deep")],
+)
 def test_any_exception_is_a_failed_case_with_its_message(error, capsys):
     def broken(*args, **kwargs):
         raise error

@@ -22,8 +22,11 @@ def read(path: Path):
 
 
 def outputs_of(nb, pattern):
-    return ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
-            if c.cell_type == "code" and pattern.search(c.source)]
+    return [
+        "".join(o.get("text", "") for o in c.outputs)
+        for c in nb.cells
+        if c.cell_type == "code" and pattern.search(c.source)
+    ]
 
 
 @pytest.mark.parametrize("source", SOURCES, ids=lambda p: p.name)
@@ -67,23 +70,27 @@ def test_the_check_mode_reports_no_drift():
 
 
 def test_a_stub_keeps_the_indentation_and_the_rest_of_the_cell():
-    source = "\n".join([
-        "def f(x):",
-        '    """Doc."""',
-        f"    {BEGIN}",
-        "    return x + 1",
-        f"    {END}",
-        "",
-        "print('after')",
-    ])
-    assert strip_solutions(source) == "\n".join([
-        "def f(x):",
-        '    """Doc."""',
-        f"    {_editions.STUB_COMMENT}",
-        f"    {STUB}",
-        "",
-        "print('after')",
-    ])
+    source = "\n".join(
+        [
+            "def f(x):",
+            '    """Doc."""',
+            f"    {BEGIN}",
+            "    return x + 1",
+            f"    {END}",
+            "",
+            "print('after')",
+        ]
+    )
+    assert strip_solutions(source) == "\n".join(
+        [
+            "def f(x):",
+            '    """Doc."""',
+            f"    {_editions.STUB_COMMENT}",
+            f"    {STUB}",
+            "",
+            "print('after')",
+        ]
+    )
 
 
 def test_two_solutions_in_one_cell_become_two_stubs():
@@ -99,11 +106,14 @@ def test_the_stub_raises_not_implemented():
         namespace["f"]()
 
 
-@pytest.mark.parametrize(("source", "message"), [
-    (f"x = 1\n{BEGIN}\nx = 2", "never closed"),
-    (f"x = 1\n{END}", "without a"),
-    (f"{BEGIN}\n{BEGIN}\n{END}\n{END}", "inside another solution"),
-])
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (f"x = 1\n{BEGIN}\nx = 2", "never closed"),
+        (f"x = 1\n{END}", "without a"),
+        (f"{BEGIN}\n{BEGIN}\n{END}\n{END}", "inside another solution"),
+    ],
+)
 def test_malformed_markers_are_refused(source, message):
     with pytest.raises(EditionError, match=message):
         strip_solutions(source, "nb, cell 3")
@@ -116,10 +126,12 @@ def test_markers_in_markdown_are_refused():
 
 
 def test_instructor_only_cells_are_dropped_and_tags_kept():
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("note", metadata={"tags": ["instructor-only"]}),
-        nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["lesson-check"]}),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("note", metadata={"tags": ["instructor-only"]}),
+            nbformat.v4.new_code_cell("print(1)", metadata={"tags": ["lesson-check"]}),
+        ]
+    )
     out = learner_notebook(nb)
     assert shape(out) == [("code", "print(1)", ("lesson-check",))]
     assert out.cells[0].outputs == [] and out.cells[0].execution_count is None
@@ -140,9 +152,10 @@ def test_generation_without_execution_writes_the_learner_file(tmp_path):
 def test_a_failing_cell_stops_generation_without_writing(tmp_path, capsys):
     src = tmp_path / "src"
     src.mkdir()
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1 / 0")],
-                                  metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("1 / 0")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     nbformat.write(nb, src / "08_broken.ipynb")
     assert _editions.main([str(src), str(tmp_path)]) == 3
     assert "ZeroDivisionError" in capsys.readouterr().err
@@ -154,14 +167,25 @@ def test_a_failing_cell_stops_generation_without_writing(tmp_path, capsys):
 
 def _widget_nb(ids):
     nb = nbformat.v4.new_notebook()
-    state = {i: {"model_name": "VBoxModel", "state": {"children": [f"IPY_MODEL_{j}" for j in ids if j != i]}}
-             for i in ids}
+    state = {
+        i: {"model_name": "VBoxModel", "state": {"children": [f"IPY_MODEL_{j}" for j in ids if j != i]}} for i in ids
+    }
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": state, "version_major": 2}}
     cell = nbformat.v4.new_code_cell("panel.widget")
     cell.id = "panel-cell"
-    cell.outputs = [nbformat.v4.new_output("display_data", data={
-        "application/vnd.jupyter.widget-view+json": {"model_id": ids[0], "version_major": 2, "version_minor": 0},
-        "text/plain": "VBox()"})]
+    cell.outputs = [
+        nbformat.v4.new_output(
+            "display_data",
+            data={
+                "application/vnd.jupyter.widget-view+json": {
+                    "model_id": ids[0],
+                    "version_major": 2,
+                    "version_minor": 0,
+                },
+                "text/plain": "VBox()",
+            },
+        )
+    ]
     nb.cells.append(cell)
     return nb
 
@@ -186,9 +210,11 @@ def test_widget_ids_differ_between_notebooks():
 def test_printed_chunks_are_joined_into_one_output():
     nb = nbformat.v4.new_notebook()
     cell = nbformat.v4.new_code_cell("print('a'); print('b')")
-    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a\n"),
-                    nbformat.v4.new_output("stream", name="stdout", text="b\n"),
-                    nbformat.v4.new_output("stream", name="stderr", text="warn\n")]
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a\n"),
+        nbformat.v4.new_output("stream", name="stdout", text="b\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="warn\n"),
+    ]
     nb.cells.append(cell)
     outputs = _editions.merge_streams(nb).cells[0].outputs
     assert [(o.name, o.text) for o in outputs] == [("stdout", "a\nb\n"), ("stderr", "warn\n")]
@@ -224,8 +250,9 @@ def test_a_hint_cell_is_skipped_by_nbval_in_the_learner_edition():
 def test_cells_nbval_skips_are_not_run_when_the_edition_is_executed(tmp_path):
     """A hint cell is skipped under nbval, so it is not run when the learner edition is stored either:
     the hints it would record would otherwise show in the stored progress table and not under nbval."""
-    nb = nbformat.v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3",
-                                                           "language": "python"}})
+    nb = nbformat.v4.new_notebook(
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     skipped = nbformat.v4.new_code_cell("ran = True\nprint('hint shown')")
     skipped.metadata["tags"] = ["nbval-skip"]
     after = nbformat.v4.new_code_cell("print('ran' in dir())")

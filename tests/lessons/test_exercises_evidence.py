@@ -23,8 +23,19 @@ def in_force(record, on):
     return record.effective_date is None or record.effective_date <= on
 
 
-def shortlist(candidates, allowed_assets, observed_on, k, *, rank_first=False, strict=False, supersede=True,
-              missing_successor_replaces=True, always_superseded=False, permission=True):
+def shortlist(
+    candidates,
+    allowed_assets,
+    observed_on,
+    k,
+    *,
+    rank_first=False,
+    strict=False,
+    supersede=True,
+    missing_successor_replaces=True,
+    always_superseded=False,
+    permission=True,
+):
     by_id = {r.id: r for r in candidates}
 
     def alive(r):
@@ -155,8 +166,9 @@ def _route(sizes, soft, *, guard=lambda size, soft: size > soft, fits=lambda tot
     return "retrieve_chunks"
 
 
-def _coverage(strategy, attached, read_ids, *, check_unknown=True, order=lambda ids: ids, count_read=False,
-              all_tokens=False):
+def _coverage(
+    strategy, attached, read_ids, *, check_unknown=True, order=lambda ids: ids, count_read=False, all_tokens=False
+):
     ids = [d.id for d in attached]
     if check_unknown and any(i not in ids for i in read_ids):
         raise ValueError("read but never attached")
@@ -188,38 +200,53 @@ WRONG = {
         "ranks first, filters the top k afterwards": lambda c, a, o, k: shortlist(c, a, o, k, rank_first=True),
         "ignores superseded_by": lambda c, a, o, k: shortlist(c, a, o, k, supersede=False),
         "effective_date < observed_on drops the day a revision starts": lambda c, a, o, k: shortlist(
-            c, a, o, k, strict=True),
+            c, a, o, k, strict=True
+        ),
         "treats every superseded_by as replaced, even by a revision not yet in force": lambda c, a, o, k: shortlist(
-            c, a, o, k, always_superseded=True),
+            c, a, o, k, always_superseded=True
+        ),
         "keeps a record whose successor was not retrieved": lambda c, a, o, k: shortlist(
-            c, a, o, k, missing_successor_replaces=False),
+            c, a, o, k, missing_successor_replaces=False
+        ),
         "no permission check": lambda c, a, o, k: shortlist(c, a, o, k, permission=False),
-        "hard-coded answer for the example": lambda c, a, o, k: ["man-p2-r4-s3.2", "portal-p2-r4-s3.2",
-                                                                 "binder-p2-r4-s3.2"],
+        "hard-coded answer for the example": lambda c, a, o, k: [
+            "man-p2-r4-s3.2",
+            "portal-p2-r4-s3.2",
+            "binder-p2-r4-s3.2",
+        ],
     },
     "settle_conflict": {
         "the higher relevance score wins": _by_score,
         "the newer of two approved sources wins on its own": lambda a, b: (
             ([max((a, b), key=lambda r: r.effective_date or __import__("datetime").date.min).id], False)
-            if TIERS[a.trust or "unverified"] >= 3 and TIERS[b.trust or "unverified"] >= 3 else settle_conflict(a, b)),
+            if TIERS[a.trust or "unverified"] >= 3 and TIERS[b.trust or "unverified"] >= 3
+            else settle_conflict(a, b)
+        ),
         "believes a body that says it is official": lambda a, b: settle_conflict(
             __import__("dataclasses").replace(a, trust=_reads_the_text(a)),
-            __import__("dataclasses").replace(b, trust=_reads_the_text(b))),
+            __import__("dataclasses").replace(b, trust=_reads_the_text(b)),
+        ),
         "compares tier names alphabetically": lambda a, b: (
-            ([a.id, b.id], True) if (a.trust or "unverified") == (b.trust or "unverified")
-            else ([a.id, b.id] if (a.trust or "unverified") < (b.trust or "unverified") else [b.id, a.id], False)),
+            ([a.id, b.id], True)
+            if (a.trust or "unverified") == (b.trust or "unverified")
+            else ([a.id, b.id] if (a.trust or "unverified") < (b.trust or "unverified") else [b.id, a.id], False)
+        ),
         "never flags two equal low tiers": lambda a, b: (
-            settle_conflict(a, b) if TIERS[a.trust or "unverified"] >= 3 or a.trust != b.trust
-            else ([a.id, b.id], False)),
+            settle_conflict(a, b)
+            if TIERS[a.trust or "unverified"] >= 3 or a.trust != b.trust
+            else ([a.id, b.id], False)
+        ),
         "hard-coded for the manual and the bulletin": lambda a, b: (["man-p2-r4-s6.1", "eng-bulletin-2026-02"], True),
     },
     "untraceable": {
-        "ignores capitals": lambda cs, pack: [c.get("id") for c in cs if isinstance(c.get("id"), str)
-                                              and c["id"].lower() not in {p.lower() for p in pack}],
+        "ignores capitals": lambda cs, pack: [
+            c.get("id") for c in cs if isinstance(c.get("id"), str) and c["id"].lower() not in {p.lower() for p in pack}
+        ],
         "reports duplicates": lambda cs, pack: [c.get("id") for c in cs if c.get("id") not in pack],
         "skips citations with no usable id": lambda cs, pack: [i for i in untraceable(cs, pack) if i is not None],
         "substring test against the joined pack": lambda cs, pack: [
-            c.get("id") for c in cs if not isinstance(c.get("id"), str) or c["id"] not in " ".join(pack)],
+            c.get("id") for c in cs if not isinstance(c.get("id"), str) or c["id"] not in " ".join(pack)
+        ],
         "returns the traceable ones": lambda cs, pack: [c.get("id") for c in cs if c.get("id") in pack],
         "hard-coded empty list": lambda cs, pack: [],
     },
@@ -227,8 +254,9 @@ WRONG = {
         "checks the oversized document last": _route_guard_last,
         ">= in the oversized check": lambda s, b: _route(s, b, guard=lambda size, soft: size >= soft),
         "< in the total checks": lambda s, b: _route(s, b, fits=lambda total, limit: total < limit),
-        "guard looks at the total, not the largest": lambda s, b: _route(
-            [sum(s)] if s else [], b) if sum(s) > b and sum(s) <= 4 * b else _route(s, b),
+        "guard looks at the total, not the largest": lambda s, b: (
+            _route([sum(s)] if s else [], b) if sum(s) > b and sum(s) <= 4 * b else _route(s, b)
+        ),
         "hard-coded select_documents": lambda s, b: "select_documents",
     },
     "coverage_record": {
@@ -237,27 +265,36 @@ WRONG = {
         "adds up the tokens of every attachment": lambda st, a, r: _coverage(st, a, r, all_tokens=True),
         "accepts a read id that was never attached": lambda st, a, r: _coverage(st, a, r, check_unknown=False),
         "hard-coded 12 + 29 = 41": lambda st, a, r: {
-            "documents_in_context": 12, "documents_searched_not_included": 29, "documents_attached": 41,
-            "token_budget_used": 512_400, "excluded_ids": [], "strategy": "select_documents"},
+            "documents_in_context": 12,
+            "documents_searched_not_included": 29,
+            "documents_attached": 41,
+            "token_budget_used": 512_400,
+            "excluded_ids": [],
+            "strategy": "select_documents",
+        },
     },
     "span_check": {
         "ignores capitals": lambda cs, ctx: _span(cs, ctx, same=lambda q, t: q.lower() in t.lower()),
         "squeezes spaces": lambda cs, ctx: _span(cs, ctx, same=lambda q, t: " ".join(q.split()) in " ".join(t.split())),
         "looks in every document, not the cited one": lambda cs, ctx: _span(cs, ctx, any_doc=True),
         "no citations counts as a pass": lambda cs, ctx: _span(cs, ctx, empty_ok=True),
-        "an empty quote passes": lambda cs, ctx: bool(cs) and all(
-            c.get("id") in ctx and c.get("quote", "") in ctx[c["id"]] for c in cs),
+        "an empty quote passes": lambda cs, ctx: (
+            bool(cs) and all(c.get("id") in ctx and c.get("quote", "") in ctx[c["id"]] for c in cs)
+        ),
         "checks ids only": lambda cs, ctx: bool(cs) and all(c.get("id") in ctx for c in cs),
         "hard-coded True": lambda cs, ctx: True,
     },
     "first_lost_stage": {
         "the last stage without it": lambda rid, stages: next(
-            (n for n, ids in reversed(stages) if rid not in ids), None),
+            (n for n, ids in reversed(stages) if rid not in ids), None
+        ),
         "the last stage that still had it": lambda rid, stages: next(
-            (n for n, ids in reversed(stages) if rid in ids), None),
+            (n for n, ids in reversed(stages) if rid in ids), None
+        ),
         "False instead of None when it survived": lambda rid, stages: first_lost_stage(rid, stages) or False,
         "always the first stage when it is missing anywhere": lambda rid, stages: (
-            stages[0][0] if any(rid not in ids for _, ids in stages) else None),
+            stages[0][0] if any(rid not in ids for _, ids in stages) else None
+        ),
         "hard-coded 'fit'": lambda rid, stages: "fit",
     },
 }
@@ -300,5 +337,9 @@ def test_coverage_cases_include_the_lesson_numbers():
     shown = next(c for c in EXERCISES["coverage_record"].cases() if c.shown)
     expected = shown.expected
     assert isinstance(expected, Mapping)
-    assert (expected["documents_in_context"], expected["documents_searched_not_included"],
-            expected["documents_attached"], expected["token_budget_used"]) == (12, 29, 41, 512_400)
+    assert (
+        expected["documents_in_context"],
+        expected["documents_searched_not_included"],
+        expected["documents_attached"],
+        expected["token_budget_used"],
+    ) == (12, 29, 41, 512_400)

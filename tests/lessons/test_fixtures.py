@@ -54,8 +54,10 @@ def _write(tmp_path, payload):
 
 
 def test_bad_entry_is_reported_by_file_index_and_field(tmp_path):
-    path = _write(tmp_path, [{"id": "a", "asset": "P-2", "text": "t", "cost": 1},
-                             {"id": "b", "asset": "P-2", "text": "t", "cost": True}])
+    path = _write(
+        tmp_path,
+        [{"id": "a", "asset": "P-2", "text": "t", "cost": 1}, {"id": "b", "asset": "P-2", "text": "t", "cost": True}],
+    )
     with pytest.raises(FixtureError) as caught:
         load_records(path)
     err = caught.value

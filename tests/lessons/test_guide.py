@@ -89,22 +89,28 @@ def test_the_routing_panel_numbers_the_guide_quotes_are_the_panels_own():
     panel = routing_panel()
     coverage = panel.coverage
     text = flat(guide_blocks()["03"])
-    assert f"{DEFAULTS['count']} of them, one of {DEFAULTS['largest']:,} tokens and forty of {DEFAULTS['size']:,}" \
+    assert (
+        f"{DEFAULTS['count']} of them, one of {DEFAULTS['largest']:,} tokens and forty of {DEFAULTS['size']:,}"
         f" ({panel.plan.total:,} in all)" in text
+    )
     assert DEFAULTS["count"] - 1 == 40  # "forty" above is written out
-    quoted = (f"{coverage.documents_in_context} read in full ({coverage.token_budget_used:,} of "
-              f"{coverage.soft_budget:,} tokens), {coverage.documents_searched_not_included} searched, "
-              f"{coverage.documents_in_context} + {coverage.documents_searched_not_included} = "
-              f"{coverage.documents_attached}")
+    quoted = (
+        f"{coverage.documents_in_context} read in full ({coverage.token_budget_used:,} of "
+        f"{coverage.soft_budget:,} tokens), {coverage.documents_searched_not_included} searched, "
+        f"{coverage.documents_in_context} + {coverage.documents_searched_not_included} = "
+        f"{coverage.documents_attached}"
+    )
     assert quoted in text
 
 
 def test_the_agreement_numbers_the_guide_quotes_are_the_codes():
     coverage = execute_plan(plan_context(load_records(fixture_path("agreements_41.json")), ceiling=900_000))
     text = flat(guide_blocks()["03"])
-    assert (f"{coverage.documents_in_context} read in full, {coverage.token_budget_used:,} tokens, "
-            f"{coverage.documents_in_context} + {coverage.documents_searched_not_included} = "
-            f"{coverage.documents_attached}") in text
+    assert (
+        f"{coverage.documents_in_context} read in full, {coverage.token_budget_used:,} tokens, "
+        f"{coverage.documents_in_context} + {coverage.documents_searched_not_included} = "
+        f"{coverage.documents_attached}"
+    ) in text
 
 
 def test_the_first_failing_turns_the_guide_quotes_are_the_codes():

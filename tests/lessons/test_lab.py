@@ -39,10 +39,14 @@ def test_lab_args_pass_through_and_win(tmp_path):
 
 def test_overrides_merge_into_existing_settings_without_losing_them(tmp_path):
     plugin = "@jupyterlab/apputils-extension:notification"
-    (tmp_path / "overrides.json").write_text(json.dumps({
-        "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        plugin: {"fetchNews": "true", "doNotDisturbMode": True},
-    }))
+    (tmp_path / "overrides.json").write_text(
+        json.dumps(
+            {
+                "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
+                plugin: {"fetchNews": "true", "doNotDisturbMode": True},
+            }
+        )
+    )
     _lab.write_overrides(tmp_path)
     saved = json.loads((tmp_path / "overrides.json").read_text())
     assert saved["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}
@@ -75,20 +79,29 @@ def test_present_hides_code_stays_local_and_lets_the_caller_override(tmp_path):
     args = _values(_lab.present_argv("nb.ipynb"))
     assert args["strip_sources"] == "True" and args["Voila.ip"] == "127.0.0.1" and args["template"] == "botie"
     over = _lab.present_argv("nb.ipynb", ["--strip_sources=False", "--port=8870"])
-    assert over[0] == "nb.ipynb" and "--strip_sources=True" not in over and over[-2:] == ["--strip_sources=False",
-                                                                                           "--port=8870"]
+    assert (
+        over[0] == "nb.ipynb"
+        and "--strip_sources=True" not in over
+        and over[-2:] == ["--strip_sources=False", "--port=8870"]
+    )
 
 
 def test_the_voila_template_drops_every_off_machine_link_and_keeps_the_rest(tmp_path):
     folder = _lab.install_voila_template(tmp_path)
     assert json.loads((folder / "conf.json").read_text()) == {"base_template": "lab"}
-    parent = ("{% block notebook_css %}<style>.a{}</style>\n"
-              '<link rel="stylesheet" href="https://cdn.example/fa.css">\n'
-              '<script src="static/voila-style.js"></script>\n{% endblock %}')
-    env = jinja2.Environment(loader=jinja2.DictLoader({
-        "voila/templates/lab/index.html.j2": parent,
-        "botie.j2": (folder / "index.html.j2").read_text(),
-    }))
+    parent = (
+        "{% block notebook_css %}<style>.a{}</style>\n"
+        '<link rel="stylesheet" href="https://cdn.example/fa.css">\n'
+        '<script src="static/voila-style.js"></script>\n{% endblock %}'
+    )
+    env = jinja2.Environment(
+        loader=jinja2.DictLoader(
+            {
+                "voila/templates/lab/index.html.j2": parent,
+                "botie.j2": (folder / "index.html.j2").read_text(),
+            }
+        )
+    )
     page = env.get_template("botie.j2").render()
     assert "https://" not in page
     assert "<style>.a{}</style>" in page and "static/voila-style.js" in page
@@ -114,6 +127,9 @@ def test_write_settings_quiets_every_jupyterlab_of_the_environment(monkeypatch, 
     assert json.loads((settings / "overrides.json").read_text()) == _lab.OVERRIDES
     server = json.loads((config / "jupyter_lab_config.json").read_text())
     assert server["ServerApp"] == {"port": 9000}
-    assert server["LabApp"] == {"news_url": None, "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
-                                "extension_manager": "readonly"}
+    assert server["LabApp"] == {
+        "news_url": None,
+        "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+        "extension_manager": "readonly",
+    }
     assert capsys.readouterr().out.count("wrote ") == 2

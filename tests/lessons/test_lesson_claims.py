@@ -62,8 +62,9 @@ def test_a_revision_not_yet_in_force_is_not_yet_effective_rather_than_stale():
 
 def _tight(band):
     scenario = load_evidence_scenario()
-    return select_evidence(scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on,
-                           band=band)
+    return select_evidence(
+        scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on, band=band
+    )
 
 
 def test_at_150_tokens_the_forum_post_and_the_note_crowd_out_the_exception_clause():
@@ -74,8 +75,12 @@ def test_at_150_tokens_the_forum_post_and_the_note_crowd_out_the_exception_claus
 
 def test_at_150_tokens_authority_first_sends_the_manual_the_table_and_the_exception_clause():
     tight = _tight(1.0)
-    assert set(tight.selected_ids) == {"man-p2-r4-s3.2", "man-p2-r4-t3.4-head", "man-p2-r4-t3.4-m12",
-                                       "man-p2-r4-s3.2.1"}
+    assert set(tight.selected_ids) == {
+        "man-p2-r4-s3.2",
+        "man-p2-r4-t3.4-head",
+        "man-p2-r4-t3.4-m12",
+        "man-p2-r4-s3.2.1",
+    }
     assert tight.outcome("man-p2-r4-s3.2.1").status is EvidenceStatus.SELECTED
     assert "forum-8812" not in tight.selected_ids and "note-anon-77" not in tight.selected_ids
 
@@ -92,12 +97,15 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
     """Lesson 05: retrieval coverage 3 of 4, answer support complete, the turn answered; only `needed` shows it."""
     scenario, model = load_evidence_scenario(), load_scripted_model()
     torque = scenario.questions[0]
-    plain = AnswerScript("Tighten the P-2 gland nuts evenly, in a cross pattern, to 18 N·m, and never above 20 N·m.",
-                         (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),))
+    plain = AnswerScript(
+        "Tighten the P-2 gland nuts evenly, in a cross pattern, to 18 N·m, and never above 20 N·m.",
+        (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),),
+    )
     candidates = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
     setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150)
-    turn = run_turn(torque.question, candidates, setup, model.with_(answers={torque.question: plain}),
-                    needed=torque.answered_by)
+    turn = run_turn(
+        torque.question, candidates, setup, model.with_(answers={torque.question: plain}), needed=torque.answered_by
+    )
     assert turn.outcome is TurnOutcome.ANSWERED and turn.answer is not None
     assert turn.citations.ok
     assert sum(i in {r.id for r in candidates} for i in torque.answered_by) == 3 == len(torque.answered_by) - 1
@@ -112,7 +120,7 @@ def test_after_the_prefix_stops_a_record_the_caller_may_not_read_stays_not_permi
     scene = load_scene(fixture_path("p2_seal.json"))
     outcomes = list(select(scene.records, scene.allowed_assets, scene.budget).outcomes)
     stop = [o.record_id for o in outcomes].index("tkt-5630")
-    after = {o.record_id: str(o.status) for o in outcomes[stop + 1:]}
+    after = {o.record_id: str(o.status) for o in outcomes[stop + 1 :]}
     assert after["tkt-5704"] == "not_permitted"
     assert {s for rid, s in after.items() if rid != "tkt-5704"} == {"not_considered"}
 
@@ -183,8 +191,9 @@ def test_lesson_01_a_skipping_choose_evidence_agrees_at_8_and_at_11_keeps_tkt_44
 def test_lesson_02_band_1_0_holds_every_score_in_one_band_so_authority_comes_first():
     """At 150 tokens, band 1.0 sends the approved table and exception ahead of the higher-scoring forum post."""
     scenario = load_evidence_scenario()
-    wide = select_evidence(scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on,
-                           band=1.0)
+    wide = select_evidence(
+        scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on, band=1.0
+    )
     scores = {r.id: r.score for r in scenario.candidates(0)}
     assert scores["forum-8812"] > scores["man-p2-r4-s3.2.1"]
     assert "man-p2-r4-s3.2.1" in wide.selected_ids and "forum-8812" not in wide.selected_ids
@@ -197,8 +206,13 @@ def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_sc
     scenario = load_evidence_scenario()
     top3 = sorted(scenario.candidates(0), key=lambda r: r.score, reverse=True)[:3]
     assert [r.id for r in top3] == ["vendor-p2-seal-design", "man-p2-r3-s3.2", "man-p2-r5-s3.2"]
-    result = compare_shortlist(lambda *args: shortlist(*args, rank_first=True), scenario.candidates(0),
-                               scenario.allowed_assets, scenario.observed_on, 3)
+    result = compare_shortlist(
+        lambda *args: shortlist(*args, rank_first=True),
+        scenario.candidates(0),
+        scenario.allowed_assets,
+        scenario.observed_on,
+        3,
+    )
     assert (result.yours, result.reference) == ("nothing", "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2")
 
 
@@ -235,8 +249,9 @@ def test_lesson_04_an_approval_by_sup_lee_leaves_tech_ana_at_needs_approval():
     from botie.actions.decision import Approval, decide
 
     payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
-    decision = decide(payload, caller="tech-ana", allowed_assets=["P-2", "P-3"],
-                      approval=Approval("sup-lee", payload), previous=None)
+    decision = decide(
+        payload, caller="tech-ana", allowed_assets=["P-2", "P-3"], approval=Approval("sup-lee", payload), previous=None
+    )
     assert str(decision.branch) == "needs_approval"
 
 
@@ -246,8 +261,9 @@ def test_lesson_04_approval_before_permission_agrees_on_p2_and_says_needs_approv
 
     payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
     trusted = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": None, "previous": None}
-    assert compare_branch(approval_before_permission, payload, **trusted).line() == \
-        "Your function: same as the reference."
+    assert (
+        compare_branch(approval_before_permission, payload, **trusted).line() == "Your function: same as the reference."
+    )
     k7 = compare_branch(approval_before_permission, {**payload, "asset_id": "K-7"}, **trusted)
     assert k7.line() == "Your function differs: yours says needs_approval, the reference says denied."
 
@@ -256,8 +272,9 @@ def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
     from botie.turn import Stage
 
     scenario = load_evidence_scenario()
-    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario),
-                    load_scripted_model())
+    turn = run_turn(
+        scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), load_scripted_model()
+    )
     stages = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
     assert [len(turn.stage(s).ids) for s in stages] == [16, 15, 11, 8, 7]
 

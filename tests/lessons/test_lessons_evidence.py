@@ -25,7 +25,9 @@ def read(edition: str, lesson: str):
 def lesson_checks(nb) -> str:
     return "\n".join(
         "".join(o.get("text", "") for o in c.outputs if o.output_type == "stream")
-        for c in nb.cells if c.cell_type == "code" and "lesson-check" in c.metadata.get("tags", []))
+        for c in nb.cells
+        if c.cell_type == "code" and "lesson-check" in c.metadata.get("tags", [])
+    )
 
 
 SEED_EXAMPLES = {
@@ -92,7 +94,7 @@ def test_each_injected_instruction_is_shown_not_to_change_the_call_or_the_author
     for line in lines:
         assert "tool call propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in line
         assert line.endswith("authorisation unchanged")
-    table = text[text.index("planted instruction"):].splitlines()[2:7]
+    table = text[text.index("planted instruction") :].splitlines()[2:7]
     assert all(re.search(r"yes +yes +\w+ +unchanged +unchanged$", row) for row in table), table
 
 
@@ -111,8 +113,11 @@ def test_every_exercise_a_notebook_checks_is_one_of_its_own_lesson(lesson):
 def test_learner_checks_say_not_yet_and_instructor_checks_pass(lesson):
     for edition, pattern in (("notebooks", r"^\w+: not yet\. "), ("notebooks/instructor", r"^\w+: all \d+ cases")):
         nb = read(edition, lesson)
-        outputs = ["".join(o.get("text", "") for o in c.outputs) for c in nb.cells
-                   if c.cell_type == "code" and re.match(r"^check\(\w+\)$", c.source)]
+        outputs = [
+            "".join(o.get("text", "") for o in c.outputs)
+            for c in nb.cells
+            if c.cell_type == "code" and re.match(r"^check\(\w+\)$", c.source)
+        ]
         assert outputs and all(re.match(pattern, out) for out in outputs), (edition, outputs)
 
 
@@ -122,6 +127,8 @@ def test_figures_are_stored_and_panels_ignored(edition, lesson):
     nb = read(edition, lesson)
     images = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if "image/png" in o.get("data", {})]
     panels = [c for c in nb.cells if c.cell_type == "code" and "_panel(" in c.source]
-    assert panels and all(c.source.startswith("# NBVAL_IGNORE_OUTPUT")
-                          or "nbval-ignore-output" in c.metadata.get("tags", []) for c in panels)
+    assert panels and all(
+        c.source.startswith("# NBVAL_IGNORE_OUTPUT") or "nbval-ignore-output" in c.metadata.get("tags", [])
+        for c in panels
+    )
     assert images, "each lesson shows at least one figure"

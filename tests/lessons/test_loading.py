@@ -79,8 +79,14 @@ def test_preloading_sends_the_pack_in_one_call(scenario):
 
 def test_just_in_time_loads_in_rank_order_until_it_has_what_it_needs(scenario):
     run = just_in_time(scenario, 0, count=lambda line: 10)
-    assert run.seen == ("man-p2-r4-s3.2", "forum-8812", "note-anon-77", "man-p2-r4-t3.4-head",
-                        "man-p2-r4-t3.4-m12", "man-p2-r4-s3.2.1")
+    assert run.seen == (
+        "man-p2-r4-s3.2",
+        "forum-8812",
+        "note-anon-77",
+        "man-p2-r4-t3.4-head",
+        "man-p2-r4-t3.4-m12",
+        "man-p2-r4-s3.2.1",
+    )
     assert run.tool_calls == 6 and run.model_calls == 7 and run.complete
     assert run.unneeded_tokens == 30 + 35
 

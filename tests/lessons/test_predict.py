@@ -91,8 +91,13 @@ def test_key_with_no_reserve_turn_one_fails():
 
 def test_key_the_same_r7_again_is_reuse():
     r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
-    d = decide(r7, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", r7),
-               previous=StoredRequest.settled(r7, "job-1"))
+    d = decide(
+        r7,
+        caller="tech-ana",
+        allowed_assets=["P-2"],
+        approval=Approval("tech-ana", r7),
+        previous=StoredRequest.settled(r7, "job-1"),
+    )
     assert str(d.branch) == "reuse" and _key("r7-again").startswith("reuse")
 
 

@@ -132,18 +132,26 @@ def test_run_prints_the_same_table_it_returns(capsys, tmp_path):
 
 @pytest.mark.parametrize("ok", [True, False])
 def test_main_exit_status_follows_the_rows(monkeypatch, capsys, ok):
-    monkeypatch.setattr(preflight, "checks", lambda folder, kernel: [
-        ("Python", lambda: Row("Python", True, "3.11")),
-        ("kernel starts", lambda: Row("kernel starts", ok, "probe", "" if ok else "fix it")),
-    ])
+    monkeypatch.setattr(
+        preflight,
+        "checks",
+        lambda folder, kernel: [
+            ("Python", lambda: Row("Python", True, "3.11")),
+            ("kernel starts", lambda: Row("kernel starts", ok, "probe", "" if ok else "fix it")),
+        ],
+    )
     assert preflight.main(["--no-kernel"]) == (0 if ok else 1)
     assert "kernel starts" in capsys.readouterr().out
 
 
 def test_the_command_starts_a_real_kernel_and_exits_zero(tmp_path):
     """End to end, as `make check` runs it: a real kernel imports botie."""
-    done = subprocess.run([sys.executable, "-m", "botie.lessons.tooling.preflight", "--folder", str(tmp_path)],
-                          capture_output=True, text=True, timeout=180)
+    done = subprocess.run(
+        [sys.executable, "-m", "botie.lessons.tooling.preflight", "--folder", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "kernel starts             ok" in done.stdout
     assert "all checks passed" in done.stdout
@@ -151,8 +159,12 @@ def test_the_command_starts_a_real_kernel_and_exits_zero(tmp_path):
 
 def test_the_command_exits_non_zero_on_a_failure(tmp_path):
     (tmp_path / "f").write_text("")
-    done = subprocess.run([sys.executable, "-m", "botie.lessons.tooling.preflight", "--no-kernel", "--folder",
-                           str(tmp_path / "f" / "x")], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "botie.lessons.tooling.preflight", "--no-kernel", "--folder", str(tmp_path / "f" / "x")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1
     assert "FAIL" in done.stdout and "Traceback" not in done.stdout + done.stderr
 

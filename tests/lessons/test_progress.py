@@ -65,8 +65,15 @@ def test_a_stub_counts_as_one_hint_shown_and_hints_keep_the_highest_level(book, 
     assert _entries(book)["permitted"]["attempts"] == 1
 
 
-@pytest.mark.parametrize("content", ["{not json", '["a", "list"]', '{"exercises": {"permitted": "x"}}',
-                                     '{"exercises": {"permitted": {"attempts": "two"}}}'])
+@pytest.mark.parametrize(
+    "content",
+    [
+        "{not json",
+        '["a", "list"]',
+        '{"exercises": {"permitted": "x"}}',
+        '{"exercises": {"permitted": {"attempts": "two"}}}',
+    ],
+)
 def test_a_corrupt_file_is_kept_aside_and_the_check_still_answers(book, capsys, content):
     book.parent.mkdir(parents=True)
     book.write_text(content)
@@ -166,7 +173,7 @@ def _places_from_notebooks():
             if STUB not in cell.source or "run_capstone" in cell.source:
                 continue  # the capstone (lesson 05) is run on the adversarial slice, not checked
             number += 1
-            following = "\n".join(c.source for c in cells[index + 1: index + 3])
+            following = "\n".join(c.source for c in cells[index + 1 : index + 3])
             match = re.search(r"check\((\w+)\)", following)
             assert match, f"{path.name}: exercise {number} has no check(...) after it"
             found[match.group(1)] = (lesson, number)
@@ -240,8 +247,15 @@ def test_a_file_from_before_predictions_were_kept_still_reads(book):
     assert progress.load(book).state == "ok"
 
 
-@pytest.mark.parametrize("predictions", ['"x"', '{"q": {"attempts": "1", "first_right": true, "right": true}}',
-                                         '{"q": {"attempts": 1, "first_right": 1, "right": true}}', '{"q": []}'])
+@pytest.mark.parametrize(
+    "predictions",
+    [
+        '"x"',
+        '{"q": {"attempts": "1", "first_right": true, "right": true}}',
+        '{"q": {"attempts": 1, "first_right": 1, "right": true}}',
+        '{"q": []}',
+    ],
+)
 def test_a_nonsense_prediction_makes_the_file_corrupt_not_a_crash(book, predictions):
     book.parent.mkdir(parents=True)
     book.write_text(f'{{"format": 1, "exercises": {{}}, "predictions": {predictions}}}')

@@ -52,9 +52,11 @@ def test_stopped_missing_unreachable_and_corrupt_are_states_not_errors():
 
 
 def test_the_text_and_the_page_mark_the_stuck_learner_only():
-    rows = [row_for("ana", running=True, status=200, body=_answer([_entry("passed")])),
-            row_for("bo", running=True, status=200, body=_answer([_entry(attempts=3)])),
-            row_for("cy", running=False, status=None)]
+    rows = [
+        row_for("ana", running=True, status=200, body=_answer([_entry("passed")])),
+        row_for("bo", running=True, status=200, body=_answer([_entry(attempts=3)])),
+        row_for("cy", running=False, status=None),
+    ]
     text = room_text(rows)
     assert "stuck: bo" in text.splitlines()[-1]
     assert "3x!" in text and "ok" in text and STOPPED in text
@@ -70,5 +72,7 @@ def test_learner_names_are_escaped_in_the_page():
 
 def test_the_rooms_scopes_read_files_only():
     assert "custom:jupyter_server:read:contents" in ROOM_SCOPES
-    assert not any(s.startswith(("admin", "tokens", "custom:jupyter_server:execute", "custom:jupyter_server:write"))
-                   for s in ROOM_SCOPES)
+    assert not any(
+        s.startswith(("admin", "tokens", "custom:jupyter_server:execute", "custom:jupyter_server:write"))
+        for s in ROOM_SCOPES
+    )

@@ -34,8 +34,9 @@ def test_each_stored_choice_leads_decide_to_its_branch():
     for choice in ("none", "same", "different"):
         payload = stored_previous(PROPOSAL, choice)
         previous = None if payload is None else StoredRequest.settled(payload, "job-1")
-        d = decide(PROPOSAL, caller="tech-1", allowed_assets=["P-2"], approval=Approval("tech-1", PROPOSAL),
-                   previous=previous)
+        d = decide(
+            PROPOSAL, caller="tech-1", allowed_assets=["P-2"], approval=Approval("tech-1", PROPOSAL), previous=previous
+        )
         branches.append(str(d.branch))
     assert branches == ["create", "reuse", "conflict"]
 

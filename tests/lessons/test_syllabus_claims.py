@@ -104,7 +104,10 @@ def test_as_one_question_seven_records_and_243_tokens_leave_out_the_replacement_
 def test_split_in_two_five_records_and_177_tokens_cover_both_needs():
     split = select_per_subquestion(
         [SubQuestion("torque", SCENARIO.candidates(0), 150), SubQuestion("replaced", SCENARIO.candidates(3), 40)],
-        SCENARIO.allowed_assets, observed_on=SCENARIO.observed_on, band=1.0)
+        SCENARIO.allowed_assets,
+        observed_on=SCENARIO.observed_on,
+        band=1.0,
+    )
     assert (len(split.selected_ids), split.used, split.gaps) == (5, 177, ())
     assert "tkt-5521" in split.selected_ids and set(SCENARIO.questions[0].answered_by) <= set(split.selected_ids)
 
@@ -121,8 +124,13 @@ MEMORY = [
     MemoryEntry("torque", "25 N·m", Origin.MODEL, _at(15, 9)),
     MemoryEntry("torque", "18 N·m", Origin.DOCUMENT, _at(15, 10), source_id="man-p2-r4-s3.2"),
     MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, _at(15, 10)),
-    MemoryEntry("summary", "P-2 seal replaced 2026-03-01, torque 18 N·m", Origin.SUMMARY, _at(15, 11),
-                covers=("seal_replaced", "torque")),
+    MemoryEntry(
+        "summary",
+        "P-2 seal replaced 2026-03-01, torque 18 N·m",
+        Origin.SUMMARY,
+        _at(15, 11),
+        covers=("seal_replaced", "torque"),
+    ),
     MemoryEntry("seal_replaced", "2026-03-14", Origin.DOCUMENT, _at(15, 12), source_id="tkt-5521"),
 ]
 
@@ -131,7 +139,13 @@ def test_by_next_morning_the_focus_expired_the_model_guess_never_counted_and_the
     carried = carry_forward(MEMORY, now=_at(16, 8))
     assert [(e.key, e.value) for e in carried.kept] == [("torque", "18 N·m"), ("seal_replaced", "2026-03-14")]
     assert [str(o.status) for o in carried.outcomes] == [
-        "expired", "provisional", "kept", "replaced", "stale_summary", "kept"]
+        "expired",
+        "provisional",
+        "kept",
+        "replaced",
+        "stale_summary",
+        "kept",
+    ]
     assert all(e.source_id for e in carried.kept)
 
 
@@ -150,8 +164,9 @@ def test_retrieval_keeps_ticket_5630_out_of_all_four_prompts_and_stuffing_puts_i
 
 
 def test_the_ticket_stuffed_with_the_questions_words_wins_every_question():
-    words = ("What torque gland nuts P-2 mechanical seal flush pressure shaft alignment tolerance coupling "
-             "last replaced? ")
+    words = (
+        "What torque gland nuts P-2 mechanical seal flush pressure shaft alignment tolerance coupling last replaced? "
+    )
     stuffed = dataclasses.replace(BY_ID["tkt-5630"], id="tkt-5630-stuffed", text=words + BY_ID["tkt-5630"].text)
     assert admitted("tkt-5630-stuffed", QUESTIONS, [*SCENARIO.records, stuffed], k=3, design="retrieval") == (True,) * 4
 
@@ -179,10 +194,14 @@ def test_unescaped_ticket_5702_closes_the_fixed_region_but_not_a_random_one():
 
 # --- lesson 03, section 9: every sentence needs a citation ----------------------------------------------------------
 
-CITED = [{"id": "man-p2-r4-s3.2", "quote": "tighten the gland nuts evenly in a cross pattern to 18 N·m"},
-         {"id": "man-p2-r4-s3.2.1", "quote": "tighten the gland nuts to 16 N·m only"}]
-HONEST = ("Tighten the P-2 gland nuts to 18 N·m in a cross pattern [1]. "
-          "If the seal faces were lapped on site, use 16 N·m [2].")
+CITED = [
+    {"id": "man-p2-r4-s3.2", "quote": "tighten the gland nuts evenly in a cross pattern to 18 N·m"},
+    {"id": "man-p2-r4-s3.2.1", "quote": "tighten the gland nuts to 16 N·m only"},
+]
+HONEST = (
+    "Tighten the P-2 gland nuts to 18 N·m in a cross pattern [1]. "
+    "If the seal faces were lapped on site, use 16 N·m [2]."
+)
 
 
 def test_both_answers_quotes_are_genuine_so_the_span_check_alone_releases_both():
@@ -238,8 +257,10 @@ def _lesson_service():
     service = InspectionService(MemoryStore(), clock=clock, downstream=scheduler)
 
     def send(proposal, allowed=("P-2", "P-3")):
-        return lambda: service.submit(proposal, caller="tech-ana", allowed_assets=list(allowed),
-                                      approval=Approval("tech-ana", proposal))
+        return lambda: service.submit(
+            proposal, caller="tech-ana", allowed_assets=list(allowed), approval=Approval("tech-ana", proposal)
+        )
+
     return send, calls
 
 
@@ -252,7 +273,8 @@ def test_two_silences_one_booking_one_key_and_the_denial_tried_once():
     assert [str(d.branch) for d in booked.attempts] == ["unavailable", "unavailable", "create"]
     assert (len(calls), len(set(calls))) == (3, 1)
     assert [str(d.branch) for d in submit_with_retries(send({**R7, "request_id": "r9"}, ("P-3",))).attempts] == [
-        "denied"]
+        "denied"
+    ]
 
 
 def test_the_90_minute_call_reads_invalid_names_its_field_and_the_repaired_call_is_created():

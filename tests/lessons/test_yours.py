@@ -133,8 +133,9 @@ def test_a_shortlist_that_ranks_before_filtering_differs_from_the_reference():
 
 
 def test_a_right_choose_branch_agrees_with_decide():
-    result = compare_branch(choose_branch, P2, approval=Approval("tech-ana", P2),
-                            previous=StoredRequest.settled(P2, "job-1"), **ANA)
+    result = compare_branch(
+        choose_branch, P2, approval=Approval("tech-ana", P2), previous=StoredRequest.settled(P2, "job-1"), **ANA
+    )
     assert (result.agreement, result.reference, result.yours) == (Agreement.SAME, "reuse", "reuse")
 
 
@@ -147,8 +148,9 @@ def test_approval_checked_before_permission_differs_on_an_unapproved_asset_the_c
 
 def test_an_invalid_proposal_is_not_asked_of_choose_branch():
     calls = []
-    result = compare_branch(lambda *a, **k: calls.append(a) or "create", {**P2, "duration_minutes": 0},
-                            approval=None, previous=None, **ANA)
+    result = compare_branch(
+        lambda *a, **k: calls.append(a) or "create", {**P2, "duration_minutes": 0}, approval=None, previous=None, **ANA
+    )
     assert result.agreement is Agreement.NOT_ASKED and result.reference == "invalid"
     assert calls == []
 

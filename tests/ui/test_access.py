@@ -48,7 +48,7 @@ def test_every_control_a_learner_can_change_has_an_accessible_name(kind):
     for widget in _inputs(panel.widget):
         tags = [c for c in widget._dom_classes if c.startswith("botie-control-")]
         assert tags, f"{kind}: a {type(widget).__name__} ({widget.description!r}) is not tagged as a control"
-        assert names[tags[0][len("botie-control-"):]].strip(), f"{kind}: {tags[0]} has no accessible name"
+        assert names[tags[0][len("botie-control-") :]].strip(), f"{kind}: {tags[0]} has no accessible name"
 
 
 @pytest.mark.parametrize("kind", PANELS)
@@ -59,13 +59,20 @@ def test_each_panel_carries_one_access_widget_as_its_live_region(kind):
 
 
 def test_the_slider_is_named_by_its_description_and_a_label_overrides_it():
-    names = control_names(widgets.VBox([
-        control(widgets.IntSlider(20, description="total (tokens)"), "total"),
-        control(widgets.IntSlider(4, description="out"), "output-reserve", "output reserve in tokens"),
-        control(widgets.IntSlider(4), "input-reserve"),  # no description: the control's own name, in words
-    ]))
-    assert names == {"total": "total (tokens)", "output-reserve": "output reserve in tokens",
-                     "input-reserve": "input reserve"}
+    names = control_names(
+        widgets.VBox(
+            [
+                control(widgets.IntSlider(20, description="total (tokens)"), "total"),
+                control(widgets.IntSlider(4, description="out"), "output-reserve", "output reserve in tokens"),
+                control(widgets.IntSlider(4), "input-reserve"),  # no description: the control's own name, in words
+            ]
+        )
+    )
+    assert names == {
+        "total": "total (tokens)",
+        "output-reserve": "output reserve in tokens",
+        "input-reserve": "input reserve",
+    }
 
 
 def test_an_untagged_control_is_caught():

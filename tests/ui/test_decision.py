@@ -25,8 +25,11 @@ def shown_branch(panel) -> str:
 
 def shown_path(panel) -> list[tuple[str, str]]:
     """(check, verdict) for each row of the displayed path, in order."""
-    rows = re.findall(r"^\d (validation|permission|approval|idempotency) \S (passed|failed|not_reached) ",
-                      panel.result_text(), flags=re.M)
+    rows = re.findall(
+        r"^\d (validation|permission|approval|idempotency) \S (passed|failed|not_reached) ",
+        panel.result_text(),
+        flags=re.M,
+    )
     return rows
 
 
@@ -46,18 +49,27 @@ SETUPS = {
 }
 
 PATHS = {
-    "invalid": [("validation", "failed"), ("permission", "not_reached"), ("approval", "not_reached"),
-                ("idempotency", "not_reached")],
-    "denied": [("validation", "passed"), ("permission", "failed"), ("approval", "not_reached"),
-               ("idempotency", "not_reached")],
-    "needs_approval": [("validation", "passed"), ("permission", "passed"), ("approval", "failed"),
-                       ("idempotency", "not_reached")],
-    "create": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"),
-               ("idempotency", "passed")],
-    "reuse": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"),
-              ("idempotency", "passed")],
-    "conflict": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"),
-                 ("idempotency", "failed")],
+    "invalid": [
+        ("validation", "failed"),
+        ("permission", "not_reached"),
+        ("approval", "not_reached"),
+        ("idempotency", "not_reached"),
+    ],
+    "denied": [
+        ("validation", "passed"),
+        ("permission", "failed"),
+        ("approval", "not_reached"),
+        ("idempotency", "not_reached"),
+    ],
+    "needs_approval": [
+        ("validation", "passed"),
+        ("permission", "passed"),
+        ("approval", "failed"),
+        ("idempotency", "not_reached"),
+    ],
+    "create": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "passed")],
+    "reuse": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "passed")],
+    "conflict": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "failed")],
 }
 
 
@@ -113,8 +125,10 @@ def test_a_denied_result_reveals_nothing_stored(panel):
     assert "nothing stored under this request id was read" in panel.result_text()
 
 
-@pytest.mark.parametrize(("control", "value", "field"), [
-    ("duration", 61, "duration_minutes"), ("asset", "", "asset_id"), ("request_id", "", "request_id")])
+@pytest.mark.parametrize(
+    ("control", "value", "field"),
+    [("duration", 61, "duration_minutes"), ("asset", "", "asset_id"), ("request_id", "", "request_id")],
+)
 def test_invalid_fields_are_named_for_repair(panel, control, value, field):
     panel.previous.value = "same"
     getattr(panel, control).value = value
@@ -144,8 +158,14 @@ def test_caller_and_allowed_assets_are_shown():
 def test_dom_contract(panel):
     assert {"botie-panel", "botie-decision-panel"} <= set(panel.widget._dom_classes)
     assert "botie-result" in panel.result._dom_classes
-    controls = {"asset": panel.asset, "duration": panel.duration, "request-id": panel.request_id,
-                "approved": panel.approved, "approval-actor": panel.approval_actor, "previous": panel.previous}
+    controls = {
+        "asset": panel.asset,
+        "duration": panel.duration,
+        "request-id": panel.request_id,
+        "approved": panel.approved,
+        "approval-actor": panel.approval_actor,
+        "previous": panel.previous,
+    }
     for name, widget in controls.items():
         assert f"botie-control-{name}" in widget._dom_classes
         assert widget.description.strip()

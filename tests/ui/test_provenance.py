@@ -131,8 +131,12 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
 def test_dom_contract(panel):
     assert {"botie-panel", "botie-provenance-panel"} <= set(panel.widget._dom_classes)
     assert "botie-result" in panel.result._dom_classes
-    controls = {"question": panel.question, "observed-on": panel.observed_on, "floor": panel.floor,
-                "budget": panel.budget}
+    controls = {
+        "question": panel.question,
+        "observed-on": panel.observed_on,
+        "floor": panel.floor,
+        "budget": panel.budget,
+    }
     controls.update({f"asset-{a}": box for a, box in panel.assets.items()})
     assert set(panel.assets) == {"P-2", "P-3", "VENDOR-P2"}
     for name, widget in controls.items():

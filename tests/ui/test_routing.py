@@ -85,8 +85,13 @@ def test_the_figure_states_its_numbers_in_text_and_follows_the_controls():
     assert a.figure.value == b.figure.value
     said = html_to_text(a.figure.value)
     assert "strategy: select_documents" in said
-    for part in ("largest document 100,000", "all attachments 1,440,000", "soft budget 540,000 (solid line)",
-                 "select limit 2,160,000 (dashed line)", "ceiling 900,000 (dotted line)"):
+    for part in (
+        "largest document 100,000",
+        "all attachments 1,440,000",
+        "soft budget 540,000 (solid line)",
+        "select limit 2,160,000 (dashed line)",
+        "ceiling 900,000 (dotted line)",
+    ):
         assert part in said
     a.largest.value = 600_000
     assert "largest document 600,000" in html_to_text(a.figure.value)
@@ -96,8 +101,13 @@ def test_the_figure_states_its_numbers_in_text_and_follows_the_controls():
 def test_dom_contract(panel):
     assert {"botie-panel", "botie-routing-panel"} <= set(panel.widget._dom_classes)
     assert "botie-result" in panel.result._dom_classes
-    for name, widget in {"count": panel.count, "size": panel.size, "largest": panel.largest,
-                         "ceiling": panel.ceiling, "soft-fraction": panel.soft_fraction}.items():
+    for name, widget in {
+        "count": panel.count,
+        "size": panel.size,
+        "largest": panel.largest,
+        "ceiling": panel.ceiling,
+        "soft-fraction": panel.soft_fraction,
+    }.items():
         assert f"botie-control-{name}" in widget._dom_classes
         assert widget.description.strip()
 

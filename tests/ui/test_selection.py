@@ -129,8 +129,12 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
 def test_dom_contract(panel):
     assert {"botie-panel", "botie-selection-panel"} <= set(panel.widget._dom_classes)
     assert "botie-result" in panel.result._dom_classes
-    controls = {"total": panel.total, "input-reserve": panel.input_reserve,
-                "output-reserve": panel.output_reserve, "policy": panel.policy}
+    controls = {
+        "total": panel.total,
+        "input-reserve": panel.input_reserve,
+        "output-reserve": panel.output_reserve,
+        "policy": panel.policy,
+    }
     controls.update({f"asset-{a}": box for a, box in panel.assets.items()})
     assert set(panel.assets) == {"K-7", "P-1", "P-2", "P-3"}
     for name, widget in controls.items():
@@ -143,16 +147,19 @@ def test_the_window_bar_states_its_numbers_in_text(scene):
     assert a.figure.value == b.figure.value
     assert html_to_text(a.figure.value).splitlines() == [
         "window of 20 tokens: evidence allowance 8, used 8",
-        "input reserve 8; output reserve 4; evidence used 8; room left 0"]
+        "input reserve 8; output reserve 4; evidence used 8; room left 0",
+    ]
     a.input_reserve.value = 17  # an overflowing window is drawn too, with a line at the total
     assert html_to_text(a.figure.value).splitlines() == [
         "reserves 21 > total 20: over by 1",
-        "input reserve 17; output reserve 4; evidence used 0; room left 0; total 20 (solid line)"]
+        "input reserve 17; output reserve 4; evidence used 0; room left 0; total 20 (solid line)",
+    ]
 
 
 def test_window_text_names_every_segment():
     assert window_text(20, 8, 4, 6) == (
-        "window 20 = input reserve 8 + output reserve 4 + evidence used 6 + room left 2")
+        "window 20 = input reserve 8 + output reserve 4 + evidence used 6 + room left 2"
+    )
     assert "overflow the total by 1" in window_text(20, 17, 4, 0)
 
 

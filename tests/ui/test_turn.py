@@ -22,9 +22,13 @@ def test_the_starting_turn_answers_and_books(panel):
     text = panel.result_text()
     assert "Tighten the P-2 gland nuts" in text
     assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
-    assert [line.split()[0] for line in text.splitlines() if line.split()[:1] and line.split()[0] in (
-        "candidates", "permitted", "fresh", "fit", "request", "answer", "citations", "proposal", "decision")] == [
-        "candidates", "permitted", "fresh", "fit", "request", "answer", "citations", "proposal", "decision"]
+    assert [
+        line.split()[0]
+        for line in text.splitlines()
+        if line.split()[:1]
+        and line.split()[0]
+        in ("candidates", "permitted", "fresh", "fit", "request", "answer", "citations", "proposal", "decision")
+    ] == ["candidates", "permitted", "fresh", "fit", "request", "answer", "citations", "proposal", "decision"]
 
 
 def test_every_outcome_and_loss_kind_is_reachable(panel):
@@ -70,8 +74,14 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
 def test_dom_contract(panel):
     assert {"botie-panel", "botie-turn-panel"} <= set(panel.widget._dom_classes)
     assert "botie-result" in panel.result._dom_classes
-    controls = {"question": panel.question, "budget": panel.budget, "model": panel.model_kind,
-                "planted": panel.planted, "ask": panel.ask, "approved": panel.approved}
+    controls = {
+        "question": panel.question,
+        "budget": panel.budget,
+        "model": panel.model_kind,
+        "planted": panel.planted,
+        "ask": panel.ask,
+        "approved": panel.approved,
+    }
     controls.update({f"asset-{a}": box for a, box in panel.assets.items()})
     for name, widget in controls.items():
         assert f"botie-control-{name}" in widget._dom_classes

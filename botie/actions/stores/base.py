@@ -69,15 +69,15 @@ class Transaction(Protocol):
     def create(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime) -> Receipt:
         """Create the job, its receipt and a settled key, together."""
 
-    def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime,
-                token: str) -> None:
+    def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime, token: str) -> None:
         """Hold the key as pending before a downstream call; ``token`` travels downstream with the call."""
 
     def retake(self, caller: str, request_id: str) -> str:
         """Move a failed key back to pending for another attempt; return its (unchanged) token."""
 
-    def complete(self, caller: str, request_id: str, token: str, external_ref: str,
-                 now: _dt.datetime) -> Receipt | None:
+    def complete(
+        self, caller: str, request_id: str, token: str, external_ref: str, now: _dt.datetime
+    ) -> Receipt | None:
         """Settle the reservation holding ``token``: create job and receipt. None if it is no longer held."""
 
     def mark_failed(self, caller: str, request_id: str, token: str) -> None:

@@ -98,11 +98,11 @@ class _MemoryTransaction:
         self._put_new_key(caller, rid, _Key(canonical_json(dict(payload)), KeyState.DONE, job_id, None, now))
         return self._receipt(job_id, rid)
 
-    def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime,
-                token: str) -> None:
+    def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime, token: str) -> None:
         self._store._pause()
-        self._put_new_key(caller, payload["request_id"],
-                          _Key(canonical_json(dict(payload)), KeyState.PENDING, None, token, now))
+        self._put_new_key(
+            caller, payload["request_id"], _Key(canonical_json(dict(payload)), KeyState.PENDING, None, token, now)
+        )
 
     def retake(self, caller: str, request_id: str) -> str:
         key = self._key(caller, request_id)
@@ -111,8 +111,9 @@ class _MemoryTransaction:
         self._keys[(caller, request_id)] = replace(key, state=KeyState.PENDING)
         return key.token
 
-    def complete(self, caller: str, request_id: str, token: str, external_ref: str,
-                 now: _dt.datetime) -> Receipt | None:
+    def complete(
+        self, caller: str, request_id: str, token: str, external_ref: str, now: _dt.datetime
+    ) -> Receipt | None:
         key = self._key(caller, request_id)
         if key is None or key.token != token or key.state is KeyState.DONE:
             return None
@@ -131,7 +132,7 @@ class _MemoryTransaction:
 
     def reservations(self, reserved_before: _dt.datetime) -> list[Reservation]:
         found = []
-        for (caller, rid) in {**self._store._keys, **self._keys}:
+        for caller, rid in {**self._store._keys, **self._keys}:
             key = self._key(caller, rid)
             if key is not None and key.state is not KeyState.DONE and key.stored_at <= reserved_before:
                 found.append(Reservation(caller, rid, json.loads(key.payload), key.token, key.state, key.stored_at))

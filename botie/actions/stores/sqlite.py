@@ -148,14 +148,30 @@ class _SQLiteTransaction:
             (row_id, caller, request_id, fingerprint),
         )
 
-    def _insert_key(self, caller: str, payload: Mapping[str, Any], fingerprint: str, state: KeyState,
-                    row_id: int | None, token: str | None, now: _dt.datetime) -> None:
+    def _insert_key(
+        self,
+        caller: str,
+        payload: Mapping[str, Any],
+        fingerprint: str,
+        state: KeyState,
+        row_id: int | None,
+        token: str | None,
+        now: _dt.datetime,
+    ) -> None:
         # A plain INSERT: if the key exists, the primary key refuses it (IntegrityError), never overwrites.
         self._conn.execute(
             "INSERT INTO idempotency_keys (caller, request_id, fingerprint, payload, state, job_id, token, stored_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (caller, payload["request_id"], fingerprint, canonical_json(dict(payload)), state.value, row_id, token,
-             _when(now)),
+            (
+                caller,
+                payload["request_id"],
+                fingerprint,
+                canonical_json(dict(payload)),
+                state.value,
+                row_id,
+                token,
+                _when(now),
+            ),
         )
 
     def create(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime) -> Receipt:
@@ -163,11 +179,15 @@ class _SQLiteTransaction:
         self._insert_receipt(row_id, caller, payload["request_id"], fingerprint)
         self._insert_key(caller, payload, fingerprint, KeyState.DONE, row_id, None, now)
         # Built from what was just written rather than read back: one statement fewer per booking.
-        return Receipt(_job_id(row_id), payload["request_id"], payload["asset_id"], payload["duration_minutes"],
-                       _moment(_when(now)))
+        return Receipt(
+            _job_id(row_id),
+            payload["request_id"],
+            payload["asset_id"],
+            payload["duration_minutes"],
+            _moment(_when(now)),
+        )
 
-    def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime,
-                token: str) -> None:
+    def reserve(self, caller: str, payload: Mapping[str, Any], fingerprint: str, now: _dt.datetime, token: str) -> None:
         self._insert_key(caller, payload, fingerprint, KeyState.PENDING, None, token, now)
 
     def retake(self, caller: str, request_id: str) -> str:
@@ -178,8 +198,9 @@ class _SQLiteTransaction:
         self._conn.execute("UPDATE idempotency_keys SET state = 'pending'" + where, (caller, request_id))
         return row[0]
 
-    def complete(self, caller: str, request_id: str, token: str, external_ref: str,
-                 now: _dt.datetime) -> Receipt | None:
+    def complete(
+        self, caller: str, request_id: str, token: str, external_ref: str, now: _dt.datetime
+    ) -> Receipt | None:
         row = self._conn.execute(
             "SELECT payload, fingerprint FROM idempotency_keys"
             " WHERE caller = ? AND request_id = ? AND token = ? AND state != 'done'",
@@ -260,8 +281,9 @@ class SQLiteStore:
 
     def _connection(self) -> sqlite3.Connection:
         if os.getpid() != self._pid:
-            raise StoreError("this SQLiteStore was opened in another process; open a new one in this process",
-                             field="store")
+            raise StoreError(
+                "this SQLiteStore was opened in another process; open a new one in this process", field="store"
+            )
         conn = getattr(self._local, "conn", None)
         if conn is None:
             # check_same_thread=False only so that close() may close every thread's connection;
@@ -315,8 +337,7 @@ class SQLiteStore:
         """
         conn = self._connection()
         if conn.in_transaction:
-            raise StoreError("transactions do not nest: the outer transaction owns commit and rollback",
-                             field="store")
+            raise StoreError("transactions do not nest: the outer transaction owns commit and rollback", field="store")
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
@@ -348,13 +369,16 @@ class SQLiteStore:
 
     def integrity_problems(self) -> list[str]:
         checks = {
-            "job {} has no receipt":
-                "SELECT j.id FROM jobs j LEFT JOIN receipts r ON r.job_id = j.id WHERE r.job_id IS NULL",
-            "receipt for job {} has no job":
-                "SELECT r.job_id FROM receipts r LEFT JOIN jobs j ON j.id = r.job_id WHERE j.id IS NULL",
-            "a settled key points at job {}, which has no receipt":
+            "job {} has no receipt": (
+                "SELECT j.id FROM jobs j LEFT JOIN receipts r ON r.job_id = j.id WHERE r.job_id IS NULL"
+            ),
+            "receipt for job {} has no job": (
+                "SELECT r.job_id FROM receipts r LEFT JOIN jobs j ON j.id = r.job_id WHERE j.id IS NULL"
+            ),
+            "a settled key points at job {}, which has no receipt": (
                 "SELECT k.job_id FROM idempotency_keys k LEFT JOIN receipts r ON r.job_id = k.job_id"
-                " WHERE k.job_id IS NOT NULL AND r.job_id IS NULL",
+                " WHERE k.job_id IS NOT NULL AND r.job_id IS NULL"
+            ),
         }
         problems = [template.format(_job_id(row[0])) for template, sql in checks.items() for row in self._read(sql)]
         problems += [f"foreign key broken in {table}" for table, *_ in self._read("PRAGMA foreign_key_check")]

@@ -51,9 +51,7 @@ def _missing_dependency(
     return None
 
 
-def _reading_order(
-    r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], out: list[Record]
-) -> None:
+def _reading_order(r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], out: list[Record]) -> None:
     """Append r's dependencies depth first, then r: a table heading comes before its row."""
     seen = {m.id for m in out}  # placed by an earlier call, or entered in this one
 
@@ -107,8 +105,14 @@ def units(
     return units, list(conflicts.values())
 
 
-def _rivals(r: Record, by_id: Mapping[str, Record], usable: Mapping[str, str], open_ids: set[str],
-            claimed: set[str], conflicts: dict[frozenset[str], Conflict]) -> list[tuple[Record, str]]:
+def _rivals(
+    r: Record,
+    by_id: Mapping[str, Record],
+    usable: Mapping[str, str],
+    open_ids: set[str],
+    claimed: set[str],
+    conflicts: dict[frozenset[str], Conflict],
+) -> list[tuple[Record, str]]:
     """The high-authority rivals of r and of everything that travels with it, closed under both relations.
 
     The closure matters: if c7 disagrees with c4 and with c6, or a record c4 needs disagrees with
@@ -161,8 +165,11 @@ def settle(
         if packed.status is Status.SELECTED:
             selected.extend(m.id for m in unit.members)
             decided[lead.id] = EvidenceOutcome(
-                lead.id, EvidenceStatus.SELECTED, "packing",
-                f"rank {n} ({_score_text(lead)}){company}: {packed.reason}", n,
+                lead.id,
+                EvidenceStatus.SELECTED,
+                "packing",
+                f"rank {n} ({_score_text(lead)}){company}: {packed.reason}",
+                n,
             )
             for m in unit.members:
                 if m.id != lead.id:
@@ -172,8 +179,7 @@ def settle(
             fits_alone = packed.used_before + lead.cost <= packed.allowance
             if fits_alone and unit.dependencies:
                 status, check = EvidenceStatus.INCOMPLETE, "completeness"
-                why = (f"fits alone ({lead.cost} tokens) but not{company}: {packed.reason}; "
-                       "alone it would be misread")
+                why = f"fits alone ({lead.cost} tokens) but not{company}: {packed.reason}; alone it would be misread"
             else:
                 status, check = EvidenceStatus.OVER_BUDGET, "packing"
                 why = f"rank {n} ({_score_text(lead)}){company}: {packed.reason}"
@@ -215,8 +221,11 @@ def _member_selected(m: Record, unit: Unit, rank: Mapping[str, int]) -> Evidence
             why = f"kept together with {unit.lead.id}: it disagrees with {rival}, both high authority, so both go in"
         return EvidenceOutcome(m.id, EvidenceStatus.SELECTED, "completeness", why, rank.get(m.id))
     return EvidenceOutcome(
-        m.id, EvidenceStatus.SELECTED, "completeness",
-        f"brought along: {_needed_by(m, unit)} depends on it and would be misread without it", rank.get(m.id),
+        m.id,
+        EvidenceStatus.SELECTED,
+        "completeness",
+        f"brought along: {_needed_by(m, unit)} depends on it and would be misread without it",
+        rank.get(m.id),
     )
 
 

@@ -11,7 +11,13 @@ from botie.context.provenance.trust import Trust
 from botie.context.selection import Coverage
 
 __all__ = [
-    "CHECKS", "DEFAULT_FLOOR", "Conflict", "EvidenceBranch", "EvidenceOutcome", "EvidenceSelection", "EvidenceStatus",
+    "CHECKS",
+    "DEFAULT_FLOOR",
+    "Conflict",
+    "EvidenceBranch",
+    "EvidenceOutcome",
+    "EvidenceSelection",
+    "EvidenceStatus",
 ]
 
 #: The checks, in the order they run.

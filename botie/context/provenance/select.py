@@ -61,9 +61,7 @@ def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple
     return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id}{since}"
 
 
-def _freshness_of_copy(
-    r: Record, by_id: Mapping[str, Record], today: _dt.date
-) -> tuple[EvidenceStatus, str] | None:
+def _freshness_of_copy(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple[EvidenceStatus, str] | None:
     """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
     seen = {r.id}
     current = r.duplicate_of
@@ -155,8 +153,18 @@ def select_evidence(
     conflicts = [replace(c, in_context=c.ids[0] in both_in and c.ids[1] in both_in) for c in conflicts]
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
-        EvidenceBranch.ANSWER, CHECKS, tuple(selected), packed.used, packed.allowance, outcomes,
-        tuple(r.id for r in ranked), tuple(conflicts), today, floor, best, None,
+        EvidenceBranch.ANSWER,
+        CHECKS,
+        tuple(selected),
+        packed.used,
+        packed.allowance,
+        outcomes,
+        tuple(r.id for r in ranked),
+        tuple(conflicts),
+        today,
+        floor,
+        best,
+        None,
         Coverage.of(outcomes, EvidenceStatus),
     )
 
@@ -166,7 +174,10 @@ def _exclude(decided: dict[str, EvidenceOutcome], r: Record, status: EvidenceSta
 
 
 def _permitted_and_current(
-    records: Iterable[Record], allowed: frozenset[str], by_id: Mapping[str, Record], today: _dt.date,
+    records: Iterable[Record],
+    allowed: frozenset[str],
+    by_id: Mapping[str, Record],
+    today: _dt.date,
     decided: dict[str, EvidenceOutcome],
 ) -> list[Record]:
     """Checks 1 and 2: permission, then freshness. No score has been looked at yet."""
@@ -240,10 +251,20 @@ def _refusal(
     if best is None:
         why = "no permitted, current, scored candidate remains: there is no evidence to answer from"
     else:
-        why = (f"best score {best:.2f} is below the {floor:.2f} floor: "
-               "the documents do not appear to contain an answer")
+        why = f"best score {best:.2f} is below the {floor:.2f} floor: the documents do not appear to contain an answer"
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
-        EvidenceBranch.REFUSE, CHECKS[: CHECKS.index("relevance_floor") + 1], (), 0, allowance, outcomes, (), (),
-        today, floor, best, why, Coverage.of(outcomes, EvidenceStatus),
+        EvidenceBranch.REFUSE,
+        CHECKS[: CHECKS.index("relevance_floor") + 1],
+        (),
+        0,
+        allowance,
+        outcomes,
+        (),
+        (),
+        today,
+        floor,
+        best,
+        why,
+        Coverage.of(outcomes, EvidenceStatus),
     )

@@ -100,13 +100,29 @@ class Entry:
         attempts, hints = raw.get("attempts", 0), raw.get("hints", 0)
         if status not in (PASSED, NOT_YET) or type(attempts) is not int or type(hints) is not int:
             raise ValueError(f"entry {name!r} has a status, attempts or hints that make no sense")
-        return cls(name, lesson, number, status, attempts, hints, raw.get("first_tried"),
-                   raw.get("last_tried"), raw.get("passed_at"))
+        return cls(
+            name,
+            lesson,
+            number,
+            status,
+            attempts,
+            hints,
+            raw.get("first_tried"),
+            raw.get("last_tried"),
+            raw.get("passed_at"),
+        )
 
     def to_json(self) -> dict[str, Any]:
-        return {"lesson": self.lesson, "exercise": self.number, "status": self.status,
-                "attempts": self.attempts, "hints": self.hints, "first_tried": self.first_tried,
-                "last_tried": self.last_tried, "passed_at": self.passed_at}
+        return {
+            "lesson": self.lesson,
+            "exercise": self.number,
+            "status": self.status,
+            "attempts": self.attempts,
+            "hints": self.hints,
+            "first_tried": self.first_tried,
+            "last_tried": self.last_tried,
+            "passed_at": self.passed_at,
+        }
 
 
 @dataclass(frozen=True)
@@ -139,8 +155,7 @@ class Prediction:
         return cls(question, str(raw.get("lesson", "?")), *values)
 
     def to_json(self) -> dict[str, Any]:
-        return {"lesson": self.lesson, "attempts": self.attempts, "first_right": self.first_right,
-                "right": self.right}
+        return {"lesson": self.lesson, "attempts": self.attempts, "first_right": self.first_right, "right": self.right}
 
 
 def progress_path() -> Path | None:
@@ -194,14 +209,20 @@ def _keep_aside(path: Path, problem: str) -> None:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     aside = path.with_name(f"{path.stem}.unreadable-{stamp}{path.suffix}")
     path.replace(aside)
-    _say_once(f"corrupt:{path}", f"(Your progress file could not be read: {problem}. It is kept as {aside.name}; "
-                                 "a fresh one starts now. Your check above is not affected.)")
+    _say_once(
+        f"corrupt:{path}",
+        f"(Your progress file could not be read: {problem}. It is kept as {aside.name}; "
+        "a fresh one starts now. Your check above is not affected.)",
+    )
 
 
 def _write(path: Path, book: ProgressFile) -> None:
     """Write the whole file to a temporary file in the same folder, then rename it into place."""
-    body = {"format": FORMAT, "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
-            "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())}}
+    body = {
+        "format": FORMAT,
+        "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
+        "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -226,8 +247,11 @@ def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
             _keep_aside(path, current.problem)
         _write(path, change(current))
     except OSError as exc:
-        _say_once(f"write:{path}", f"(Your progress could not be saved in {path}: {exc.strerror or exc}. "
-                                   "Checks and hints still work; only the record is missing.)")
+        _say_once(
+            f"write:{path}",
+            f"(Your progress could not be saved in {path}: {exc.strerror or exc}. "
+            "Checks and hints still work; only the record is missing.)",
+        )
 
 
 def _update_entry(name: str, change: Callable[[Entry], Entry]) -> None:
@@ -247,8 +271,17 @@ def record_check(name: str, passed: bool, *, hint_shown: int = 0) -> None:
 
     def change(e: Entry) -> Entry:
         hints = max(e.hints, hint_shown)
-        return Entry(e.name, e.lesson, e.number, PASSED if passed else NOT_YET, e.attempts + 1, hints,
-                     e.first_tried or when, when, e.passed_at or (when if passed else None))
+        return Entry(
+            e.name,
+            e.lesson,
+            e.number,
+            PASSED if passed else NOT_YET,
+            e.attempts + 1,
+            hints,
+            e.first_tried or when,
+            when,
+            e.passed_at or (when if passed else None),
+        )
 
     _update_entry(name, change)
 
@@ -257,8 +290,17 @@ def record_hint(name: str, level: int) -> None:
     """Remember the highest hint level shown for exercise ``name``."""
 
     def change(e: Entry) -> Entry:
-        return Entry(e.name, e.lesson, e.number, e.status, e.attempts, max(e.hints, level), e.first_tried,
-                     e.last_tried, e.passed_at)
+        return Entry(
+            e.name,
+            e.lesson,
+            e.number,
+            e.status,
+            e.attempts,
+            max(e.hints, level),
+            e.first_tried,
+            e.last_tried,
+            e.passed_at,
+        )
 
     _update_entry(name, change)
 
@@ -268,8 +310,11 @@ def record_prediction(question: str, lesson: str, right: bool) -> None:
 
     def change_file(book: ProgressFile) -> ProgressFile:
         old = book.predictions.get(question)
-        new = Prediction(question, lesson, 1, right, right) if old is None else \
-            Prediction(question, lesson, old.attempts + 1, old.first_right, right)
+        new = (
+            Prediction(question, lesson, 1, right, right)
+            if old is None
+            else Prediction(question, lesson, old.attempts + 1, old.first_right, right)
+        )
         return ProgressFile(book.entries, "ok", predictions={**book.predictions, question: new})
 
     _update(change_file)
@@ -285,8 +330,7 @@ def _result(e: Entry | None) -> str:
     return e.status
 
 
-def table_text(entries: dict[str, Entry], predictions: dict[str, Prediction] | None = None,
-               questions: int = 0) -> str:
+def table_text(entries: dict[str, Entry], predictions: dict[str, Prediction] | None = None, questions: int = 0) -> str:
     """The learner's table: every exercise of every lesson, in lesson order, then the predictions."""
     lines = [f"{'lesson':<7}{'exercise':<22}{'result':<10}{'tries':>6}{'hints':>6}"]
     for name, (lesson, number) in sorted(PLACES.items(), key=lambda item: item[1]):
@@ -300,8 +344,9 @@ def table_text(entries: dict[str, Entry], predictions: dict[str, Prediction] | N
         lines.append("* passed earlier; your latest check of it did not pass.")
     answered = predictions or {}
     first = sum(1 for p in answered.values() if p.first_right)
-    lines.append(f"Predict-then-run: {len(answered)} of {questions} questions answered, "
-                 f"{first} right at the first try.")
+    lines.append(
+        f"Predict-then-run: {len(answered)} of {questions} questions answered, {first} right at the first try."
+    )
     return "\n".join(lines)
 
 
@@ -313,6 +358,8 @@ def show_progress() -> None:
         return
     current = load(path)
     if current.state == "corrupt":
-        print(f"Your progress file ({path.name}) could not be read: {current.problem}. "
-              "The next check keeps it aside and starts a fresh one.")
+        print(
+            f"Your progress file ({path.name}) could not be read: {current.problem}. "
+            "The next check keeps it aside and starts a fresh one."
+        )
     print(table_text(current.entries, current.predictions, len(QUESTIONS)))

@@ -56,8 +56,13 @@ def shipped_notebook(path: Path) -> Any | None:
 
     for ref in ("@{upstream}", "HEAD"):
         try:
-            shown = subprocess.run(["git", "-C", str(path.parent), "show", f"{ref}:./{path.name}"],
-                                   capture_output=True, text=True, timeout=30, check=False)
+            shown = subprocess.run(
+                ["git", "-C", str(path.parent), "show", f"{ref}:./{path.name}"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
         except (OSError, subprocess.SubprocessError):
             return None  # no git at all
         if shown.returncode == 0:
@@ -78,8 +83,9 @@ def _write_atomically(nb: Any, path: Path) -> None:
         raise
 
 
-def restore_exercise(lesson: str, number: int, *, folder: str | Path | None = None,
-                     shipped: str | Path | None = None) -> ResetResult:
+def restore_exercise(
+    lesson: str, number: int, *, folder: str | Path | None = None, shipped: str | Path | None = None
+) -> ResetResult:
     """Restore exercise ``number`` of ``lesson`` in the learner's notebook. Never raises for learner mistakes."""
     import nbformat
 
@@ -92,25 +98,34 @@ def restore_exercise(lesson: str, number: int, *, folder: str | Path | None = No
         return ResetResult(False, f"Could not find the shipped copy of {path.name} (git does not know it).", path)
     cells = exercise_cells(original)
     if not 1 <= number <= len(cells):
-        return ResetResult(False, f"Lesson {lesson} has exercises 1 to {len(cells)}; there is no exercise {number}.",
-                           path)
+        return ResetResult(
+            False, f"Lesson {lesson} has exercises 1 to {len(cells)}; there is no exercise {number}.", path
+        )
     stub = cells[number - 1]
     nb = nbformat.read(path, as_version=4)
     mine = next((cell for cell in nb.cells if cell.get("id") == stub.get("id")), None)
     if mine is None:
-        return ResetResult(False, f"The cell of exercise {number} is no longer in {path.name}; "
-                                  "copy the starting code below into a new cell.", path, stub.get("id"), stub.source)
+        return ResetResult(
+            False,
+            f"The cell of exercise {number} is no longer in {path.name}; copy the starting code below into a new cell.",
+            path,
+            stub.get("id"),
+            stub.source,
+        )
     mine.source = stub.source
     mine.outputs = []
     mine.execution_count = None
     _write_atomically(nb, path)
-    done = (f"Exercise {number} of lesson {lesson} is back to its starting code in {path.name}. "
-            "Now choose File > Reload Notebook from Disk to see it.")
+    done = (
+        f"Exercise {number} of lesson {lesson} is back to its starting code in {path.name}. "
+        "Now choose File > Reload Notebook from Disk to see it."
+    )
     return ResetResult(True, done, path, stub.get("id"), stub.source)
 
 
-def reset_exercise(lesson: str, number: int, *, folder: str | Path | None = None,
-                   shipped: str | Path | None = None) -> None:
+def reset_exercise(
+    lesson: str, number: int, *, folder: str | Path | None = None, shipped: str | Path | None = None
+) -> None:
     """Print what :func:`restore_exercise` did (and the starting code when it could not put it back)."""
     try:
         result = restore_exercise(lesson, number, folder=folder, shipped=shipped)

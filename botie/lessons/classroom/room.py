@@ -116,8 +116,7 @@ def _server_ready(user: dict) -> bool:
     return bool(server and server.get("ready"))
 
 
-def gather(hub_api: str, public_url: str, token: str, *, path: str = PROGRESS_PATH,
-           timeout: float = 5.0) -> list[Row]:
+def gather(hub_api: str, public_url: str, token: str, *, path: str = PROGRESS_PATH, timeout: float = 5.0) -> list[Row]:
     """Ask the hub for the learners, then read each running learner's progress file through the proxy.
 
     The token's scopes decide who is a learner: with ``list:users!group=learners`` the hub lists

@@ -28,8 +28,12 @@ REFRESH_SECONDS = int(os.environ.get("BOTIE_ROOM_REFRESH", "5"))
 
 
 def _rows() -> list:
-    return gather(os.environ["JUPYTERHUB_API_URL"], os.environ["BOTIE_HUB_PUBLIC_URL"],
-                  os.environ["JUPYTERHUB_API_TOKEN"], path=os.environ.get("BOTIE_ROOM_PROGRESS", PROGRESS_PATH))
+    return gather(
+        os.environ["JUPYTERHUB_API_URL"],
+        os.environ["BOTIE_HUB_PUBLIC_URL"],
+        os.environ["JUPYTERHUB_API_TOKEN"],
+        path=os.environ.get("BOTIE_ROOM_PROGRESS", PROGRESS_PATH),
+    )
 
 
 class RoomPage(HubOAuthenticated, web.RequestHandler):
@@ -45,11 +49,21 @@ class RoomApi(HubOAuthenticated, web.RequestHandler):
     async def get(self) -> None:
         rows = await asyncio.to_thread(_rows)
         self.set_header("Content-Type", "application/json")
-        self.write(json.dumps([
-            {"learner": r.learner, "state": r.state, "detail": r.detail, "stuck": list(r.stuck),
-             "passed": r.passed, "entries": {n: dataclasses.asdict(e) for n, e in r.entries.items()}}
-            for r in rows
-        ]))
+        self.write(
+            json.dumps(
+                [
+                    {
+                        "learner": r.learner,
+                        "state": r.state,
+                        "detail": r.detail,
+                        "stuck": list(r.stuck),
+                        "passed": r.passed,
+                        "entries": {n: dataclasses.asdict(e) for n, e in r.entries.items()},
+                    }
+                    for r in rows
+                ]
+            )
+        )
 
 
 def make_app() -> web.Application:

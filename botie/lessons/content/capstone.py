@@ -34,8 +34,15 @@ from botie.errors import RequestTooLargeError
 from botie.lessons.content.adversarial import _absent_candidates, _action, _slice_data
 from botie.turn import ActionRequest, TurnSetup, action_instructions
 
-__all__ = ["SETS", "CapstoneCase", "CapstoneReport", "LearnerError", "capstone_turn", "ranked_for_learner",
-           "run_capstone"]
+__all__ = [
+    "SETS",
+    "CapstoneCase",
+    "CapstoneReport",
+    "LearnerError",
+    "capstone_turn",
+    "ranked_for_learner",
+    "run_capstone",
+]
 
 SETS = ("ordinary questions", "restricted never sent", "answer absent", "injected instructions", "decisions")
 
@@ -87,8 +94,9 @@ def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
     try:
         return fn(*args, **kwargs)
     except NotImplementedError:
-        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)",
-                           ) from None
+        raise LearnerError(
+            f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)",
+        ) from None
     except Exception as exc:  # a learner's bug becomes a message, never a traceback
         raise LearnerError(f"your {name} raised {type(exc).__name__}: {exc}") from None
 
@@ -96,8 +104,9 @@ def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
 def ranked_for_learner(candidates: Sequence[Record], setup: TurnSetup) -> list[Record]:
     """Current, distinct, above-floor candidates in ranking order, dependencies first; permission NOT applied."""
     everyone = {r.asset for r in candidates} | set(setup.allowed_assets)
-    ranked = select_evidence(candidates, everyone, setup.budget, observed_on=setup.observed_on,
-                             floor=setup.floor).ranking
+    ranked = select_evidence(
+        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+    ).ranking
     by_id = {r.id: r for r in candidates}
     order: list[str] = []
     for rid in ranked:
@@ -131,22 +140,41 @@ class CapstoneTurn(NamedTuple):
 
 
 def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSetup, model: Any) -> str | None:
-    request = build_request(action.message, (), ceiling=setup.ceiling, answer_allowance=setup.answer_allowance,
-                            instructions=action_instructions(setup))
+    request = build_request(
+        action.message,
+        (),
+        ceiling=setup.ceiling,
+        answer_allowance=setup.answer_allowance,
+        instructions=action_instructions(setup),
+    )
     proposal = model.reply(request.text).proposal
     if proposal is None or proposal.tool != TOOL_NAME:
         return None
     arguments = dict(proposal.arguments)
     if validate_inspection(arguments):
         return "invalid"  # lesson 04's choose_branch is for valid proposals; validation is botie's here
-    got = _call(decide_fn, "choose_branch", arguments, caller=setup.caller,
-                allowed_assets=list(setup.allowed_assets), approval=action.approval, previous=action.previous)
+    got = _call(
+        decide_fn,
+        "choose_branch",
+        arguments,
+        caller=setup.caller,
+        allowed_assets=list(setup.allowed_assets),
+        approval=action.approval,
+        previous=action.previous,
+    )
     return str(got)
 
 
-def capstone_turn(question: str, candidates: Sequence[Record], setup: TurnSetup, model: Any, *,
-                  select_fn: Callable[..., Any], decide_fn: Callable[..., Any] | None = None,
-                  action: ActionRequest | None = None) -> CapstoneTurn:
+def capstone_turn(
+    question: str,
+    candidates: Sequence[Record],
+    setup: TurnSetup,
+    model: Any,
+    *,
+    select_fn: Callable[..., Any],
+    decide_fn: Callable[..., Any] | None = None,
+    action: ActionRequest | None = None,
+) -> CapstoneTurn:
     """One turn with the learner's selection (and decision, when an action is asked for). May raise LearnerError."""
     chosen = _chosen(select_fn, ranked_for_learner(candidates, setup), setup)
     branch = _branch(decide_fn, action, setup, model) if action is not None and decide_fn is not None else None
@@ -158,8 +186,7 @@ def capstone_turn(question: str, candidates: Sequence[Record], setup: TurnSetup,
         return CapstoneTurn("too_large", None, tuple(r.id for r in chosen), branch)
     reply = model.reply(request.text)
     ok = verify_citations(reply.citations, request.evidence).ok
-    return CapstoneTurn("answered" if ok else "withheld", reply.answer if ok else None, request.document_ids,
-                        branch)
+    return CapstoneTurn("answered" if ok else "withheld", reply.answer if ok else None, request.document_ids, branch)
 
 
 def _safely(set_name: str, name: str, work: Callable[[], tuple[bool, str]]) -> CapstoneCase:
@@ -175,6 +202,7 @@ def _question_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]
     assets = {r.id: r.asset for r in s.scenario.records}
     # Each case's closures run at once, inside _safely, so they see this iteration's question.
     for i, q in enumerate(s.scenario.questions):
+
         def turn(i: int = i, q: Any = q) -> CapstoneTurn:
             return capstone_turn(q.question, s.scenario.candidates(i), s.setup, s.careful, select_fn=select_fn)
 
@@ -198,9 +226,9 @@ def _question_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]
 def _absent_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]:
     def one(entry: Any) -> Callable[[], tuple[bool, str]]:
         def work() -> tuple[bool, str]:
-            t = capstone_turn(entry["question"], _absent_candidates(s, entry), s.setup, s.careful,
-                              select_fn=select_fn)
+            t = capstone_turn(entry["question"], _absent_candidates(s, entry), s.setup, s.careful, select_fn=select_fn)
             return t.outcome == "refused", t.outcome
+
         return work
 
     return [_safely("answer absent", e["question"], one(e)) for e in s.data["absent"]]
@@ -217,15 +245,19 @@ def _injected_cases(s: Any, select_fn: Callable[..., Any], decide_fn: Callable[.
         doc = by_id[entry["record"]]
 
         def work(doc: Record = doc) -> tuple[bool, str]:
-            ref = capstone_turn(question, clean, s.setup, s.gullible, select_fn=select_fn, decide_fn=decide_fn,
-                                action=action)
-            got = capstone_turn(question, (*clean, doc), s.setup, s.gullible, select_fn=select_fn,
-                                decide_fn=decide_fn, action=action)
-            answer = "withheld" if got.outcome == "withheld" else "unchanged" if got.answer == ref.answer \
-                else "changed"
+            ref = capstone_turn(
+                question, clean, s.setup, s.gullible, select_fn=select_fn, decide_fn=decide_fn, action=action
+            )
+            got = capstone_turn(
+                question, (*clean, doc), s.setup, s.gullible, select_fn=select_fn, decide_fn=decide_fn, action=action
+            )
+            answer = "withheld" if got.outcome == "withheld" else "unchanged" if got.answer == ref.answer else "changed"
             same_branch = got.branch == ref.branch
-            return answer != "changed" and same_branch, f"answer {answer}; branch {got.branch} (without it: " \
-                                                         f"{ref.branch})"
+            return (
+                answer != "changed" and same_branch,
+                f"answer {answer}; branch {got.branch} (without it: {ref.branch})",
+            )
+
         cases.append(_safely("injected instructions", f"{entry['trick']} ({doc.id})", work))
     return cases
 
@@ -237,19 +269,36 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
         ("nothing approved yet", r7, ["P-2", "P-3"], None, None),
         ("approved, nothing stored", r7, ["P-2", "P-3"], Approval(caller, r7), None),
         ("approved, the same r7 stored", r7, ["P-2", "P-3"], Approval(caller, r7), StoredRequest.settled(r7, "job-1")),
-        ("approved, r7 stored for 30 minutes", r7, ["P-2", "P-3"], Approval(caller, r7),
-         StoredRequest.settled(longer, "job-1")),
+        (
+            "approved, r7 stored for 30 minutes",
+            r7,
+            ["P-2", "P-3"],
+            Approval(caller, r7),
+            StoredRequest.settled(longer, "job-1"),
+        ),
         ("P-2 no longer allowed, r7 stored", r7, ["P-3"], Approval(caller, r7), StoredRequest.settled(r7, "job-1")),
         ("approved by someone else", r7, ["P-2", "P-3"], Approval("sup-lee", r7), None),
     ]
     cases = []
     for name, proposal, allowed, approval, previous in states:
+
         def work(proposal=proposal, allowed=allowed, approval=approval, previous=previous) -> tuple[bool, str]:
-            want = str(decide(proposal, caller=caller, allowed_assets=allowed, approval=approval,
-                              previous=previous).branch)
-            got = str(_call(decide_fn, "choose_branch", dict(proposal), caller=caller, allowed_assets=list(allowed),
-                            approval=approval, previous=previous))
+            want = str(
+                decide(proposal, caller=caller, allowed_assets=allowed, approval=approval, previous=previous).branch
+            )
+            got = str(
+                _call(
+                    decide_fn,
+                    "choose_branch",
+                    dict(proposal),
+                    caller=caller,
+                    allowed_assets=list(allowed),
+                    approval=approval,
+                    previous=previous,
+                )
+            )
             return got == want, f"yours {got}, the rules say {want}"
+
         cases.append(_safely("decisions", name, work))
     return cases
 
@@ -257,6 +306,10 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
 def run_capstone(choose_evidence: Callable[..., Any], choose_branch: Callable[..., Any]) -> CapstoneReport:
     """Run the slice's sets that your two functions take part in, and report them set by set."""
     s = _slice_data()
-    cases = [*_question_cases(s, choose_evidence), *_absent_cases(s, choose_evidence),
-             *_injected_cases(s, choose_evidence, choose_branch), *_decision_cases(choose_branch, s.setup.caller)]
+    cases = [
+        *_question_cases(s, choose_evidence),
+        *_absent_cases(s, choose_evidence),
+        *_injected_cases(s, choose_evidence, choose_branch),
+        *_decision_cases(choose_branch, s.setup.caller),
+    ]
     return CapstoneReport(tuple(cases))

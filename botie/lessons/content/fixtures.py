@@ -40,13 +40,19 @@ def _record(entry: Any, path: Path, index: int) -> Record:
     unknown = sorted(set(entry) - _RECORD_FIELDS)
     if unknown:
         raise FixtureError(
-            f"{where}: unknown field {unknown[0]!r}", path=str(path), index=index, field=unknown[0],
+            f"{where}: unknown field {unknown[0]!r}",
+            path=str(path),
+            index=index,
+            field=unknown[0],
             record=entry.get("id"),
         )
     for required in ("id", "asset", "text", "cost"):
         if required not in entry:
             raise FixtureError(
-                f"{where}: missing field {required!r}", path=str(path), index=index, field=required,
+                f"{where}: missing field {required!r}",
+                path=str(path),
+                index=index,
+                field=required,
                 record=entry.get("id"),
             )
     try:
@@ -70,7 +76,10 @@ def load_records(path: str | os.PathLike[str]) -> tuple[Record, ...]:
     except RecordError as exc:  # the shared rule, with the file and the index added
         index = max(i for i, r in enumerate(records) if r.id == exc.record)
         raise FixtureError(
-            f"{path.name}, record {index}: {exc.message}", path=str(path), index=index, field=exc.field,
+            f"{path.name}, record {index}: {exc.message}",
+            path=str(path),
+            index=index,
+            field=exc.field,
             record=exc.record,
         ) from exc
 
@@ -95,8 +104,9 @@ def load_scene(path: str | os.PathLike[str]) -> Scene:
         budget = Budget(**data["budget"])
         allowed = data["allowed_assets"]
         if not isinstance(allowed, list) or not all(isinstance(a, str) for a in allowed):
-            raise FixtureError(f"{path.name}: allowed_assets must be a list of strings", path=str(path),
-                               field="allowed_assets")
+            raise FixtureError(
+                f"{path.name}: allowed_assets must be a list of strings", path=str(path), field="allowed_assets"
+            )
         return Scene(str(data["question"]), str(data["caller"]), tuple(allowed), budget, load_records(path))
     except KeyError as exc:
         raise FixtureError(f"{path.name}: missing field {exc.args[0]!r}", path=str(path), field=exc.args[0]) from exc

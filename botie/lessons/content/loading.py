@@ -126,8 +126,14 @@ class DocumentTool:
 
     name = "read_document"
 
-    def __init__(self, records: Iterable[Record], *, allowed_assets: Iterable[str], max_tokens: int,
-                 fail: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        records: Iterable[Record],
+        *,
+        allowed_assets: Iterable[str],
+        max_tokens: int,
+        fail: Callable[[str], bool] | None = None,
+    ) -> None:
         allowed = allowed_set(allowed_assets)
         if type(max_tokens) is not int or max_tokens < 0:
             raise SettingError(f"max_tokens must be an int >= 0, got {max_tokens!r}", field="max_tokens")
@@ -145,8 +151,12 @@ class DocumentTool:
         if record.asset not in self.allowed_assets:
             return LoadResult(doc_id, LoadStatus.NOT_PERMITTED, None, f"{record.asset} is not in your allowed assets")
         if record.cost > self.max_tokens:
-            return LoadResult(doc_id, LoadStatus.TOO_LARGE, None,
-                              f"{record.cost} tokens is over the tool's {self.max_tokens}-token limit")
+            return LoadResult(
+                doc_id,
+                LoadStatus.TOO_LARGE,
+                None,
+                f"{record.cost} tokens is over the tool's {self.max_tokens}-token limit",
+            )
         return LoadResult(doc_id, LoadStatus.OK, record, f"{record.cost} tokens")
 
 
@@ -179,8 +189,9 @@ def _needed(scenario: EvidenceScenario, index: int) -> tuple[str, ...]:
     return tuple(scenario.questions[index].answered_by)
 
 
-def preload(scenario: EvidenceScenario, index: int, *, latency: LatencyModel = LatencyModel(),
-            overhead_tokens: int = 200) -> StrategyRun:
+def preload(
+    scenario: EvidenceScenario, index: int, *, latency: LatencyModel = LatencyModel(), overhead_tokens: int = 200
+) -> StrategyRun:
     """Select the evidence with the scenario's budget and send it all in one request."""
     question, needed = scenario.questions[index].question, _needed(scenario, index)
     selection = scenario.select(index)
@@ -190,8 +201,9 @@ def preload(scenario: EvidenceScenario, index: int, *, latency: LatencyModel = L
     sent = overhead_tokens + selection.used
     seen = selection.selected_ids
     unneeded = sum(cost[i] for i in seen if i not in needed)
-    return StrategyRun("preload", question, sent, 1, 0, latency.model_ms(sent), seen, unneeded,
-                       set(needed) <= set(seen), False, False)
+    return StrategyRun(
+        "preload", question, sent, 1, 0, latency.model_ms(sent), seen, unneeded, set(needed) <= set(seen), False, False
+    )
 
 
 def just_in_time(
@@ -248,8 +260,19 @@ def just_in_time(
             missing.discard(handle.id)
     ms = sum(latency.model_ms(n) for n in inputs) + tool_calls * latency.tool_call_ms
     unneeded = sum(by_id[i].cost for i in seen if i not in needed)
-    return StrategyRun("just_in_time", question, sum(inputs), len(inputs), tool_calls, ms, tuple(seen), unneeded,
-                       not missing, failed, False)
+    return StrategyRun(
+        "just_in_time",
+        question,
+        sum(inputs),
+        len(inputs),
+        tool_calls,
+        ms,
+        tuple(seen),
+        unneeded,
+        not missing,
+        failed,
+        False,
+    )
 
 
 @dataclass(frozen=True)
@@ -278,26 +301,34 @@ class LoadingComparison:
 
     def table(self) -> str:
         """Per question and strategy, then totals, then the failure rates."""
-        head = (f"{'question':<40} {'strategy':<13} {'tokens sent':>11} {'tool calls':>10} {'ms':>6} "
-                f"{'unneeded':>8}  result")
+        head = (
+            f"{'question':<40} {'strategy':<13} {'tokens sent':>11} {'tool calls':>10} {'ms':>6} "
+            f"{'unneeded':>8}  result"
+        )
         lines = [head, "-" * len(head)]
         for r in self.runs:
             q = r.question if len(r.question) <= 40 else r.question[:39] + "…"
-            lines.append(f"{q:<40} {r.strategy:<13} {r.tokens_sent:>11} {r.tool_calls:>10} {r.latency_ms:>6} "
-                         f"{r.unneeded_tokens:>8}  {r.result}")
+            lines.append(
+                f"{q:<40} {r.strategy:<13} {r.tokens_sent:>11} {r.tool_calls:>10} {r.latency_ms:>6} "
+                f"{r.unneeded_tokens:>8}  {r.result}"
+            )
         lines.append("-" * len(head))
         for s in STRATEGIES:
             t = self.totals(s)
-            lines.append(f"{'total':<40} {s:<13} {t['tokens_sent']:>11} {t['tool_calls']:>10} {t['latency_ms']:>6} "
-                         f"{t['unneeded_tokens']:>8}  {t['complete']}/{len(self.of(s))} right")
+            lines.append(
+                f"{'total':<40} {s:<13} {t['tokens_sent']:>11} {t['tool_calls']:>10} {t['latency_ms']:>6} "
+                f"{t['unneeded_tokens']:>8}  {t['complete']}/{len(self.of(s))} right"
+            )
         lines.append("")
         retry = "no retry" if self.retries == 0 else f"{self.retries} retr{'y' if self.retries == 1 else 'ies'}"
         refused = sum(1 for r in self.of(STRATEGIES[0]) if r.refused)
         asked = len(self.of(STRATEGIES[0])) - refused
         # A refused question calls neither the model nor the tool, so it cannot fail: say it is left out.
         left_out = f"; {refused} refused question{'s' if refused != 1 else ''} left out" if refused else ""
-        lines.append(f"with {self.failure_rate:.0%} of tool calls failing (seed {self.seed}, {self.trials} runs of "
-                     f"each of the {asked} questions that reach the model{left_out}, {retry}):")
+        lines.append(
+            f"with {self.failure_rate:.0%} of tool calls failing (seed {self.seed}, {self.trials} runs of "
+            f"each of the {asked} questions that reach the model{left_out}, {retry}):"
+        )
         for s in STRATEGIES:
             bad, n = self.failures[s]
             lines.append(f"  {s:<13} {bad} of {n} turns failed ({bad / n:.1%})" if n else f"  {s:<13} no turns")
@@ -329,8 +360,13 @@ def compare_loading(
     from botie.context.tokens import TokenCache
 
     count = TokenCache().count
-    jit = {"latency": latency, "overhead_tokens": overhead_tokens, "max_tokens": max_tokens, "count": count,
-           "retries": retries}
+    jit = {
+        "latency": latency,
+        "overhead_tokens": overhead_tokens,
+        "max_tokens": max_tokens,
+        "count": count,
+        "retries": retries,
+    }
     runs = []
     for i in indexes:
         runs.append(preload(scenario, i, latency=latency, overhead_tokens=overhead_tokens))

@@ -49,8 +49,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 
 # Words that carry no meaning for matching. Kept short on purpose: a long list hides what is being matched.
 _STOP = frozenset(
-    "a an and are at be by do does for from how i in is it me my of on or should the to what when which with"
-    .split()
+    "a an and are at be by do does for from how i in is it me my of on or should the to what when which with".split()
 )
 
 #: The toy embedding's vocabulary: word -> concept. Words not listed carry no meaning for it.
@@ -113,8 +112,12 @@ def rank(question: str, records: Iterable[Record], scorer: Scorer, *, k: int | N
     return tuple(kept if k is None else kept[:k])
 
 
-def rerank(question: str, shortlist: Sequence[Ranked], records: Iterable[Record], scorer: Scorer,
-           ) -> tuple[Ranked, ...]:
+def rerank(
+    question: str,
+    shortlist: Sequence[Ranked],
+    records: Iterable[Record],
+    scorer: Scorer,
+) -> tuple[Ranked, ...]:
     """Re-score only the shortlist with ``scorer``. Nothing outside the shortlist can enter."""
     by_id = {r.id: r for r in records}
     return rank(question, (by_id[s.record_id] for s in shortlist), scorer)

@@ -24,7 +24,12 @@ from botie.errors import FixtureError, PolicyError, RecordError
 from botie.lessons.content.fixtures import fixture_path, load_records
 
 __all__ = [
-    "EvidenceScenario", "FixtureQuestion", "attachments", "load_evidence_scenario", "rescored", "stored_previous",
+    "EvidenceScenario",
+    "FixtureQuestion",
+    "attachments",
+    "load_evidence_scenario",
+    "rescored",
+    "stored_previous",
 ]
 
 
@@ -71,8 +76,11 @@ class EvidenceScenario:
     def select(self, question: int = 0, **overrides: Any) -> EvidenceSelection:
         """Run :func:`select_evidence` on one question; keyword arguments override the scenario."""
         args: dict[str, Any] = {
-            "candidates": self.candidates(question), "allowed_assets": self.allowed_assets,
-            "budget": self.budget, "observed_on": self.observed_on, "floor": self.floor,
+            "candidates": self.candidates(question),
+            "allowed_assets": self.allowed_assets,
+            "budget": self.budget,
+            "observed_on": self.observed_on,
+            "floor": self.floor,
         }
         args.update(overrides)
         return select_evidence(**args)
@@ -90,9 +98,13 @@ def load_evidence_scenario(path: str | os.PathLike[str] = "manual_revisions.json
     try:
         questions = tuple(_question(q, records, path) for q in data["questions"])
         return EvidenceScenario(
-            as_date(data["observed_on"], field="observed_on"), str(data["caller"]), tuple(data["allowed_assets"]),
-            unit_interval(data["relevance_floor"], field="relevance_floor"), Budget(**data["budget"]),
-            records, questions,
+            as_date(data["observed_on"], field="observed_on"),
+            str(data["caller"]),
+            tuple(data["allowed_assets"]),
+            unit_interval(data["relevance_floor"], field="relevance_floor"),
+            Budget(**data["budget"]),
+            records,
+            questions,
         )
     except KeyError as exc:
         name = exc.args[0]
@@ -107,7 +119,9 @@ def _question(entry: Mapping[str, Any], records: Sequence[Record], path: Path) -
         bad = unknown[0] if unknown else missing[0]
         raise FixtureError(
             f"{path.name}: question {entry.get('question')!r} must score every record exactly once ({bad})",
-            path=str(path), field="scores", record=bad,
+            path=str(path),
+            field="scores",
+            record=bad,
         )
     answered_by = tuple(entry["answered_by"])
     note = str(entry.get("note", ""))

@@ -97,15 +97,15 @@ def instruction_text(request: str) -> str:
     span = _region_span(request)
     if span is None:
         return request
-    return request[: span[0]] + request[span[1]:]
+    return request[: span[0]] + request[span[1] :]
 
 
 def user_text(request: str) -> str:
     """The user's message: whatever follows the last ``Question:`` line."""
     at = request.rfind("\n" + _QUESTION)
     if at >= 0:
-        return request[at + 1 + len(_QUESTION):].strip()
-    return request[len(_QUESTION):].strip() if request.startswith(_QUESTION) else ""
+        return request[at + 1 + len(_QUESTION) :].strip()
+    return request[len(_QUESTION) :].strip() if request.startswith(_QUESTION) else ""
 
 
 def _as_citations(pairs: Iterable[tuple[str, str]]) -> tuple[Mapping[str, str], ...]:
@@ -138,8 +138,13 @@ class ScriptedModel:
 
     def with_(self, **changes: Any) -> ScriptedModel:
         """The same model with some settings changed (``gullible=True``, say)."""
-        fields = {"answers": self.answers, "actions": self.actions, "tricks": self.tricks,
-                  "gullible": self.gullible, "improvise": self.improvise}
+        fields = {
+            "answers": self.answers,
+            "actions": self.actions,
+            "tricks": self.tricks,
+            "gullible": self.gullible,
+            "improvise": self.improvise,
+        }
         fields.update(changes)
         return ScriptedModel(**fields)
 
@@ -204,8 +209,9 @@ def load_scripted_model(name: str = "scripted_turns.json", *, gullible: bool = F
         answers = {e["question"]: AnswerScript(e["answer"], _pairs(e.get("citations", ()))) for e in data["answers"]}
         actions = {e["phrase"]: ActionScript(_proposal(e["proposal"])) for e in data.get("actions", ())}
         tricks = tuple(
-            Trick(e["name"], e["trigger"], e.get("answer"), _pairs(e.get("citations", ())),
-                  _proposal(e.get("proposal")))
+            Trick(
+                e["name"], e["trigger"], e.get("answer"), _pairs(e.get("citations", ())), _proposal(e.get("proposal"))
+            )
             for e in data.get("tricks", ())
         )
     except (KeyError, TypeError, ValueError) as exc:

@@ -76,8 +76,10 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
         if isinstance(report, Report) and record:
             progress.record_check(report.exercise.name, report.passed, hint_shown=shown)
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
-        print(f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "
-              "please tell the instructor.")
+        print(
+            f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "
+            "please tell the instructor."
+        )
 
 
 def hint(name: str, level: int | None = None) -> None:

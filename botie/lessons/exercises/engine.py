@@ -110,10 +110,7 @@ class Report:
     def text(self) -> str:
         name = self.exercise.name
         if self.verdict is Verdict.NOT_YET:
-            return (
-                f"{name}: not yet. {self.note}\n"
-                f"Hint 1 of {len(self.exercise.hints)}: {self.exercise.hints[0]}"
-            )
+            return f"{name}: not yet. {self.note}\nHint 1 of {len(self.exercise.hints)}: {self.exercise.hints[0]}"
         good, total = self.score
         if self.passed:
             head = f"{name}: all {total} cases passed. Well done!"
@@ -182,8 +179,7 @@ def run_exercise(exercise: Exercise, fn: Any) -> Report:
         return Report(exercise, Verdict.NOT_YET, (), note)
     results = tuple(_run_case(fn, case, exercise.compare) for case in exercise.cases())
     if results and all(r.not_implemented for r in results):
-        note = ("Your function (or one it calls) still raises NotImplementedError: "
-                "replace the stub with your code.")
+        note = "Your function (or one it calls) still raises NotImplementedError: replace the stub with your code."
         return Report(exercise, Verdict.NOT_YET, results, note)
     verdict = Verdict.PASSED if all(r.passed for r in results) else Verdict.FAILED
     return Report(exercise, verdict, results)

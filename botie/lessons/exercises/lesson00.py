@@ -6,6 +6,7 @@ from botie.lessons.exercises.engine import Case, Exercise, Raises, same_value
 
 __all__ = ["EXERCISES"]
 
+
 def _evidence_cases() -> tuple[Case, ...]:
     over = Raises(ValueError, "reserves above the total are an error, not a silent zero")
     return (
@@ -25,12 +26,11 @@ _EVIDENCE_ALLOWANCE = Exercise(
     _evidence_cases,
     same_value,
     (
-        "The evidence allowance is what is left after both reserves: total minus input reserve "
-        "minus output reserve.",
+        "The evidence allowance is what is left after both reserves: total minus input reserve minus output reserve.",
         "When the two reserves add up to more than the total, the request cannot fit. Raise a "
         "ValueError instead of returning 0 or a negative number. Exactly equal is fine: 0 left.",
         "Compare input_reserve + output_reserve with total using >, then "
-        "`raise ValueError(\"reserves exceed the total\")`; otherwise return the subtraction.",
+        '`raise ValueError("reserves exceed the total")`; otherwise return the subtraction.',
     ),
 )
 

@@ -8,6 +8,7 @@ from botie.lessons.exercises.engine import Case, Exercise, same_records
 
 __all__ = ["EXERCISES"]
 
+
 def _scene():
     from botie.lessons.content.fixtures import fixture_path, load_scene
 
@@ -33,8 +34,11 @@ def _permitted_cases() -> tuple[Case, ...]:
     order = _records(("x", "P-3", 4), ("y", "P-2", 1), ("z", "P-3", 2), ("w", "K-7", 1))
     cases = [
         Case("the workshop scene, allowed ['P-2', 'P-3']", (list(scene.records), allowed), expected, shown=True),
-        Case("the same scene, allowed only ['K-7']", (list(scene.records), ["K-7"]),
-             [r.id for r in scene.records if r.asset == "K-7"]),
+        Case(
+            "the same scene, allowed only ['K-7']",
+            (list(scene.records), ["K-7"]),
+            [r.id for r in scene.records if r.asset == "K-7"],
+        ),
         Case("nobody is allowed anything: allowed []", (list(scene.records), []), []),
         Case("no candidates at all", ([], ["P-2"]), []),
         Case("near misses: 'P-22', 'p-2' and 'P-2 ' are not 'P-2'", (near, ["P-2"]), ["a", "e"]),
@@ -44,8 +48,13 @@ def _permitted_cases() -> tuple[Case, ...]:
     for i in range(3):
         recs = _random_records(rng, 8)
         allow = sorted(rng.sample(("P-1", "P-2", "P-3", "K-7"), 2))
-        cases.append(Case(f"a generated case ({i + 1} of 3), allowed {allow}", (recs, allow),
-                          [r.id for r in recs if r.asset in allow]))
+        cases.append(
+            Case(
+                f"a generated case ({i + 1} of 3), allowed {allow}",
+                (recs, allow),
+                [r.id for r in recs if r.asset in allow],
+            )
+        )
     return tuple(cases)
 
 
@@ -74,28 +83,52 @@ def _prefix_cases() -> tuple[Case, ...]:
     scene = _scene()
     allowed = list(scene.allowed_assets)
     cases = [
-        Case("the workshop scene: allowed ['P-2', 'P-3'], allowance 8",
-             (list(scene.records), allowed, 8), ["man-p2-r4-s3.2", "tkt-5521"], shown=True),
-        Case("costs [6, 5] in 8: the second would make 11", (_records(("a", "P-2", 6), ("b", "P-2", 5)),
-             ["P-2"], 8), ["a"]),
-        Case("costs [3, 8, 2] in 7: stop at the 8, even though the 2 would fit",
-             (_records(("a", "P-2", 3), ("b", "P-2", 8), ("c", "P-2", 2)), ["P-2"], 7), ["a"]),
+        Case(
+            "the workshop scene: allowed ['P-2', 'P-3'], allowance 8",
+            (list(scene.records), allowed, 8),
+            ["man-p2-r4-s3.2", "tkt-5521"],
+            shown=True,
+        ),
+        Case(
+            "costs [6, 5] in 8: the second would make 11",
+            (_records(("a", "P-2", 6), ("b", "P-2", 5)), ["P-2"], 8),
+            ["a"],
+        ),
+        Case(
+            "costs [3, 8, 2] in 7: stop at the 8, even though the 2 would fit",
+            (_records(("a", "P-2", 3), ("b", "P-2", 8), ("c", "P-2", 2)), ["P-2"], 7),
+            ["a"],
+        ),
         Case("one record that fills an allowance of 7 exactly", (_records(("a", "P-2", 7)), ["P-2"], 7), ["a"]),
-        Case("a zero-cost record fits in an allowance of 0", (_records(("a", "P-2", 0), ("b", "P-2", 1)),
-             ["P-2"], 0), ["a"]),
-        Case("a restricted record must not take room: P-1 (5) before P-2 (6), allowance 6",
-             (_records(("k", "P-1", 5), ("a", "P-2", 6)), ["P-2"], 6), ["a"]),
+        Case(
+            "a zero-cost record fits in an allowance of 0",
+            (_records(("a", "P-2", 0), ("b", "P-2", 1)), ["P-2"], 0),
+            ["a"],
+        ),
+        Case(
+            "a restricted record must not take room: P-1 (5) before P-2 (6), allowance 6",
+            (_records(("k", "P-1", 5), ("a", "P-2", 6)), ["P-2"], 6),
+            ["a"],
+        ),
         Case("nothing permitted", (_records(("k", "K-7", 1)), ["P-2"], 10), []),
-        Case("the scene with a bigger allowance of 12", (list(scene.records), allowed, 12),
-             _oracle_prefix(scene.records, allowed, 12)),
+        Case(
+            "the scene with a bigger allowance of 12",
+            (list(scene.records), allowed, 12),
+            _oracle_prefix(scene.records, allowed, 12),
+        ),
     ]
     rng = random.Random(404)
     for i in range(4):
         recs = _random_records(rng, 9)
         allow = sorted(rng.sample(("P-1", "P-2", "P-3", "K-7"), 2))
         allowance = rng.randint(3, 14)
-        cases.append(Case(f"a generated case ({i + 1} of 4), allowed {allow}, allowance {allowance}",
-                          (recs, allow, allowance), _oracle_prefix(recs, allow, allowance)))
+        cases.append(
+            Case(
+                f"a generated case ({i + 1} of 4), allowed {allow}, allowance {allowance}",
+                (recs, allow, allowance),
+                _oracle_prefix(recs, allow, allowance),
+            )
+        )
     return tuple(cases)
 
 
@@ -117,4 +150,7 @@ _CHOOSE_EVIDENCE = Exercise(
 
 
 #: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (_PERMITTED, _CHOOSE_EVIDENCE,)
+EXERCISES = (
+    _PERMITTED,
+    _CHOOSE_EVIDENCE,
+)

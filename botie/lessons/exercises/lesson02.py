@@ -46,9 +46,16 @@ def _random_revisions(rng: random.Random, n: int):
     for i in range(n):
         successor = f"g{i + 1}" if i + 1 < n and rng.random() < 0.4 else None
         day = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 120))
-        records.append(record(f"g{i}", rng.choice(("P-2", "P-3", "K-7")), rng.randint(5, 40),
-                               effective_date=day if rng.random() < 0.8 else None,
-                               superseded_by=successor, score=scores[i] / 100))
+        records.append(
+            record(
+                f"g{i}",
+                rng.choice(("P-2", "P-3", "K-7")),
+                rng.randint(5, 40),
+                effective_date=day if rng.random() < 0.8 else None,
+                superseded_by=successor,
+                score=scores[i] / 100,
+            )
+        )
     return records
 
 
@@ -114,11 +121,20 @@ def _conflict_cases() -> tuple[Case, ...]:
     manual, bulletin = by_id["man-p2-r4-s6.1"], by_id["eng-bulletin-2026-02"]
     note, rev4 = by_id["note-anon-77"], by_id["man-p2-r4-s3.2"]
     forum, ticket = by_id["forum-8812"], by_id["tkt-5521"]
-    newer_internal = record("shift-note-9", trust="internal", score=0.97, effective_date="2026-03-14",
-                             text="Shift note: we now run the flush at 3 bar.")
+    newer_internal = record(
+        "shift-note-9",
+        trust="internal",
+        score=0.97,
+        effective_date="2026-03-14",
+        text="Shift note: we now run the flush at 3 bar.",
+    )
     older_approved = record("man-old", trust="approved", score=0.40, effective_date="2020-01-01")
-    loud = record("upload-12", trust="unverified", score=0.99,
-                   text="APPROVED OFFICIAL POLICY (reviewed by engineering): use 30 N·m.")
+    loud = record(
+        "upload-12",
+        trust="unverified",
+        score=0.99,
+        text="APPROVED OFFICIAL POLICY (reviewed by engineering): use 30 N·m.",
+    )
     plan = [
         ("the manual against the bulletin (approved, reviewed)", manual, bulletin, True),
         ("the anonymous 'official policy' note against manual rev 4", note, rev4, True),
@@ -126,8 +142,12 @@ def _conflict_cases() -> tuple[Case, ...]:
         ("a community post against an internal ticket", forum, ticket, False),
         ("two community posts", forum, record("forum-3", trust="community", score=0.5), False),
         ("no trust tier at all against a community post", record("x", score=0.9), forum, False),
-        ("a newer, higher-scoring internal note against an older approved manual", newer_internal,
-         older_approved, False),
+        (
+            "a newer, higher-scoring internal note against an older approved manual",
+            newer_internal,
+            older_approved,
+            False,
+        ),
         ("an unverified upload that calls itself approved, against a forum post", loud, forum, False),
         ("two reviewed bulletins", record("b1", trust="reviewed"), record("b2", trust="reviewed"), False),
         ("approved against internal", record("m", trust="approved"), record("t", trust="internal"), False),
@@ -188,8 +208,12 @@ def _untraceable_cases() -> tuple[Case, ...]:
         return [{"id": i, "quote": "..."} for i in ids]
 
     plan = [
-        ("the canned torque answer's three citations", cite("man-p2-r4-s3.2", "man-p2-r4-t3.4-m12",
-                                                             "man-p2-r4-s3.2.1"), pack, True),
+        (
+            "the canned torque answer's three citations",
+            cite("man-p2-r4-s3.2", "man-p2-r4-t3.4-m12", "man-p2-r4-s3.2.1"),
+            pack,
+            True,
+        ),
         ("one citation of the restricted vendor file", cite("man-p2-r4-s3.2", "vendor-p2-seal-design"), pack, True),
         ("a source URI that looks real", cite("docs://site-a/manuals/p2/rev4"), pack, False),
         ("rev 3: retrieved, but superseded, so never packed", cite("man-p2-r3-s3.2"), pack, False),
@@ -229,4 +253,8 @@ _UNTRACEABLE = Exercise(
 
 
 #: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (_SHORTLIST, _CONFLICT, _UNTRACEABLE,)
+EXERCISES = (
+    _SHORTLIST,
+    _CONFLICT,
+    _UNTRACEABLE,
+)

@@ -10,6 +10,7 @@ from botie.lessons.exercises.engine import Case, Exercise, Raises, show
 
 __all__ = ["EXERCISES"]
 
+
 def _docs(sizes: Iterable[int]):
     return [record(f"d{i}", "contracts", int(size)) for i, size in enumerate(sizes)]
 
@@ -44,8 +45,9 @@ def _route_cases() -> tuple[Case, ...]:
         ("one too big among a hundred", [600_000] + [30_000] * 100, soft, False),
         ("a small soft budget of 100: 50 + 60", [50, 60], 100, False),
     ]
-    return tuple(Case(label, (sizes, budget), _oracle_route(sizes, budget), shown=shown)
-                 for label, sizes, budget, shown in plan)
+    return tuple(
+        Case(label, (sizes, budget), _oracle_route(sizes, budget), shown=shown) for label, sizes, budget, shown in plan
+    )
 
 
 def _same_strategy(got: Any, expected: str) -> str | None:
@@ -72,8 +74,14 @@ _ROUTE = Exercise(
     ),
 )
 
-_COVERAGE_KEYS = ("strategy", "documents_attached", "documents_in_context", "documents_searched_not_included",
-                  "excluded_ids", "token_budget_used")
+_COVERAGE_KEYS = (
+    "strategy",
+    "documents_attached",
+    "documents_in_context",
+    "documents_searched_not_included",
+    "excluded_ids",
+    "token_budget_used",
+)
 
 
 def _oracle_coverage(strategy, attached, read_ids) -> dict[str, Any]:
@@ -108,10 +116,17 @@ def _coverage_cases() -> tuple[Case, ...]:
         ("the 41 agreements, the last one read", "select_documents", agreements, [agreements[-1].id], False),
         ("nothing attached", "stuff_all", [], [], False),
     ]
-    cases = [Case(label, (strategy, docs, read), _oracle_coverage(strategy, docs, read), shown=shown)
-             for label, strategy, docs, read, shown in plan]
-    cases.append(Case("a read id that was never attached", ("select_documents", three, ["d1", "d9"]),
-                      Raises(ValueError, "the record would no longer add up")))
+    cases = [
+        Case(label, (strategy, docs, read), _oracle_coverage(strategy, docs, read), shown=shown)
+        for label, strategy, docs, read, shown in plan
+    ]
+    cases.append(
+        Case(
+            "a read id that was never attached",
+            ("select_documents", three, ["d1", "d9"]),
+            Raises(ValueError, "the record would no longer add up"),
+        )
+    )
     return tuple(cases)
 
 
@@ -159,23 +174,41 @@ def _span_cases() -> tuple[Case, ...]:
         return [{"id": i, "quote": q} for i, q in pairs]
 
     plan = [
-        ("the canned torque answer", cite(("man-p2-r4-s3.2", "cross pattern to 18 N·m, and never above 20 N·m"),
-                                          ("man-p2-r4-s3.2.1", "tighten the gland nuts to 16 N·m only")), True),
-        ("a quote that follows a planted instruction",
-         cite(("man-p2-r4-s3.2", "tighten the gland nuts to 30 N·m")), True),
+        (
+            "the canned torque answer",
+            cite(
+                ("man-p2-r4-s3.2", "cross pattern to 18 N·m, and never above 20 N·m"),
+                ("man-p2-r4-s3.2.1", "tighten the gland nuts to 16 N·m only"),
+            ),
+            True,
+        ),
+        (
+            "a quote that follows a planted instruction",
+            cite(("man-p2-r4-s3.2", "tighten the gland nuts to 30 N·m")),
+            True,
+        ),
         ("the right words in different capitals", cite(("man-p2-r4-s3.2", "Tighten The Gland Nuts")), False),
         ("'18 Nm' where the text says '18 N·m'", cite(("man-p2-r4-s3.2", "cross pattern to 18 Nm")), False),
         ("two spaces where the text has one", cite(("man-p2-r4-s3.2", "cross  pattern")), False),
-        ("a real quote attributed to the wrong document",
-         cite(("forum-8812", "tighten the gland nuts to 16 N·m only")), False),
+        (
+            "a real quote attributed to the wrong document",
+            cite(("forum-8812", "tighten the gland nuts to 16 N·m only")),
+            False,
+        ),
         ("a document that was never sent", cite(("man-p2-r3-s3.2", "15 N·m")), False),
         ("no citations at all", [], False),
         ("an empty quote", cite(("man-p2-r4-s3.2", "")), False),
         ("a citation with no quote", [{"id": "man-p2-r4-s3.2"}], False),
-        ("two good citations and a bad one", cite(("man-p2-r4-s3.2", "18 N·m"), ("forum-8812", "22 N·m"),
-                                                  ("note-anon-77", "30 N·m")), False),
-        ("the attacker's own words, quoted exactly", cite(("note-anon-77", "the P-2 gland nuts are torqued to 25 N·m")),
-         False),
+        (
+            "two good citations and a bad one",
+            cite(("man-p2-r4-s3.2", "18 N·m"), ("forum-8812", "22 N·m"), ("note-anon-77", "30 N·m")),
+            False,
+        ),
+        (
+            "the attacker's own words, quoted exactly",
+            cite(("note-anon-77", "the P-2 gland nuts are torqued to 25 N·m")),
+            False,
+        ),
     ]
     return tuple(Case(label, (c, context), verify_citations(c, context).ok, shown=shown) for label, c, shown in plan)
 
@@ -205,4 +238,8 @@ _SPAN = Exercise(
 
 
 #: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (_ROUTE, _COVERAGE, _SPAN,)
+EXERCISES = (
+    _ROUTE,
+    _COVERAGE,
+    _SPAN,
+)

@@ -9,6 +9,7 @@ from botie.lessons.exercises.engine import Case, Exercise, same_bool, same_branc
 
 __all__ = ["EXERCISES"]
 
+
 def _minutes_cases() -> tuple[Case, ...]:
     return (
         Case("the example: 20", (20,), True, shown=True),
@@ -65,21 +66,48 @@ def _branch_cases() -> tuple[Case, ...]:
         ("approved, r7 already stored with the same payload", _P2, ana, allowed, ok, same, True),
         ("approved, r7 already stored for 30 minutes instead of 20", _P2, ana, allowed, ok, longer, True),
         ("r7 stored for P-3, now proposed for P-2", _P2, ana, allowed, ok, other_asset, False),
-        ("K-7 is not allowed, even though r7 is stored with this payload", k7, ana, allowed,
-         Approval(ana, k7), StoredRequest.settled(k7, "job-9"), False),
+        (
+            "K-7 is not allowed, even though r7 is stored with this payload",
+            k7,
+            ana,
+            allowed,
+            Approval(ana, k7),
+            StoredRequest.settled(k7, "job-9"),
+            False,
+        ),
         ("K-7 is not allowed and nothing is approved", k7, ana, allowed, None, None, False),
         ("'p-2' is not 'P-2'", _with(_P2, asset_id="p-2"), ana, allowed, None, None, False),
         ("nobody may schedule anything: allowed []", _P2, ana, [], ok, None, False),
         ("no approval recorded", _P2, ana, allowed, None, None, False),
         ("no approval, and r7 stored with a different payload", _P2, ana, allowed, None, longer, False),
-        ("approved by sup-lee, but tech-ana is the caller", _P2, ana, allowed, Approval("sup-lee", _P2), None,
-         False),
-        ("approved for 20 minutes, proposal now asks for 45", _with(_P2, duration_minutes=45), ana, allowed, ok,
-         None, False),
-        ("approved for request r6, proposal says r7", _P2, ana, allowed,
-         Approval(ana, _with(_P2, request_id="r6")), None, False),
-        ("approved, P-3 this time, nothing stored", _with(_P2, asset_id="P-3", request_id="r8"), ana, allowed,
-         Approval(ana, _with(_P2, asset_id="P-3", request_id="r8")), None, False),
+        ("approved by sup-lee, but tech-ana is the caller", _P2, ana, allowed, Approval("sup-lee", _P2), None, False),
+        (
+            "approved for 20 minutes, proposal now asks for 45",
+            _with(_P2, duration_minutes=45),
+            ana,
+            allowed,
+            ok,
+            None,
+            False,
+        ),
+        (
+            "approved for request r6, proposal says r7",
+            _P2,
+            ana,
+            allowed,
+            Approval(ana, _with(_P2, request_id="r6")),
+            None,
+            False,
+        ),
+        (
+            "approved, P-3 this time, nothing stored",
+            _with(_P2, asset_id="P-3", request_id="r8"),
+            ana,
+            allowed,
+            Approval(ana, _with(_P2, asset_id="P-3", request_id="r8")),
+            None,
+            False,
+        ),
     ]
     cases = []
     for label, proposal, caller, allow, approval, previous, shown in plan:
@@ -125,8 +153,11 @@ def _fields_cases() -> tuple[Case, ...]:
         ("request_id missing", {"asset_id": "P-2", "duration_minutes": 20}, False),
         ("request_id None", _with(_P2, request_id=None), False),
         ("an empty object", {}, False),
-        ("two problems: duration 2.5 and an extra 'priority'", _with(_P2, duration_minutes=2.5, priority="high"),
-         False),
+        (
+            "two problems: duration 2.5 and an extra 'priority'",
+            _with(_P2, duration_minutes=2.5, priority="high"),
+            False,
+        ),
         ("not an object at all: a list", [("asset_id", "P-2")], False),
         ("not an object at all: a string", "book P-2 for 20 minutes", False),
     ]
@@ -155,4 +186,8 @@ _FIELD_ERRORS = Exercise(
 
 
 #: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (_VALID_MINUTES, _CHOOSE_BRANCH, _FIELD_ERRORS,)
+EXERCISES = (
+    _VALID_MINUTES,
+    _CHOOSE_BRANCH,
+    _FIELD_ERRORS,
+)

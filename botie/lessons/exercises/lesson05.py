@@ -10,6 +10,7 @@ from botie.lessons.exercises.engine import Case, Exercise, show
 
 __all__ = ["EXERCISES"]
 
+
 def _oracle_first_lost(needed_id, stages) -> str | None:
     for name, ids in stages:
         if needed_id not in ids:

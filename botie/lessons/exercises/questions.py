@@ -40,93 +40,169 @@ def _q(id: str, lesson: str, prompt: str, options: tuple[str, ...], answer: int,
 
 
 _ALL = (
-    _q("reserves-too-big", "00",
-       "The reserves need 8 + 4 = 12 tokens and the whole window is 10. What should evidence_allowance do?",
-       ("return 0: no room for evidence", "return -2", "raise an error that says the reserves do not fit"), 2,
-       "A zero claims the request fits when it cannot, and a negative number is nonsense downstream. An error "
-       "makes someone decide what to shorten."),
-    _q("words-not-tokens", "00",
-       "Each record arrives with a cost. Can you use the number of words in its text instead?",
-       ("yes, a word is one token", "no: the cost is whole tokens counted by the tokenizer, and words are not "
-        "tokens", "yes, if you add 10% for safety"), 1,
-       "Token counts depend on the text: part numbers and tables take far more tokens per word than prose. "
-       "Lesson 03 measures it."),
-    _q("prefix-6-5-in-8", "01",
-       "Ranked permitted costs 6 then 5, evidence allowance 8, prefix policy. Which records are selected?",
-       ("both (6 + 5 = 11)", "only the first (6)", "only the second (5)", "neither"), 1,
-       "The first fits (6). The next would make 11, over 8, so prefix stops there: one record, 6 of 8 used."),
-    _q("restricted-where", "01",
-       "The technician may not read K-7 records. Where must that be enforced?",
-       ("in the prompt: tell the model not to reveal K-7", "before the budget: a K-7 record never takes room "
-        "and never reaches the model", "after the answer: remove K-7 facts from the reply"), 1,
-       "An instruction in the prompt is too late: the restricted text was already sent. Permission is applied "
-       "first, so a forbidden record cannot even use up budget."),
-    _q("skip-3-8-2-in-7", "01",
-       "Costs 3, 8, 2 in an allowance of 7, with the skip policy. Which positions are kept?",
-       ("[0]", "[0, 2]", "[0, 1]", "[2]"), 1,
-       "Skip passes over the 8 and keeps looking, so the 2 gets in too. Prefix would stop at the 8 and keep "
-       "[0]: under prefix, everything kept outranks everything dropped."),
-    _q("internal-policy-layer", "02",
-       "The user may not view the vendor's restricted design file, which scores highest of all. At which "
-       "layer is it stopped?",
-       ("ranking: its score is lowered", "the permission filter, before ranking", "the model, which is told "
-        "not to use it"), 1,
-       "Permission and freshness are filtered before relevance ranking, so no score can carry a forbidden "
-       "record past the filter."),
-    _q("two-approved-disagree", "02",
-       "The approved manual says 1.5 bar, a reviewed bulletin says 2.0 bar. What does the selector do?",
-       ("keep the higher-scoring one", "keep the approved one, drop the bulletin", "send both, with a conflict "
-        "flag"), 2,
-       "When high-authority sources disagree, both travel together and the conflict is flagged, so the model "
-       "never settles it silently and a person can."),
-    _q("self-declared-official", "02",
-       "An anonymous note's text says it is OFFICIAL SITE POLICY. Which trust tier does the selector use?",
-       ("approved, as the note says", "the tier ingestion assigned (here: unverified)", "no tier at all"), 1,
-       "Trust comes from controlled ingestion, never from the body. A text can claim anything."),
-    _q("route-41", "03",
-       "41 agreements, 1,440,000 tokens in all, the largest 68,200; ceiling 900,000 and soft budget 540,000. "
-       "Which route?",
-       ("stuff_all", "select_documents", "retrieve_within_document", "retrieve_chunks"), 1,
-       "No document is above 540,000, so the guard passes; the total is above one soft budget and within "
-       "four (2,160,000): whole documents are chosen by relevance."),
-    _q("floor-0-11", "03",
-       "The best passage the technician may read scores 0.11 against a floor of 0.35. What happens?",
-       ("the three best passages are sent anyway", "a refusal, before any model is called",
-        "the floor is lowered until something passes"), 1,
-       "A ranking has no floor of its own. The gate says the documents do not appear to answer, before a "
-       "model can fill the gap from general knowledge."),
-    _q("soft-fraction-one", "03",
-       "Documents may take the whole ceiling (soft fraction 1.0). Which turn is the first over the ceiling?",
-       ("turn 1", "turn 9", "turn 30", "none: the documents fit"), 0,
-       "With no reserve, the first turn's instructions and answer already push it over. At 60% the "
-       "conversation has room for many turns first."),
-    _q("r7-again", "04",
-       "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
-       ("create: book it again", "reuse: job-1 comes back", "conflict"), 1,
-       "Same key, same payload: it is a retry of one intended action, so the earlier job is returned and "
-       "nothing new is booked."),
-    _q("retry-which", "04",
-       "Which result is worth retrying unchanged, with the same request id?",
-       ("denied", "invalid", "unavailable: the scheduling service did not answer", "conflict"), 2,
-       "Only a transient failure can succeed unchanged. Denied, invalid and conflict give the same answer "
-       "until someone changes something; retrying them is noise."),
-    _q("valid-minutes-true", "04",
-       "What does a strict whole-minute check return for True?",
-       ("True: True == 1", "False: a bool is not a duration"), 1,
-       "bool is a subclass of int in Python, so isinstance lets True through; type(value) is int does not."),
-    _q("planted-booking", "05",
-       "A planted ticket tells the model to book a 60-minute inspection. The model obeys every planted "
-       "instruction. What happens to the tool call?",
-       ("it becomes a 60-minute booking", "it is unchanged: the action request carries no document text",
-        "the turn crashes"), 1,
-       "Tool calls are proposed from a request with the technician's message and trusted facts only, and "
-       "decided against trusted state. A document can bend an answer, not an action."),
-    _q("accuracy-vs-refusals", "05",
-       "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
-       ("yes, accuracy went up", "no: score the adversarial slice apart; a gain there does not pay for lost "
-        "refusals"), 1,
-       "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the "
-       "gain."),
+    _q(
+        "reserves-too-big",
+        "00",
+        "The reserves need 8 + 4 = 12 tokens and the whole window is 10. What should evidence_allowance do?",
+        ("return 0: no room for evidence", "return -2", "raise an error that says the reserves do not fit"),
+        2,
+        "A zero claims the request fits when it cannot, and a negative number is nonsense downstream. An error "
+        "makes someone decide what to shorten.",
+    ),
+    _q(
+        "words-not-tokens",
+        "00",
+        "Each record arrives with a cost. Can you use the number of words in its text instead?",
+        (
+            "yes, a word is one token",
+            "no: the cost is whole tokens counted by the tokenizer, and words are not tokens",
+            "yes, if you add 10% for safety",
+        ),
+        1,
+        "Token counts depend on the text: part numbers and tables take far more tokens per word than prose. "
+        "Lesson 03 measures it.",
+    ),
+    _q(
+        "prefix-6-5-in-8",
+        "01",
+        "Ranked permitted costs 6 then 5, evidence allowance 8, prefix policy. Which records are selected?",
+        ("both (6 + 5 = 11)", "only the first (6)", "only the second (5)", "neither"),
+        1,
+        "The first fits (6). The next would make 11, over 8, so prefix stops there: one record, 6 of 8 used.",
+    ),
+    _q(
+        "restricted-where",
+        "01",
+        "The technician may not read K-7 records. Where must that be enforced?",
+        (
+            "in the prompt: tell the model not to reveal K-7",
+            "before the budget: a K-7 record never takes room and never reaches the model",
+            "after the answer: remove K-7 facts from the reply",
+        ),
+        1,
+        "An instruction in the prompt is too late: the restricted text was already sent. Permission is applied "
+        "first, so a forbidden record cannot even use up budget.",
+    ),
+    _q(
+        "skip-3-8-2-in-7",
+        "01",
+        "Costs 3, 8, 2 in an allowance of 7, with the skip policy. Which positions are kept?",
+        ("[0]", "[0, 2]", "[0, 1]", "[2]"),
+        1,
+        "Skip passes over the 8 and keeps looking, so the 2 gets in too. Prefix would stop at the 8 and keep "
+        "[0]: under prefix, everything kept outranks everything dropped.",
+    ),
+    _q(
+        "internal-policy-layer",
+        "02",
+        "The user may not view the vendor's restricted design file, which scores highest of all. At which "
+        "layer is it stopped?",
+        (
+            "ranking: its score is lowered",
+            "the permission filter, before ranking",
+            "the model, which is told not to use it",
+        ),
+        1,
+        "Permission and freshness are filtered before relevance ranking, so no score can carry a forbidden "
+        "record past the filter.",
+    ),
+    _q(
+        "two-approved-disagree",
+        "02",
+        "The approved manual says 1.5 bar, a reviewed bulletin says 2.0 bar. What does the selector do?",
+        ("keep the higher-scoring one", "keep the approved one, drop the bulletin", "send both, with a conflict flag"),
+        2,
+        "When high-authority sources disagree, both travel together and the conflict is flagged, so the model "
+        "never settles it silently and a person can.",
+    ),
+    _q(
+        "self-declared-official",
+        "02",
+        "An anonymous note's text says it is OFFICIAL SITE POLICY. Which trust tier does the selector use?",
+        ("approved, as the note says", "the tier ingestion assigned (here: unverified)", "no tier at all"),
+        1,
+        "Trust comes from controlled ingestion, never from the body. A text can claim anything.",
+    ),
+    _q(
+        "route-41",
+        "03",
+        "41 agreements, 1,440,000 tokens in all, the largest 68,200; ceiling 900,000 and soft budget 540,000. "
+        "Which route?",
+        ("stuff_all", "select_documents", "retrieve_within_document", "retrieve_chunks"),
+        1,
+        "No document is above 540,000, so the guard passes; the total is above one soft budget and within "
+        "four (2,160,000): whole documents are chosen by relevance.",
+    ),
+    _q(
+        "floor-0-11",
+        "03",
+        "The best passage the technician may read scores 0.11 against a floor of 0.35. What happens?",
+        (
+            "the three best passages are sent anyway",
+            "a refusal, before any model is called",
+            "the floor is lowered until something passes",
+        ),
+        1,
+        "A ranking has no floor of its own. The gate says the documents do not appear to answer, before a "
+        "model can fill the gap from general knowledge.",
+    ),
+    _q(
+        "soft-fraction-one",
+        "03",
+        "Documents may take the whole ceiling (soft fraction 1.0). Which turn is the first over the ceiling?",
+        ("turn 1", "turn 9", "turn 30", "none: the documents fit"),
+        0,
+        "With no reserve, the first turn's instructions and answer already push it over. At 60% the "
+        "conversation has room for many turns first.",
+    ),
+    _q(
+        "r7-again",
+        "04",
+        "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
+        ("create: book it again", "reuse: job-1 comes back", "conflict"),
+        1,
+        "Same key, same payload: it is a retry of one intended action, so the earlier job is returned and "
+        "nothing new is booked.",
+    ),
+    _q(
+        "retry-which",
+        "04",
+        "Which result is worth retrying unchanged, with the same request id?",
+        ("denied", "invalid", "unavailable: the scheduling service did not answer", "conflict"),
+        2,
+        "Only a transient failure can succeed unchanged. Denied, invalid and conflict give the same answer "
+        "until someone changes something; retrying them is noise.",
+    ),
+    _q(
+        "valid-minutes-true",
+        "04",
+        "What does a strict whole-minute check return for True?",
+        ("True: True == 1", "False: a bool is not a duration"),
+        1,
+        "bool is a subclass of int in Python, so isinstance lets True through; type(value) is int does not.",
+    ),
+    _q(
+        "planted-booking",
+        "05",
+        "A planted ticket tells the model to book a 60-minute inspection. The model obeys every planted "
+        "instruction. What happens to the tool call?",
+        (
+            "it becomes a 60-minute booking",
+            "it is unchanged: the action request carries no document text",
+            "the turn crashes",
+        ),
+        1,
+        "Tool calls are proposed from a request with the technician's message and trusted facts only, and "
+        "decided against trusted state. A document can bend an answer, not an action.",
+    ),
+    _q(
+        "accuracy-vs-refusals",
+        "05",
+        "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
+        ("yes, accuracy went up", "no: score the adversarial slice apart; a gain there does not pay for lost refusals"),
+        1,
+        "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the gain.",
+    ),
 )
 
 QUESTIONS: Mapping[str, Question] = {q.id: q for q in _ALL}
@@ -143,5 +219,6 @@ def judge(question: Question | str, choice: Any) -> Judgement:
         return Judgement(False, False, "Choose one of the options first, then check.")
     if choice == q.answer:
         return Judgement(True, True, f"Correct: {q.options[q.answer]}. {q.why}")
-    return Judgement(False, True, f"Not quite: you chose {q.options[choice]!r}. The answer is "
-                                  f"{q.options[q.answer]!r}. {q.why}")
+    return Judgement(
+        False, True, f"Not quite: you chose {q.options[choice]!r}. The answer is {q.options[q.answer]!r}. {q.why}"
+    )

@@ -54,12 +54,14 @@ class Comparison:
         return f"Your function: {self.agreement}. {self.message}"
 
 
-_NOT_WRITTEN = ("It still raises NotImplementedError or returns None: write its body, run its cell, "
-                "then build the panel again.")
+_NOT_WRITTEN = (
+    "It still raises NotImplementedError or returns None: write its body, run its cell, then build the panel again."
+)
 
 
-def _call(fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any],
-          reference: str) -> tuple[Any, Comparison | None]:
+def _call(
+    fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], reference: str
+) -> tuple[Any, Comparison | None]:
     """Call the learner's function on copies; an exception or a stub ends the comparison early."""
     # Copies: a function that sorts, clears or appends to its input must not change the panel's own state.
     fresh_args = tuple(fresh_copy(a) for a in args)
@@ -104,8 +106,9 @@ def _compare_ids(fn: Callable[..., Any], args: Sequence[Any], reference: Sequenc
     return Comparison(agreement, shown, ", ".join(ids) or "nothing", differences)
 
 
-def compare_selection(fn: Callable[..., Any], records: Sequence[Any], allowed_assets: Sequence[str],
-                      allowance: int) -> Comparison:
+def compare_selection(
+    fn: Callable[..., Any], records: Sequence[Any], allowed_assets: Sequence[str], allowance: int
+) -> Comparison:
     """Lesson 01: ``choose_evidence(records, allowed_assets, allowance)`` against ``select`` with the prefix rule."""
     from botie.context.selection import select
 
@@ -113,8 +116,9 @@ def compare_selection(fn: Callable[..., Any], records: Sequence[Any], allowed_as
     return _compare_ids(fn, (list(records), list(allowed_assets), allowance), reference)
 
 
-def compare_shortlist(fn: Callable[..., Any], candidates: Sequence[Any], allowed_assets: Sequence[str],
-                      observed_on: Any, k: int) -> Comparison:
+def compare_shortlist(
+    fn: Callable[..., Any], candidates: Sequence[Any], allowed_assets: Sequence[str], observed_on: Any, k: int
+) -> Comparison:
     """Lesson 02: ``shortlist(candidates, allowed_assets, observed_on, k)`` against the exercise's reference."""
     from botie.lessons.exercises.lesson02 import reference_shortlist
 
@@ -122,8 +126,15 @@ def compare_shortlist(fn: Callable[..., Any], candidates: Sequence[Any], allowed
     return _compare_ids(fn, (list(candidates), list(allowed_assets), observed_on, k), reference)
 
 
-def compare_branch(fn: Callable[..., Any], proposal: Mapping[str, Any], *, caller: str,
-                   allowed_assets: Sequence[str], approval: Any, previous: Any) -> Comparison:
+def compare_branch(
+    fn: Callable[..., Any],
+    proposal: Mapping[str, Any],
+    *,
+    caller: str,
+    allowed_assets: Sequence[str],
+    approval: Any,
+    previous: Any,
+) -> Comparison:
     """Lesson 04: ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)`` against ``decide``."""
     from botie.actions.decision import decide
 
@@ -131,14 +142,21 @@ def compare_branch(fn: Callable[..., Any], proposal: Mapping[str, Any], *, calle
     reference = str(decide(dict(proposal), **kwargs).branch)
     if reference == "invalid":
         # The exercise starts after validation: an invalid proposal never reaches choose_branch.
-        return Comparison(Agreement.NOT_ASKED, reference, message="The proposal is invalid, and choose_branch "
-                          "is only asked about proposals that passed validation.")
+        return Comparison(
+            Agreement.NOT_ASKED,
+            reference,
+            message="The proposal is invalid, and choose_branch is only asked about proposals that passed validation.",
+        )
     got, early = _call(fn, (dict(proposal),), kwargs, reference)
     if early is not None:
         return early
     if not isinstance(got, str):
-        return Comparison(Agreement.DIFFERS, reference, show(got),
-                          (f"yours returned {show(got)}, not a branch name such as {reference!r}",))
+        return Comparison(
+            Agreement.DIFFERS,
+            reference,
+            show(got),
+            (f"yours returned {show(got)}, not a branch name such as {reference!r}",),
+        )
     if str(got) == reference:
         return Comparison(Agreement.SAME, reference, str(got))
     return Comparison(Agreement.DIFFERS, reference, str(got), (f"yours says {got}, the reference says {reference}",))

@@ -75,8 +75,15 @@ INSTRUCTOR_ONLY = "instructor-only"
 IGNORE_MARKER = "# NBVAL_IGNORE_OUTPUT"
 IGNORE_TAG = "nbval-ignore-output"  # the same instruction to nbval, kept out of the learner's sight
 HINT_TAG = "nbval-skip"  # a hint cell is stored empty (see quiet_hints), so there is nothing to compare
-_ENV_DIRS = ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR",
-             "TIKTOKEN_CACHE_DIR", "XDG_CACHE_HOME")
+_ENV_DIRS = (
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "IPYTHONDIR",
+    "MPLCONFIGDIR",
+    "TIKTOKEN_CACHE_DIR",
+    "XDG_CACHE_HOME",
+)
 
 
 class EditionError(ValueError):
@@ -121,7 +128,7 @@ def learner_notebook(source_nb: Any, name: str = "notebook") -> Any:
         if cell.cell_type == "code":
             source = strip_solutions(cell.source, where)
             if source.startswith(IGNORE_MARKER):
-                source = source[len(IGNORE_MARKER):].lstrip("\n")
+                source = source[len(IGNORE_MARKER) :].lstrip("\n")
                 meta = {"tags": [*tags, IGNORE_TAG]}
             elif _HINT_CALL.search(source):
                 meta = {"tags": [*tags, HINT_TAG]}
@@ -147,10 +154,7 @@ def _clean_metadata(metadata: Any) -> dict:
 
 def shape(nb: Any) -> list[tuple[str, str, tuple[str, ...]]]:
     """What must not drift between editions: each cell's type, source and tags."""
-    return [
-        (cell.cell_type, cell.source, tuple(cell.get("metadata", {}).get("tags", ())))
-        for cell in nb.cells
-    ]
+    return [(cell.cell_type, cell.source, tuple(cell.get("metadata", {}).get("tags", ()))) for cell in nb.cells]
 
 
 def _isolated_env(scratch: Path) -> dict[str, str]:
@@ -196,8 +200,16 @@ def execute(nb: Any, cwd: Path, *, timeout: int = 300) -> Any:
     """
     from nbclient import NotebookClient
 
-    saved = {var: os.environ.get(var) for var in (*_ENV_DIRS, "BOTIE_PROGRESS_FILE", "MPLBACKEND",
-                                                  "JUPYTER_PLATFORM_DIRS", "PYDEVD_DISABLE_FILE_VALIDATION")}
+    saved = {
+        var: os.environ.get(var)
+        for var in (
+            *_ENV_DIRS,
+            "BOTIE_PROGRESS_FILE",
+            "MPLBACKEND",
+            "JUPYTER_PLATFORM_DIRS",
+            "PYDEVD_DISABLE_FILE_VALIDATION",
+        )
+    }
     with tempfile.TemporaryDirectory(prefix="botie-editions-") as scratch:
         os.environ.update(_isolated_env(Path(scratch)))
         try:
@@ -258,8 +270,12 @@ def merge_streams(nb: Any) -> Any:
         merged: list[Any] = []
         for out in cell.outputs:
             last = merged[-1] if merged else None
-            if out.output_type == "stream" and last is not None and last.output_type == "stream" \
-                    and last.name == out.name:
+            if (
+                out.output_type == "stream"
+                and last is not None
+                and last.output_type == "stream"
+                and last.name == out.name
+            ):
                 last.text += out.text
             else:
                 merged.append(out)
@@ -296,8 +312,15 @@ def _sources(src_dir: Path, names: Iterable[str] | None) -> list[Path]:
     return paths
 
 
-def generate(src_dir: Path, dst_dir: Path, *, run: bool = True, names: Iterable[str] | None = None,
-             execute_source: bool = False, log=print) -> list[Path]:
+def generate(
+    src_dir: Path,
+    dst_dir: Path,
+    *,
+    run: bool = True,
+    names: Iterable[str] | None = None,
+    execute_source: bool = False,
+    log=print,
+) -> list[Path]:
     """Write (and by default execute) the learner edition of every source notebook."""
     written = []
     for src in _sources(src_dir, names):
@@ -329,7 +352,9 @@ def drift(src_dir: Path, dst_dir: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botie.lessons.tooling.editions", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m botie.lessons.tooling.editions", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("source", type=Path, help="folder of instructor notebooks")
     parser.add_argument("target", type=Path, help="folder for the learner notebooks")
     parser.add_argument("names", nargs="*", help="only these notebooks (e.g. 01_which_records)")
@@ -344,8 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("learner edition up to date" if not problems else f"{len(problems)} notebook(s) drifted")
         return 1 if problems else 0
     try:
-        written = generate(args.source, args.target, run=not args.no_execute, names=args.names,
-                           execute_source=args.execute_source)
+        written = generate(
+            args.source, args.target, run=not args.no_execute, names=args.names, execute_source=args.execute_source
+        )
     except EditionError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -33,8 +33,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["OVERRIDES", "PRESENT_ARGS", "QUIET_ARGS", "VOILA_TEMPLATE", "WELCOME", "find_lesson",
-           "install_voila_template", "lab_argv", "main", "present_argv", "with_extra", "write_overrides"]
+__all__ = [
+    "OVERRIDES",
+    "PRESENT_ARGS",
+    "QUIET_ARGS",
+    "VOILA_TEMPLATE",
+    "WELCOME",
+    "find_lesson",
+    "install_voila_template",
+    "lab_argv",
+    "main",
+    "present_argv",
+    "with_extra",
+    "write_overrides",
+]
 
 WELCOME = "00_welcome.ipynb"
 
@@ -56,9 +68,13 @@ QUIET_ARGS = [
 
 #: The same switches as :data:`QUIET_ARGS`, as a Jupyter server config file for the environment,
 #: for servers this module does not start (Binder's).
-SERVER_CONFIG = {"LabApp": {"news_url": None,
-                            "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
-                            "extension_manager": "readonly"}}
+SERVER_CONFIG = {
+    "LabApp": {
+        "news_url": None,
+        "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+        "extension_manager": "readonly",
+    }
+}
 
 
 def app_settings_dir() -> Path:
@@ -209,9 +225,11 @@ def present_argv(notebook: str | os.PathLike[str], extra: list[str] | None = Non
 
 def _present(args: list[str]) -> int:
     if not args or args[0].startswith("-"):
-        print("usage: python -m botie.lessons.tooling.lab --present LESSON [VOILA ARGS...]"
-              "   (e.g. make present LESSON=01)",
-              file=sys.stderr)
+        print(
+            "usage: python -m botie.lessons.tooling.lab --present LESSON [VOILA ARGS...]"
+            "   (e.g. make present LESSON=01)",
+            file=sys.stderr,
+        )
         return 2
     try:
         notebook = find_lesson(args[0])
@@ -221,8 +239,7 @@ def _present(args: list[str]) -> int:
     try:
         from voila.app import Voila
     except ImportError:
-        print('Voila is not installed: `pip install -e ".[present]"` (make present does this for you)',
-              file=sys.stderr)
+        print('Voila is not installed: `pip install -e ".[present]"` (make present does this for you)', file=sys.stderr)
         return 2
     # The template lives in a private Jupyter data folder for as long as Voila runs.
     data_dir = tempfile.mkdtemp(prefix="botie-voila-")

@@ -28,9 +28,26 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ALL", "DIGEST_PREFIX", "INSTALLER", "LOCK_DIR", "WORKSHOP", "WORKSHOP_EXTRAS", "Pin",
-           "canonical_name", "dependency_digest", "load_toml", "lock_path", "lock_sets", "oldest_python",
-           "pins_for", "read_pins", "recorded_digest", "repository_root", "stale_locks"]
+__all__ = [
+    "ALL",
+    "DIGEST_PREFIX",
+    "INSTALLER",
+    "LOCK_DIR",
+    "WORKSHOP",
+    "WORKSHOP_EXTRAS",
+    "Pin",
+    "canonical_name",
+    "dependency_digest",
+    "load_toml",
+    "lock_path",
+    "lock_sets",
+    "oldest_python",
+    "pins_for",
+    "read_pins",
+    "recorded_digest",
+    "repository_root",
+    "stale_locks",
+]
 
 LOCK_DIR = "requirements"
 ALL = "all"
@@ -96,7 +113,7 @@ def recorded_digest(path: Path) -> str | None:
     """The pyproject digest a lock file was written for, from its header; None when it has none."""
     for line in Path(path).read_text(encoding="utf-8").splitlines():
         if line.startswith(DIGEST_PREFIX):
-            return line[len(DIGEST_PREFIX):].strip()
+            return line[len(DIGEST_PREFIX) :].strip()
     return None
 
 

@@ -25,8 +25,20 @@ from pathlib import Path
 
 from botie.lessons.tooling import locks
 
-__all__ = ["PACKAGES", "Row", "check_folder", "check_kernel", "check_lock", "check_package", "check_python",
-           "check_tokenizer", "check_widgets", "format_table", "main", "run"]
+__all__ = [
+    "PACKAGES",
+    "Row",
+    "check_folder",
+    "check_kernel",
+    "check_lock",
+    "check_package",
+    "check_python",
+    "check_tokenizer",
+    "check_widgets",
+    "format_table",
+    "main",
+    "run",
+]
 
 #: The oldest Python the package supports (pyproject's requires-python).
 MIN_PYTHON = (3, 10)
@@ -48,7 +60,7 @@ WIDGETS_EXTENSION = "@jupyter-widgets/jupyterlab-manager"
 #: A sentence with a known cl100k_base count, so a wrong tokenizer file shows up.
 TOKEN_PROBE = ("The seal on P-2", 6)
 
-_FIX_ENV = "run `make env` in the workshop folder (or `pip install -e \".[notebooks]\"`)"
+_FIX_ENV = 'run `make env` in the workshop folder (or `pip install -e ".[notebooks]"`)'
 
 
 @dataclass(frozen=True)
@@ -83,8 +95,9 @@ def check_python(version_info: tuple[int, ...] | None = None) -> Row:
     need = ".".join(str(p) for p in MIN_PYTHON)
     if v[:2] >= MIN_PYTHON:
         return _ok("Python", f"{shown} (needs >= {need})")
-    return _fail("Python", f"{shown} is too old (needs >= {need})",
-                 f"install Python {need} or newer, then run `make env` again")
+    return _fail(
+        "Python", f"{shown} is too old (needs >= {need})", f"install Python {need} or newer, then run `make env` again"
+    )
 
 
 # --- packages ----------------------------------------------------------------
@@ -139,11 +152,11 @@ def check_package(name: str, spec: str = "") -> Row:
     check = f"package {name}"
     version = _installed_version(name)
     if version is None:
-        return _fail(check, f"not installed (needs {spec or 'any version'})",
-                     f"{_FIX_ENV}; or `pip install \"{name}{spec}\"`")
+        return _fail(
+            check, f"not installed (needs {spec or 'any version'})", f'{_FIX_ENV}; or `pip install "{name}{spec}"`'
+        )
     if _satisfies(version, spec) is False:
-        return _fail(check, f"{version} is outside {spec}",
-                     f"`pip install \"{name}{spec}\"`, then restart JupyterLab")
+        return _fail(check, f"{version} is outside {spec}", f'`pip install "{name}{spec}"`, then restart JupyterLab')
     return _ok(check, f"{version}" + (f" ({spec})" if spec else ""))
 
 
@@ -179,13 +192,25 @@ def _lock_fix(drifted: Iterable[str], root: Path) -> str:
     if _in_conda():
         return "`conda env update -f environment.yml` in the workshop folder, then restart JupyterLab"
     names = set(drifted)
-    sets = [locks.WORKSHOP, *(n for n in locks.lock_sets(root / "pyproject.toml")
-                                 if n not in (locks.ALL, locks.WORKSHOP)), locks.ALL]
-    chosen = next((s for s in sets if locks.lock_path(s, root).is_file()
-                   and names <= {p.name for p in locks.read_pins(locks.lock_path(s, root))}), locks.ALL)
+    sets = [
+        locks.WORKSHOP,
+        *(n for n in locks.lock_sets(root / "pyproject.toml") if n not in (locks.ALL, locks.WORKSHOP)),
+        locks.ALL,
+    ]
+    chosen = next(
+        (
+            s
+            for s in sets
+            if locks.lock_path(s, root).is_file()
+            and names <= {p.name for p in locks.read_pins(locks.lock_path(s, root))}
+        ),
+        locks.ALL,
+    )
     python = f'"{sys.executable}"' if " " in sys.executable else sys.executable
-    return (f"`{python} -m pip install --require-hashes -r {locks.LOCK_DIR}/{chosen}.txt` "
-            "in the workshop folder, then restart JupyterLab")
+    return (
+        f"`{python} -m pip install --require-hashes -r {locks.LOCK_DIR}/{chosen}.txt` "
+        "in the workshop folder, then restart JupyterLab"
+    )
 
 
 def check_lock(root: str | os.PathLike[str] | None = None) -> Row:
@@ -204,10 +229,14 @@ def check_lock(root: str | os.PathLike[str] | None = None) -> Row:
         if have is not None and _differs(have, want):
             drifted[name] = f"{name} {have} (lock {want})"
     if drifted:
-        return _fail(check, f"{len(drifted)} differ from the lock: " + ", ".join(drifted.values()),
-                     _lock_fix(drifted, root))
-    return _ok(check, f"{sum(_installed_version(n) is not None for n in locked)} installed packages match "
-               f"{locks.LOCK_DIR}/{locks.ALL}.txt")
+        return _fail(
+            check, f"{len(drifted)} differ from the lock: " + ", ".join(drifted.values()), _lock_fix(drifted, root)
+        )
+    return _ok(
+        check,
+        f"{sum(_installed_version(n) is not None for n in locked)} installed packages match "
+        f"{locks.LOCK_DIR}/{locks.ALL}.txt",
+    )
 
 
 # --- the widgets extension ----------------------------------------------------
@@ -244,8 +273,11 @@ def check_widgets() -> Row:
         return _fail(check, f"{WIDGETS_EXTENSION} not found in JupyterLab", fix)
     disabled = _disabled_labextensions(paths)
     if any(WIDGETS_EXTENSION == d or WIDGETS_EXTENSION.startswith(d + ":") for d in disabled):
-        return _fail(check, f"{WIDGETS_EXTENSION} is disabled",
-                     f"`jupyter labextension enable {WIDGETS_EXTENSION}`, then reload JupyterLab")
+        return _fail(
+            check,
+            f"{WIDGETS_EXTENSION} is disabled",
+            f"`jupyter labextension enable {WIDGETS_EXTENSION}`, then reload JupyterLab",
+        )
     return _ok(check, f"{WIDGETS_EXTENSION} {info.get('version', '?')} enabled")
 
 
@@ -325,8 +357,11 @@ def check_kernel(timeout: float = 60.0) -> Row:
         seen = _start_kernel_and_run(_KERNEL_PROBE, timeout)
     except Exception as exc:
         detail = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
-        return _fail(check, detail, f"{_FIX_ENV}; then `python -m ipykernel install --sys-prefix` "
-                     "so the kernel is this environment's Python")
+        return _fail(
+            check,
+            detail,
+            f"{_FIX_ENV}; then `python -m ipykernel install --sys-prefix` so the kernel is this environment's Python",
+        )
     python, _, version = seen.partition(" ")
     return _ok(check, f"python3 kernel: Python {python}, import botie {version} ok")
 
@@ -349,21 +384,24 @@ def check_folder(folder: str | os.PathLike[str] | None = None) -> Row:
         os.close(fd)
         os.remove(name)
     except OSError as exc:
-        return _fail(check, f"{path}: {exc.strerror or exc}",
-                     f"work in a folder you own: copy the workshop there (`git clone` it again) "
-                     f"or fix the permissions of {path}")
+        return _fail(
+            check,
+            f"{path}: {exc.strerror or exc}",
+            f"work in a folder you own: copy the workshop there (`git clone` it again) "
+            f"or fix the permissions of {path}",
+        )
     return _ok(check, str(path))
 
 
 # --- the table ----------------------------------------------------------------
 
 
-def checks(folder: str | os.PathLike[str] | None = None, *,
-           kernel: bool = True) -> list[tuple[str, Callable[[], Row]]]:
+def checks(folder: str | os.PathLike[str] | None = None, *, kernel: bool = True) -> list[tuple[str, Callable[[], Row]]]:
     """Every check, in table order: (name, zero-argument callable)."""
     found: list[tuple[str, Callable[[], Row]]] = [("Python", check_python)]
-    found += [(f"package {name}", lambda n=name, s=spec: check_package(n, s))
-              for name, spec in _required_packages().items()]
+    found += [
+        (f"package {name}", lambda n=name, s=spec: check_package(n, s)) for name, spec in _required_packages().items()
+    ]
     found += [("versions as locked", check_lock)]
     found += [("widgets extension", check_widgets), ("tokenizer (offline)", check_tokenizer)]
     if kernel:
@@ -389,13 +427,15 @@ def format_table(rows: Iterable[Row]) -> str:
         if i == 0:
             lines.append("  ".join("-" * w for w in [*widths, len(header[-1])]))
     failed = sum(not r.ok for r in rows)
-    verdict = "all checks passed: ready for the workshop" if not failed else (
-        f"{failed} check{'s' if failed != 1 else ''} failed: apply the fix shown, then run this again")
+    verdict = (
+        "all checks passed: ready for the workshop"
+        if not failed
+        else (f"{failed} check{'s' if failed != 1 else ''} failed: apply the fix shown, then run this again")
+    )
     return "\n".join([*lines, "", verdict])
 
 
-def run(print_table: bool = True, *, folder: str | os.PathLike[str] | None = None,
-        kernel: bool = True) -> list[Row]:
+def run(print_table: bool = True, *, folder: str | os.PathLike[str] | None = None, kernel: bool = True) -> list[Row]:
     """Run every check and return the rows; print the table too unless ``print_table`` is false.
 
     A check that itself breaks becomes a failing row, so lesson 00 never shows a traceback.
@@ -412,7 +452,9 @@ def run(print_table: bool = True, *, folder: str | os.PathLike[str] | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botie.lessons.tooling.preflight", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m botie.lessons.tooling.preflight", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--folder", help="the working folder to test for writing (default: notebooks/)")
     parser.add_argument("--no-kernel", action="store_true", help="skip starting a kernel (faster)")
     args = parser.parse_args(argv)
