@@ -108,6 +108,7 @@ WRONG = {
     },
     "permitted": {
         "no filtering at all": lambda records, allowed: list(records),
+        "returns ids instead of records": lambda records, allowed: [r.id for r in records if r.asset in allowed],
         "substring match lets 'P-22' through": lambda records, allowed: [
             r for r in records if any(a in r.asset for a in allowed)
         ],

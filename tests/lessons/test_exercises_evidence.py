@@ -244,6 +244,7 @@ WRONG = {
         ],
         "reports duplicates": lambda cs, pack: [c.get("id") for c in cs if c.get("id") not in pack],
         "skips citations with no usable id": lambda cs, pack: [i for i in untraceable(cs, pack) if i is not None],
+        "reports None once, like an id": lambda cs, pack: list(dict.fromkeys(untraceable(cs, pack))),
         "substring test against the joined pack": lambda cs, pack: [
             c.get("id") for c in cs if not isinstance(c.get("id"), str) or c["id"] not in " ".join(pack)
         ],
@@ -282,6 +283,9 @@ WRONG = {
             bool(cs) and all(c.get("id") in ctx and c.get("quote", "") in ctx[c["id"]] for c in cs)
         ),
         "checks ids only": lambda cs, ctx: bool(cs) and all(c.get("id") in ctx for c in cs),
+        "a quote of only spaces passes": lambda cs, ctx: (
+            bool(cs) and all(c.get("id") in ctx and c.get("quote") and c["quote"] in ctx[c["id"]] for c in cs)
+        ),
         "hard-coded True": lambda cs, ctx: True,
     },
     "first_lost_stage": {

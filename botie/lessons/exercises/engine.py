@@ -34,6 +34,7 @@ __all__ = [
     "same_bool",
     "same_branch",
     "same_fields",
+    "same_record_objects",
     "same_records",
     "same_value",
     "show",
@@ -211,6 +212,19 @@ def record_ids(value: Any, what: str) -> tuple[list[str] | None, str | None]:
         else:
             return None, f"expected {what} to hold records, found {show(item)}"
     return ids, None
+
+
+def same_record_objects(got: Any, expected: list[str]) -> str | None:
+    """Like :func:`same_records`, but ids in place of records are wrong: the next step reads each record's cost."""
+    if isinstance(got, Iterable) and not isinstance(got, (str, bytes, Mapping)):
+        got = list(got)
+        ids = [item for item in got if isinstance(item, str)]
+        if ids:
+            return (
+                f"expected the records themselves, found ids such as {ids[0]!r}: return the Record objects, "
+                "because the next exercise adds up their costs"
+            )
+    return same_records(got, expected)
 
 
 def same_records(got: Any, expected: list[str]) -> str | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from botie.lessons.exercises.engine import Case, Exercise, same_records
+from botie.lessons.exercises.engine import Case, Exercise, same_record_objects, same_records
 
 __all__ = ["EXERCISES"]
 
@@ -62,7 +62,7 @@ _PERMITTED = Exercise(
     "permitted",
     "Keep only the candidates the caller may read",
     _permitted_cases,
-    same_records,
+    same_record_objects,
     (
         "Go through the records in order and keep each one whose asset is in allowed_assets. "
         "Return them as a list, still in ranked order.",

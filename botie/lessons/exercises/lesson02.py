@@ -221,6 +221,17 @@ def _untraceable_cases() -> tuple[Case, ...]:
         ("a prefix of a packed id", cite("man-p2-r4-s3"), pack, False),
         ("the same bad id twice, then a good one", cite("forum-999", "forum-999", "forum-8812"), pack, False),
         ("a citation with no id", [{"quote": "18 N·m"}], pack, False),
+        (
+            "two citations with no id and one with an empty id: one None for each",
+            [
+                {"quote": "18 N·m"},
+                {"id": "man-p2-r4-s3.2", "quote": "x"},
+                {"quote": "16 N·m"},
+                {"id": "", "quote": "y"},
+            ],
+            pack,
+            False,
+        ),
         ("an id that is a number", [{"id": 7, "quote": "x"}], pack, False),
         ("no citations at all", [], pack, False),
         ("a refusal: nothing entered the pack", cite("man-p2-r4-s3.2"), [], False),

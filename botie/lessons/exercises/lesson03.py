@@ -198,6 +198,7 @@ def _span_cases() -> tuple[Case, ...]:
         ("a document that was never sent", cite(("man-p2-r3-s3.2", "15 N·m")), False),
         ("no citations at all", [], False),
         ("an empty quote", cite(("man-p2-r4-s3.2", "")), False),
+        ("a quote that is a single space", cite(("man-p2-r4-s3.2", " ")), False),
         ("a citation with no quote", [{"id": "man-p2-r4-s3.2"}], False),
         (
             "two good citations and a bad one",
@@ -228,7 +229,8 @@ _SPAN = Exercise(
         "Return True only when there is at least one citation and every citation passes: its id is a key "
         "of context, and its quote appears, character for character, in context[id].",
         "Exact means exact: `quote in text`, no lower-casing, no squeezing of spaces, and only in the document "
-        "the citation names. An empty quote is in every string, so refuse it. A citation without an id or a "
+        "the citation names. An empty quote is in every string, and so is a single space: refuse a quote "
+        "that is empty or only spaces. A citation without an id or a "
         "quote fails. No citations at all is not a pass.",
         "if not citations: return False; for c in citations: cid, quote = c.get('id'), c.get('quote'); if "
         "cid not in context or not isinstance(quote, str) or not quote.strip() or quote not in context[cid]: "
