@@ -155,3 +155,12 @@ def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
 
 def test_the_coverage_table_has_no_gaps_left():
     assert [topic for topic, lesson, _ in coverage_rows() if lesson == "gap"] == []
+
+
+def test_the_guides_sixteen_candidates_are_the_scenarios_sixteen_with_one_p3_section():
+    from botie.lessons import load_evidence_scenario
+
+    records = load_evidence_scenario().records
+    assert len(records) == 16
+    assert [r.id for r in records if r.asset == "P-3"] == ["man-p3-r1-s2"]
+    assert "sixteen candidates" in GUIDE and "one section of the P-3 pump's manual" in " ".join(GUIDE.split())
