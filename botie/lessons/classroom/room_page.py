@@ -163,7 +163,7 @@ def _learner_row(row: Row, columns: list[str], now: datetime) -> str:
     state = _e(row.state + (f" ({row.detail})" if row.detail else ""))
     act = activity(row, now)
     return (
-        f"<tr><th scope='row'>{_e(row.learner)}</th><td>{state}</td>"
+        f"<tr><th scope='row'>{_e(row.learner)}</th><td class='state'>{state}</td>"
         f"<td class='{act.kind}'>{_e(act.text)}</td>{''.join(cells)}</tr>"
     )
 
@@ -235,14 +235,15 @@ table.summary{font-size:1.4rem} table.summary th[scope=row]{white-space:nowrap}
 .seg.passed{background:#1a6b35} .seg.trying{background:#7a5200} .seg.fresh{background:#595959}
 .seg.stuck{background:repeating-linear-gradient(45deg,#b00020 0 6px,#8a0019 6px 12px)}
 .seg.option{background:#1f4e99}
-.poll{border-top:2px solid #1a1a1a;margin-top:1rem} tr.right th{font-weight:bold} .right{color:#1a1a1a}
+#polls{display:grid;grid-template-columns:repeat(auto-fill,minmax(34rem,1fr));gap:0 2.5rem}
+.poll{border-top:2px solid #1a1a1a;margin-top:1rem} .poll table{width:100%} .poll .barcell,.poll .bar{width:10rem} tr.right th{font-weight:bold} .right{color:#1a1a1a}
 a.button,button{display:inline-block;font-size:1rem;padding:.3rem .8rem;border:2px solid #1a1a1a;
  border-radius:4px;background:#f0f0f0;color:#1a1a1a;text-decoration:none;cursor:pointer}
 a:focus,button:focus,summary:focus{outline:3px solid #0645ad;outline-offset:2px}
 summary{font-size:1.2rem;cursor:pointer}
 table.learners td,table.learners th{text-align:center} table.learners th[scope=row]{text-align:left}
 td.passed{background:#d8f0d8} td.trying{background:#fff4cc} td.stuck{background:#f7c6c6;font-weight:bold}
-td.stopped{font-weight:bold}
+td.stopped{font-weight:bold} td.state{max-width:18rem;font-size:.9rem}
 </style></head><body data-refresh="{refresh}">
 {main}
 <script>
