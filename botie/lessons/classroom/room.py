@@ -242,9 +242,12 @@ def summarize(rows: Iterable[Row], lesson: str | None = None) -> tuple[ExerciseS
     found = []
     for name in exercise_names(lesson):
         states = [(r.learner, exercise_state(r.entries.get(name))) for r in readable]
-        counts = [sum(1 for _, s in states if s == kind) for kind in EXERCISE_STATES]
+        count = {kind: sum(1 for _, s in states if s == kind) for kind in EXERCISE_STATES}
         stuck = tuple(sorted(learner for learner, s in states if s == STUCK))
-        found.append(ExerciseSummary(name, *PLACES[name], *counts, stuck))
+        lesson_of, number = PLACES[name]
+        found.append(
+            ExerciseSummary(name, lesson_of, number, count[DONE], count[TRYING], count[STUCK], count[FRESH], stuck)
+        )
     return tuple(found)
 
 

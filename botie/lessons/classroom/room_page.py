@@ -236,7 +236,8 @@ table.summary{font-size:1.4rem} table.summary th[scope=row]{white-space:nowrap}
 .seg.stuck{background:repeating-linear-gradient(45deg,#b00020 0 6px,#8a0019 6px 12px)}
 .seg.option{background:#1f4e99}
 #polls{display:grid;grid-template-columns:repeat(auto-fill,minmax(34rem,1fr));gap:0 2.5rem}
-.poll{border-top:2px solid #1a1a1a;margin-top:1rem} .poll table{width:100%} .poll .barcell,.poll .bar{width:10rem} tr.right th{font-weight:bold} .right{color:#1a1a1a}
+.poll{border-top:2px solid #1a1a1a;margin-top:1rem} .poll table{width:100%}
+.poll .barcell,.poll .bar{width:10rem} tr.right th{font-weight:bold} .right{color:#1a1a1a}
 a.button,button{display:inline-block;font-size:1rem;padding:.3rem .8rem;border:2px solid #1a1a1a;
  border-radius:4px;background:#f0f0f0;color:#1a1a1a;text-decoration:none;cursor:pointer}
 a:focus,button:focus,summary:focus{outline:3px solid #0645ad;outline-offset:2px}
