@@ -43,7 +43,10 @@ def site(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
             def do_GET(self) -> None:
                 query = parse_qs(urlparse(self.path).query)
                 lesson = query.get("lesson", [None])[0]
-                html = room_html(reader.rows(), refresh=1, reveal=query.get("reveal", []), lesson=lesson)
+                projector = query.get("show") == ["polls"]
+                html = room_html(
+                    reader.rows(), refresh=1, reveal=query.get("reveal", []), lesson=lesson, projector=projector
+                )
                 data = html.encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
@@ -81,6 +84,14 @@ def test_axe_finds_nothing_serious_on_one_lesson_with_its_answer_revealed(page, 
     page.goto(f"{site.url}?lesson=01&reveal={QUESTION}")
     assert page.locator("tr.right").count() == 1
     _scan(page, "lesson 01, answer revealed")
+
+
+def test_axe_finds_nothing_serious_on_the_projector_view(page, site):
+    page.goto(f"{site.url}?lesson=02&show=polls")
+    assert page.locator("h1").inner_text() == "What the room predicted in lesson 02"
+    found = a11y.scan(page, "main")
+    print(f"\naxe, the room, projector view:\n{a11y.table(found)}")
+    assert not a11y.blocking(found), a11y.report(a11y.blocking(found))
 
 
 def test_the_reveal_link_marks_the_right_answer_and_the_hide_link_takes_it_away(page, site):

@@ -69,6 +69,17 @@ def test_the_right_answer_is_marked_only_once_revealed():
     assert "href='?lesson=01'>Hide the answer" in shown  # hiding keeps the lesson chosen
 
 
+def test_the_projector_view_shows_the_polls_and_no_name_at_all():
+    page = room_html(_poll_class(), now=NOW, lesson="01", projector=True, reveal={QUESTION})
+    assert not any(name in page for name in ("amaranth", "bartholomew", "cyprian"))
+    assert "Where the room is stuck" not in page and "First tries of 3 learners." in page
+    assert "(right answer)" in page
+    assert "href='?lesson=01&amp;show=polls'>Hide the answer" in page  # the reveal links stay on this view
+    assert "href='?lesson=01&amp;reveal=prefix-6-5-in-8'>The whole room" in page
+    full = room_html(_poll_class(), now=NOW, lesson="01")
+    assert "href='?lesson=01&amp;show=polls'>Polls only, without names, for the projector" in full
+
+
 def test_the_table_starts_open_for_a_small_class_and_folded_for_a_big_one():
     small = [row_for(f"l{i:03d}", running=False, status=None) for i in range(OPEN_UP_TO)]
     assert "<details open>" in room_html(small, now=NOW)

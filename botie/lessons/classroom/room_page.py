@@ -114,19 +114,20 @@ def _summary(rows: list[Row], lesson: str | None) -> str:
     )
 
 
-def _query(reveal: frozenset[str], lesson: str | None) -> str:
+def _query(reveal: frozenset[str], lesson: str | None, projector: bool = False) -> str:
     pairs = [("lesson", lesson)] if lesson else []
+    pairs += [("show", "polls")] if projector else []
     pairs += [("reveal", q) for q in sorted(reveal)]
     return f"?{urlencode(pairs)}" if pairs else "?"
 
 
-def _reveal_link(qid: str, reveal: frozenset[str], lesson: str | None) -> str:
+def _reveal_link(qid: str, reveal: frozenset[str], lesson: str | None, projector: bool) -> str:
     if qid in reveal:
-        return f"<a class='button' href='{_e(_query(reveal - {qid}, lesson))}'>Hide the answer</a>"
-    return f"<a class='button' href='{_e(_query(reveal | {qid}, lesson))}'>Reveal the answer</a>"
+        return f"<a class='button' href='{_e(_query(reveal - {qid}, lesson, projector))}'>Hide the answer</a>"
+    return f"<a class='button' href='{_e(_query(reveal | {qid}, lesson, projector))}'>Reveal the answer</a>"
 
 
-def _poll(p: Poll, reveal: frozenset[str], lesson: str | None) -> str:
+def _poll(p: Poll, reveal: frozenset[str], lesson: str | None, projector: bool) -> str:
     q, shown = p.question, p.question.id in reveal
     lines = []
     for i, option in enumerate(q.options):
@@ -144,13 +145,13 @@ def _poll(p: Poll, reveal: frozenset[str], lesson: str | None) -> str:
         f"{_e(q.prompt)}</h3><table><caption>First tries of {p.answered} learners.{older}</caption>"
         "<thead><tr><th scope='col'>option</th><th scope='col'>learners</th><th scope='col'>share</th>"
         f"<th scope='col'>bar</th></tr></thead><tbody>{''.join(lines)}</tbody></table>"
-        f"{_reveal_link(q.id, reveal, lesson)}</section>"
+        f"{_reveal_link(q.id, reveal, lesson, projector)}</section>"
     )
 
 
-def _polls(rows: list[Row], reveal: frozenset[str], lesson: str | None) -> str:
+def _polls(rows: list[Row], reveal: frozenset[str], lesson: str | None, projector: bool = False) -> str:
     found = polls(rows, lesson)
-    inner = "\n".join(_poll(p, reveal, lesson) for p in found) or "<p>No predictions answered yet.</p>"
+    inner = "\n".join(_poll(p, reveal, lesson, projector) for p in found) or "<p>No predictions answered yet.</p>"
     return f"<div id='polls' data-live>{inner}</div>"
 
 
@@ -192,6 +193,16 @@ def _nav(lesson: str | None) -> str:
     return f"<nav aria-label='Lessons'><ul>{items}</ul></nav>"
 
 
+def _projector(rows: list[Row], shown: frozenset[str], lesson: str | None) -> str:
+    """Only the polls, for the room's screen: counts and shares, and no learner's name anywhere."""
+    return (
+        f"<main><h1>What the room predicted{f' in lesson {_e(lesson)}' if lesson else ''}</h1>"
+        "<button type='button' id='pause' aria-pressed='false' hidden>Pause updates</button> "
+        f"<a href='{_e(_query(shown, lesson))}'>The whole room</a>"
+        f"<section aria-label='Polls'>{_polls(rows, shown, lesson, projector=True)}</section></main>"
+    )
+
+
 def room_html(
     rows: list[Row],
     *,
@@ -199,10 +210,14 @@ def room_html(
     now: datetime | None = None,
     reveal: Iterable[str] = (),
     lesson: str | None = None,
+    projector: bool = False,
 ) -> str:
-    """The whole page. ``reveal``: question ids whose right answer is marked; ``lesson``: show one lesson."""
+    """The whole page. ``reveal``: question ids whose right answer is marked; ``lesson``: show one lesson;
+    ``projector``: only the polls, with no names, for the screen the room sees."""
     now = now or datetime.now(timezone.utc)
     shown = frozenset(reveal)
+    if projector:
+        return _PAGE.replace("{refresh}", str(int(refresh))).replace("{main}", _projector(rows, shown, lesson))
     is_open = " open" if len(rows) <= OPEN_UP_TO else ""
     main = (
         f"<header><h1>The room: {len(rows)} learners</h1>{_status(rows, now, refresh)}"
@@ -211,6 +226,7 @@ def room_html(
         f"{_nav(lesson)}<main>{_definitions()}"
         f"<section aria-labelledby='h-stuck'><h2 id='h-stuck'>Where the room is stuck</h2>{_summary(rows, lesson)}"
         "</section><section aria-labelledby='h-polls'><h2 id='h-polls'>What the room predicted</h2>"
+        f"<p><a href='{_e(_query(shown, lesson, projector=True))}'>Polls only, without names, for the projector</a></p>"
         f"{_polls(rows, shown, lesson)}</section>"
         f"<section aria-labelledby='h-learners'><h2 id='h-learners'>Each learner</h2><details{is_open}>"
         f"<summary>Show the table of {len(rows)} learners</summary>{_learners(rows, now, lesson)}</details>"

@@ -8,7 +8,8 @@ hub and the learners' servers are asked at most once per refresh period
 (:class:`botie.lessons.classroom.room.RoomReader`).
 
 Query parameters, on the page and on ``api/summary``: ``lesson=01`` shows one
-lesson; ``reveal=<question id>`` (repeatable) marks that question's right answer.
+lesson; ``reveal=<question id>`` (repeatable) marks that question's right answer;
+``show=polls`` (the page only) shows the polls alone, with no learner's name, for the projector.
 
 Run by the hub as ``python -m botie.lessons.classroom.room_service``; it needs
 jupyterhub and tornado (``pip install -e ".[classroom]"``).
@@ -58,7 +59,8 @@ class RoomPage(_Room):
         lesson, reveal = self.choices()
         rows = await self.rows()
         self.set_header("Cache-Control", "no-store")
-        self.write(room_html(rows, refresh=REFRESH_SECONDS, reveal=reveal, lesson=lesson))
+        projector = self.get_query_argument("show", "") == "polls"
+        self.write(room_html(rows, refresh=REFRESH_SECONDS, reveal=reveal, lesson=lesson, projector=projector))
 
 
 class RoomApi(_Room):
