@@ -155,3 +155,17 @@ def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
 
 def test_the_coverage_table_has_no_gaps_left():
     assert [topic for topic, lesson, _ in coverage_rows() if lesson == "gap"] == []
+
+
+def test_the_rooms_lesson_table_names_each_lessons_exercises_and_questions():
+    """The guide's "During each lesson" table, against the progress places and the questions."""
+    from botie.lessons.classroom.progress import PLACES
+    from botie.lessons.exercises.questions import questions_for
+
+    table = GUIDE.split("**During each lesson.**", 1)[1]
+    rows = re.findall(r"^\| (0\d) \| lesson 0\d \| (.+?) \| (.+?) \|$", table, flags=re.M)
+    assert [lesson for lesson, _, _ in rows] == ["00", "01", "02", "03", "04", "05"]
+    for lesson, exercises, questions in rows:
+        named = re.findall(r"`([^`]+)`", exercises)
+        assert named == [n for n, place in sorted(PLACES.items(), key=lambda i: i[1]) if place[0] == lesson]
+        assert re.findall(r"`([^`]+)`", questions) == [q.id for q in questions_for(lesson)]

@@ -235,9 +235,13 @@ def test_the_reader_reads_again_only_the_files_that_changed():
     reader = _reader(hub, clock)
     reader.rows()
     hub.asked.clear()
+    clock[0] = 105.0
+    reader.rows()
+    assert len(hub.asked) == 1 + 2 and _content_reads(hub) == []  # nothing changed: the list and two looks
+    hub.asked.clear()
     hub.files["bo"] = json.loads(_answer([_entry(attempts=3)]))["content"]
     hub.stamps["bo"] = "m2"
-    clock[0] = 105.0
+    clock[0] = 110.0
     rows = {r.learner: r for r in reader.rows()}
     assert _content_reads(hub) == ["bo"]  # ana's file did not change: only looked at
     assert rows["bo"].stuck == ("permitted",) and rows["ana"].passed == 1
