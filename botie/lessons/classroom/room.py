@@ -356,8 +356,9 @@ class RoomReader:
         """The room; read afresh only when the last read is ``max_age`` seconds old."""
         with self._lock:  # a second page asking meanwhile waits for this read rather than starting its own
             if self._rows is None or self.clock() - self._read_at >= self.max_age:
+                started = self.clock()  # the data's age counts from when the reading began
                 self._rows = self._read()
-                self._read_at = self.clock()
+                self._read_at = started
             return self._rows
 
     def _read(self) -> list[Row]:

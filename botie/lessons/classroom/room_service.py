@@ -40,7 +40,8 @@ def _reader() -> RoomReader:
         os.environ["BOTIE_HUB_PUBLIC_URL"],
         os.environ["JUPYTERHUB_API_TOKEN"],
         path=os.environ.get("BOTIE_ROOM_PROGRESS", PROGRESS_PATH),
-        max_age=REFRESH_SECONDS,
+        # a little under the page's period, so a page that asks every REFRESH_SECONDS gets a fresh read each time
+        max_age=max(1.0, REFRESH_SECONDS - 1.0),
     )
 
 
