@@ -1,5 +1,7 @@
-"""A class on one hub: three learners get the workshop through nbgitpuller, run a check in their kernels,
-and the instructor's room shows the right rows; learners cannot read each other's progress.
+"""A class on one hub: three learners get the workshop through nbgitpuller, run a check and answer a
+prediction in their kernels, and the instructor's room shows the right rows, where the room is stuck and
+how it predicted (read in Chromium after logging in through the hub); learners cannot read each other's
+progress.
 
 One hub for the whole module (127.0.0.1, dummy authenticator, local process spawner), stopped at the
 end with every process it started. Select it with ``-m hub``; it needs the ``classroom`` extra.
@@ -8,7 +10,9 @@ end with every process it started. Select it with ``-m hub``; it needs the ``cla
 from __future__ import annotations
 
 import json
+import os
 import time
+from urllib.parse import quote
 
 import pytest
 
@@ -42,6 +46,14 @@ def permitted(records, allowed_assets):
 check(permitted)
 """
 CODE = {"ana": RIGHT, "bo": WRONG, "cy": STUB}
+#: Each learner commits to a prediction in lesson 01 (option 1, "only the first (6)", is right).
+QUESTION = "prefix-6-5-in-8"
+CHOICE = {"ana": 1, "bo": 0, "cy": 0}
+PREDICT = """
+from botie.lessons.exercises.predict import answer
+print(answer({question!r}, {choice}).correct)
+"""
+CHROMIUM = os.environ.get("BOTIE_CHROMIUM", "/usr/bin/chromium")
 
 
 def _require_classroom() -> None:
@@ -95,7 +107,8 @@ def classroom(hub):
     for user in LEARNERS:
         client.git_pull(user, tokens[user], f"file://{hub['bare']}", "learner", "botie-workshop")
         kernel = client.open_notebook(user, tokens[user], LESSON)
-        run = client.execute(user, tokens[user], kernel, CODE[user])
+        code = CODE[user] + PREDICT.format(question=QUESTION, choice=CHOICE[user])
+        run = client.execute(user, tokens[user], kernel, code)
         assert run.error is None, f"{user}'s kernel raised {run.error}: {run.stdout}"
         printed[user] = run.stdout
     hub["local"].remember_processes()  # servers and kernels are all up now
@@ -120,6 +133,7 @@ def test_each_kernel_ran_its_check(classroom):
     assert "cases passed. Well done!" in classroom["ana"]
     assert classroom["bo"].count("cases passed.") == 3 and "Hint 2 of" in classroom["bo"]
     assert "permitted: not yet." in classroom["cy"]
+    assert [classroom[u].splitlines()[-1] for u in LEARNERS] == ["True", "False", "False"]
 
 
 def test_the_room_shows_three_rows_with_the_right_results(hub, classroom):
@@ -129,9 +143,53 @@ def test_the_room_shows_three_rows_with_the_right_results(hub, classroom):
     assert (ana["status"], ana["attempts"], room["ana"]["stuck"]) == ("passed", 1, [])
     assert (bo["status"], bo["attempts"], bo["hints"], room["bo"]["stuck"]) == ("not yet", 3, 2, ["permitted"])
     assert (cy["status"], cy["attempts"], cy["hints"]) == ("not yet", 1, 1)
-    assert all(room[u]["state"] == "working" for u in LEARNERS)
+    assert all(room[u]["state"] == "progress read" and room[u]["last_activity"] for u in LEARNERS)
     status, page = hub["client"].request("GET", "/services/botie-room/", hub["tokens"][INSTRUCTOR])
-    assert status == 200 and 'http-equiv="refresh" content="3"' in page and "class='stuck'" in page
+    assert status == 200 and 'data-refresh="3"' in page and "class='stuck'" in page
+
+
+def test_the_summary_and_the_poll_count_the_room_without_names(hub, classroom):
+    client, token = hub["client"], hub["tokens"][INSTRUCTOR]
+    status, summary = client.request("GET", "/services/botie-room/api/summary?lesson=01", token)
+    assert status == 200 and summary["learners"] == 3
+    permitted = next(e for e in summary["exercises"] if e["name"] == "permitted")
+    # ana passed, bo failed three times (stuck), cy only ran the stub (not started)
+    counts = (permitted["passed"], permitted["trying"], permitted["stuck"], permitted["not_started"])
+    assert counts == (1, 0, 1, 1) and permitted["stuck_learners"] == ["bo"]
+    (poll,) = summary["polls"]
+    assert (poll["question"], poll["counts"], poll["answer"]) == (QUESTION, [2, 1, 0, 0], None)
+    assert sorted(poll) == ["answer", "counts", "lesson", "options", "question", "unrecorded"]  # nobody's name
+    status, revealed = client.request("GET", f"/services/botie-room/api/summary?lesson=01&reveal={QUESTION}", token)
+    assert status == 200 and revealed["polls"][0]["answer"] == 1
+
+
+def test_the_instructor_logs_in_through_the_hub_and_reads_the_room_in_a_browser(hub, classroom):
+    """Chromium: the hub's login form, the OAuth hop to the service, then the summary and a poll as shown."""
+    from playwright.sync_api import sync_playwright
+
+    assert os.access(CHROMIUM, os.X_OK), f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium)"
+    target = quote("/services/botie-room/?lesson=01", safe="")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(f"{hub['client'].url}/hub/login?next={target}")
+            page.fill("#username_input", INSTRUCTOR)
+            page.fill("#password_input", "any")
+            page.click("#login_submit")
+            page.wait_for_url(lambda url: url.endswith("/services/botie-room/?lesson=01"), timeout=60_000)
+            assert page.locator("h1").inner_text() == "The room: 3 learners"
+            row = page.locator("table.summary tbody tr", has_text="01.1 permitted")
+            assert row.locator("td.n").all_inner_texts() == ["1", "0", "1", "1"]  # stuck, trying, passed, not started
+            assert row.locator("td.who").inner_text() == "bo"
+            poll = page.locator(f"section[aria-labelledby='poll-{QUESTION}']")
+            assert poll.locator("td.n").all_inner_texts() == ["2", "67%", "1", "33%", "0", "0%", "0", "0%"]
+            assert poll.locator("tr.right").count() == 0
+            poll.get_by_role("link", name="Reveal the answer").click()
+            right = page.locator(f"section[aria-labelledby='poll-{QUESTION}'] tr.right th")
+            assert right.inner_text() == "only the first (6) (right answer)"
+        finally:
+            browser.close()
 
 
 def test_a_learner_cannot_read_another_learners_progress_or_the_room(hub, classroom):
@@ -174,5 +232,5 @@ def test_a_corrupt_file_and_a_stopped_server_show_as_such(hub, classroom):
         time.sleep(1)
     assert room["bo"]["state"] == "server stopped"
     assert room["cy"]["state"] == "progress file unreadable" and room["cy"]["entries"] == {}
-    assert room["ana"]["state"] == "working"  # the others are unaffected
+    assert room["ana"]["state"] == "progress read"  # the others are unaffected
     print(json.dumps({u: room[u]["state"] for u in room}))

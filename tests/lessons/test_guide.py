@@ -164,3 +164,17 @@ def test_the_guides_sixteen_candidates_are_the_scenarios_sixteen_with_one_p3_sec
     assert len(records) == 16
     assert [r.id for r in records if r.asset == "P-3"] == ["man-p3-r1-s2"]
     assert "sixteen candidates" in GUIDE and "one section of the P-3 pump's manual" in " ".join(GUIDE.split())
+
+
+def test_the_rooms_lesson_table_names_each_lessons_exercises_and_questions():
+    """The guide's "During each lesson" table, against the progress places and the questions."""
+    from botie.lessons.classroom.progress import PLACES
+    from botie.lessons.exercises.questions import questions_for
+
+    table = GUIDE.split("**During each lesson.**", 1)[1]
+    rows = re.findall(r"^\| (0\d) \| lesson 0\d \| (.+?) \| (.+?) \|$", table, flags=re.M)
+    assert [lesson for lesson, _, _ in rows] == ["00", "01", "02", "03", "04", "05"]
+    for lesson, exercises, questions in rows:
+        named = re.findall(r"`([^`]+)`", exercises)
+        assert named == [n for n, place in sorted(PLACES.items(), key=lambda i: i[1]) if place[0] == lesson]
+        assert re.findall(r"`([^`]+)`", questions) == [q.id for q in questions_for(lesson)]

@@ -215,7 +215,56 @@ def test_a_prediction_keeps_its_tries_and_whether_the_first_answer_was_right(boo
     answer(question, wrong)
     answer(question, question.answer)
     saved = json.loads(book.read_text())["predictions"]["prefix-6-5-in-8"]
-    assert saved == {"lesson": question.lesson, "attempts": 2, "first_right": False, "right": True}
+    assert saved == {
+        "lesson": question.lesson,
+        "attempts": 2,
+        "first_right": False,
+        "right": True,
+        "first_choice": wrong,
+        "choice": question.answer,
+    }
+
+
+def test_the_option_chosen_at_the_first_try_is_kept_through_later_tries(book):
+    from botie.lessons.exercises.predict import answer
+
+    answer("prefix-6-5-in-8", 0)  # "both (6 + 5 = 11)"
+    answer("prefix-6-5-in-8", 3)
+    answer("prefix-6-5-in-8", 1)
+    found = progress.load(book).predictions["prefix-6-5-in-8"]
+    assert (found.first_choice, found.choice, found.attempts, found.first_right) == (0, 1, 3, False)
+
+
+def test_a_prediction_from_before_choices_were_kept_reads_with_no_choice(book):
+    book.parent.mkdir(parents=True)
+    book.write_text(
+        '{"format": 1, "exercises": {}, "predictions": '
+        '{"q": {"lesson": "01", "attempts": 1, "first_right": true, "right": true}}}'
+    )
+    found = progress.load(book)
+    assert found.state == "ok" and found.last_activity is None
+    assert (found.predictions["q"].first_choice, found.predictions["q"].choice) == (None, None)
+
+
+def test_every_check_hint_and_prediction_stamps_the_last_activity(book, capsys, monkeypatch):
+    from botie.lessons.exercises.predict import answer
+
+    times = iter(["2026-12-01T10:00:00+00:00", "2026-12-01T10:05:00+00:00", "2026-12-01T10:07:00+00:00"])
+    monkeypatch.setattr(progress, "_now", lambda: next(times))
+    check(permitted)
+    assert progress.load(book).last_activity == "2026-12-01T10:00:00+00:00"
+    hint("permitted", 2)
+    assert progress.load(book).last_activity == "2026-12-01T10:05:00+00:00"
+    answer("prefix-6-5-in-8", 1)
+    assert progress.load(book).last_activity == "2026-12-01T10:07:00+00:00"
+
+
+def test_checks_of_the_unchanged_stub_are_counted_apart(book, capsys):
+    check("permitted", stub_permitted)
+    check("permitted", stub_permitted)
+    check("permitted", wrong_permitted)
+    entry = _entries(book)["permitted"]
+    assert (entry["attempts"], entry["stubs"]) == (3, 2)
 
 
 def test_show_progress_counts_questions_answered_and_right_first_time(book, capsys):
@@ -254,6 +303,8 @@ def test_a_file_from_before_predictions_were_kept_still_reads(book):
         '{"q": {"attempts": "1", "first_right": true, "right": true}}',
         '{"q": {"attempts": 1, "first_right": 1, "right": true}}',
         '{"q": []}',
+        '{"q": {"attempts": 1, "first_right": true, "right": true, "first_choice": "1"}}',
+        '{"q": {"attempts": 1, "first_right": true, "right": true, "choice": true}}',
     ],
 )
 def test_a_nonsense_prediction_makes_the_file_corrupt_not_a_crash(book, predictions):

@@ -1,9 +1,15 @@
 """A learner's progress: one small JSON file in their working folder.
 
 Every exercise check records its result here (lesson, exercise, passed or
-not yet, attempts, hints shown, when), every hint shown is counted, and every
-predict-then-run answer is kept (how many tries, right at the first one or
-not). ``show_progress()`` prints the learner's table across all lessons.
+not yet, attempts, how many of them ran the unchanged stub, hints shown, when),
+every hint shown is counted, and every predict-then-run answer is kept (how
+many tries, the option chosen at the first try and the latest, right at the
+first one or not). The file also keeps the time of the learner's last check,
+hint or prediction, which the instructor's room shows. ``show_progress()``
+prints the learner's table across all lessons.
+
+Fields added over time are optional when read, so a file written by an older
+version still reads (its missing choices and times are ``None``).
 
 The file is the learner's own. Nothing here sends it anywhere; on a class
 server the instructor's view reads it through the hub (see ``classroom/``).
@@ -23,6 +29,7 @@ in the current folder, which in Jupyter is the notebook's folder.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
@@ -90,6 +97,7 @@ class Entry:
     first_tried: str | None
     last_tried: str | None
     passed_at: str | None  # the first time it passed
+    stubs: int = 0  # checks that ran the unchanged stub: the learner has not written code for it yet
 
     @classmethod
     def from_json(cls, name: str, raw: Any) -> Entry:
@@ -97,8 +105,8 @@ class Entry:
             raise ValueError(f"entry {name!r} is not an object")
         lesson, number = PLACES.get(name, (str(raw.get("lesson", "?")), int(raw.get("exercise", 0))))
         status = raw.get("status", NOT_YET)
-        attempts, hints = raw.get("attempts", 0), raw.get("hints", 0)
-        if status not in (PASSED, NOT_YET) or type(attempts) is not int or type(hints) is not int:
+        attempts, hints, stubs = raw.get("attempts", 0), raw.get("hints", 0), raw.get("stubs", 0)
+        if status not in (PASSED, NOT_YET) or any(type(n) is not int for n in (attempts, hints, stubs)):
             raise ValueError(f"entry {name!r} has a status, attempts or hints that make no sense")
         return cls(
             name,
@@ -110,6 +118,7 @@ class Entry:
             raw.get("first_tried"),
             raw.get("last_tried"),
             raw.get("passed_at"),
+            stubs,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -122,6 +131,7 @@ class Entry:
             "first_tried": self.first_tried,
             "last_tried": self.last_tried,
             "passed_at": self.passed_at,
+            "stubs": self.stubs,
         }
 
 
@@ -133,17 +143,20 @@ class ProgressFile:
     state: str  # "ok", "missing", "empty" or "corrupt"
     problem: str = ""  # for "corrupt": what was wrong with it
     predictions: dict[str, Prediction] = field(default_factory=dict)
+    last_activity: str | None = None  # the latest check, hint or prediction (absent in older files)
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """One predict-then-run question's line: the tries, and whether the first answer was right."""
+    """One predict-then-run question's line: the tries, the options chosen, whether the first was right."""
 
     question: str
     lesson: str
     attempts: int
     first_right: bool
     right: bool  # the latest answer
+    first_choice: int | None = None  # the option's index at the first try; None in files from before choices
+    choice: int | None = None  # the latest option's index
 
     @classmethod
     def from_json(cls, question: str, raw: Any) -> Prediction:
@@ -152,10 +165,20 @@ class Prediction:
         values = (raw.get("attempts"), raw.get("first_right"), raw.get("right"))
         if type(values[0]) is not int or type(values[1]) is not bool or type(values[2]) is not bool:
             raise ValueError(f"prediction {question!r} has attempts or answers that make no sense")
-        return cls(question, str(raw.get("lesson", "?")), *values)
+        choices = (raw.get("first_choice"), raw.get("choice"))
+        if any(c is not None and type(c) is not int for c in choices):
+            raise ValueError(f"prediction {question!r} has a chosen option that is not an option number")
+        return cls(question, str(raw.get("lesson", "?")), *values, *choices)
 
     def to_json(self) -> dict[str, Any]:
-        return {"lesson": self.lesson, "attempts": self.attempts, "first_right": self.first_right, "right": self.right}
+        return {
+            "lesson": self.lesson,
+            "attempts": self.attempts,
+            "first_right": self.first_right,
+            "right": self.right,
+            "first_choice": self.first_choice,
+            "choice": self.choice,
+        }
 
 
 def progress_path() -> Path | None:
@@ -181,7 +204,9 @@ def parse(text: str) -> ProgressFile:
         predictions = {q: Prediction.from_json(q, item) for q, item in answers.items()}
     except (ValueError, TypeError) as exc:
         return ProgressFile({}, "corrupt", str(exc))
-    return ProgressFile(entries, "ok", predictions=predictions)
+    # A time that is not text is ignored rather than costing the learner their file.
+    when = raw.get("last_activity")
+    return ProgressFile(entries, "ok", predictions=predictions, last_activity=when if isinstance(when, str) else None)
 
 
 def load(path: Path) -> ProgressFile:
@@ -222,6 +247,7 @@ def _write(path: Path, book: ProgressFile) -> None:
         "format": FORMAT,
         "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
         "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
+        "last_activity": book.last_activity,
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -254,19 +280,23 @@ def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
         )
 
 
-def _update_entry(name: str, change: Callable[[Entry], Entry]) -> None:
-    """Change one exercise's entry, starting from an empty one the first time."""
+def _update_entry(name: str, change: Callable[[Entry], Entry], when: str) -> None:
+    """Change one exercise's entry, starting from an empty one the first time; ``when`` is the activity's time."""
 
     def change_file(book: ProgressFile) -> ProgressFile:
         lesson, number = PLACES.get(name, ("?", 0))
         old = book.entries.get(name) or Entry(name, lesson, number, NOT_YET, 0, 0, None, None, None)
-        return ProgressFile({**book.entries, name: change(old)}, "ok", predictions=book.predictions)
+        entries = {**book.entries, name: change(old)}
+        return dataclasses.replace(book, entries=entries, state="ok", problem="", last_activity=when)
 
     _update(change_file)
 
 
-def record_check(name: str, passed: bool, *, hint_shown: int = 0) -> None:
-    """Count one check of exercise ``name`` and keep its latest result (and any hint it showed)."""
+def record_check(name: str, passed: bool, *, hint_shown: int = 0, stub: bool = False) -> None:
+    """Count one check of exercise ``name`` and keep its latest result (and any hint it showed).
+
+    ``stub``: the check ran the unchanged stub, so the room can tell "not started" from "trying".
+    """
     when = _now()
 
     def change(e: Entry) -> Entry:
@@ -281,9 +311,10 @@ def record_check(name: str, passed: bool, *, hint_shown: int = 0) -> None:
             e.first_tried or when,
             when,
             e.passed_at or (when if passed else None),
+            e.stubs + (1 if stub else 0),
         )
 
-    _update_entry(name, change)
+    _update_entry(name, change, when)
 
 
 def record_hint(name: str, level: int) -> None:
@@ -300,22 +331,24 @@ def record_hint(name: str, level: int) -> None:
             e.first_tried,
             e.last_tried,
             e.passed_at,
+            e.stubs,
         )
 
-    _update_entry(name, change)
+    _update_entry(name, change, _now())
 
 
-def record_prediction(question: str, lesson: str, right: bool) -> None:
-    """Count one answer to a predict-then-run question, remembering whether the first was right."""
+def record_prediction(question: str, lesson: str, right: bool, choice: int | None = None) -> None:
+    """Count one answer to a predict-then-run question: the option chosen, and whether the first was right."""
 
     def change_file(book: ProgressFile) -> ProgressFile:
         old = book.predictions.get(question)
         new = (
-            Prediction(question, lesson, 1, right, right)
+            Prediction(question, lesson, 1, right, right, choice, choice)
             if old is None
-            else Prediction(question, lesson, old.attempts + 1, old.first_right, right)
+            else Prediction(question, lesson, old.attempts + 1, old.first_right, right, old.first_choice, choice)
         )
-        return ProgressFile(book.entries, "ok", predictions={**book.predictions, question: new})
+        predictions = {**book.predictions, question: new}
+        return dataclasses.replace(book, predictions=predictions, state="ok", problem="", last_activity=_now())
 
     _update(change_file)
 

@@ -66,15 +66,15 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
     """
     try:
         report = run(target, fn)
-        shown = 0
+        shown, stub = 0, False
         if isinstance(report, Report) and report.verdict is Verdict.NOT_YET:
             # "not yet" already showed hint 1, so the next hint() call moves on to hint 2.
             name = report.exercise.name
             _HINTS_GIVEN[name] = max(_HINTS_GIVEN.get(name, 0), 1)
-            shown = 1
+            shown, stub = 1, True  # the stub (or no function at all): nothing of the learner's ran yet
         print(report)
         if isinstance(report, Report) and record:
-            progress.record_check(report.exercise.name, report.passed, hint_shown=shown)
+            progress.record_check(report.exercise.name, report.passed, hint_shown=shown, stub=stub)
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(
             f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "

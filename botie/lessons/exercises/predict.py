@@ -15,12 +15,12 @@ __all__ = ["answer"]
 
 
 def answer(question: Question | str, choice: Any) -> Judgement:
-    """Judge a prediction the learner committed to, and keep it in their progress file.
+    """Judge a prediction the learner committed to, and keep it (with the option chosen) in their progress file.
 
     Pressing the button with nothing chosen is not an answer, so it is not counted.
     """
     q = QUESTIONS[question] if isinstance(question, str) else question
     verdict = judge(q, choice)
     if verdict.answered:
-        record_prediction(q.id, q.lesson, verdict.correct)
+        record_prediction(q.id, q.lesson, verdict.correct, choice)
     return verdict
