@@ -849,3 +849,98 @@ def test_a_cycle_of_duplicate_links_that_does_not_return_to_the_first_record_sti
     """c copies a, a copies b, b copies a: following the links must stop at the first record seen twice."""
     records = [_rec("c", 0.9, duplicate_of="a"), _rec("a", 0.8, duplicate_of="b"), _rec("b", 0.7, duplicate_of="a")]
     assert [o.record_id for o in _pick(records).outcomes] == ["c", "a", "b"]
+
+
+# --- freshness by version: one revision of a document at a time ------------------
+
+# Which revision of the P-2 manual each chunk belongs to, read off the fixture's texts by hand.
+_P2_MANUAL_REVISION = {
+    "man-p2-r3-s3.2": 3,
+    "man-p2-r4-s3.2": 4,
+    "man-p2-r5-s3.2": 5,
+    "portal-p2-r4-s3.2": 4,
+    "binder-p2-r4-s3.2": 4,
+    "man-p2-r4-s3.2.1": 4,
+    "man-p2-r4-t3.4-head": 4,
+    "man-p2-r4-t3.4-m12": 4,
+    "man-p2-r4-s6.1": 4,
+}
+
+
+def test_no_pack_on_any_date_holds_two_revisions_of_the_p2_manual(scenario):
+    """Every day from before rev 3 to after rev 5, every question: one revision of the manual at most."""
+    day, last = dt.date(2024, 5, 1), dt.date(2026, 6, 30)
+    while day <= last:
+        for q in range(len(scenario.questions)):
+            sent = scenario.select(q, observed_on=day).selected_ids
+            revisions = {_P2_MANUAL_REVISION[i] for i in sent if i in _P2_MANUAL_REVISION}
+            assert len(revisions) <= 1, (day, q, sent)
+        day += dt.timedelta(days=1)
+
+
+def test_no_pack_on_any_date_holds_two_revisions_of_any_fixture_document(scenario):
+    """The same property over the fixture's own labels, for every document it names."""
+    by_id = {r.id: r for r in scenario.records}
+    assert all(r.document is not None for r in scenario.records)
+    for offset in range(0, 800, 3):
+        day = dt.date(2024, 5, 1) + dt.timedelta(days=offset)
+        for q in range(len(scenario.questions)):
+            versions: dict[str, set[str]] = {}
+            for rid in scenario.select(q, observed_on=day).selected_ids:
+                versions.setdefault(by_id[rid].document, set()).add(by_id[rid].version)
+            assert all(len(v) == 1 for v in versions.values()), (day, q, versions)
+
+
+def test_on_the_first_of_april_only_rev_5_of_the_manual_is_sent(scenario):
+    result = scenario.select(0, observed_on="2026-04-01")
+    assert result.outcome("man-p2-r5-s3.2").status is S.SELECTED
+    for old in ("man-p2-r4-s3.2.1", "man-p2-r4-t3.4-m12", "man-p2-r4-t3.4-head"):
+        assert result.outcome(old).status is S.SUPERSEDED, old
+    assert result.outcome("man-p2-r4-s3.2.1").reason == (
+        "rev 4 of docs://site-a/manuals/p2 was replaced by rev 5, in force since 2026-04-01"
+    )
+
+
+def _section(rid, version, since, **kw):
+    return _rec(rid, 0.9, document="manual", version=version, effective_date=since, trust="approved", **kw)
+
+
+def test_once_a_revision_is_in_force_no_section_of_an_older_one_is_sent():
+    new = _section("r5-s1", "rev 5", "2026-03-01")
+    old = _section("r4-s2", "rev 4", "2026-01-01")  # a section rev 5's retrieval did not return
+    result = _pick([new, old])
+    assert result.selected_ids == ("r5-s1",)
+    assert result.outcome("r4-s2") == (
+        "r4-s2",
+        S.SUPERSEDED,
+        "freshness",
+        "rev 4 of manual was replaced by rev 5, in force since 2026-03-01",
+        None,
+    )
+
+
+def test_before_the_new_revision_takes_effect_the_older_one_is_sent():
+    result = _pick([_section("r5-s1", "rev 5", "2026-04-01"), _section("r4-s2", "rev 4", "2026-01-01")])
+    assert result.selected_ids == ("r4-s2",)
+    assert result.outcome("r5-s1").status is S.NOT_YET_EFFECTIVE
+
+
+def test_a_section_ingestion_marks_as_carried_into_the_new_revision_is_still_sent():
+    new = _section("r5-s1", "rev 5", "2026-03-01")
+    kept = _section("r4-s2", "rev 4", "2026-01-01", carried_into=("rev 5",))
+    dropped = _section("r3-s2", "rev 3", "2025-01-01", carried_into=("rev 4",))  # carried into rev 4 only
+    result = _pick([new, kept, dropped])
+    assert set(result.selected_ids) == {"r5-s1", "r4-s2"}
+    assert result.outcome("r3-s2").reason == "rev 3 of manual was replaced by rev 5, in force since 2026-03-01"
+
+
+def test_two_revisions_of_one_document_with_one_effective_date_are_bad_input():
+    with pytest.raises(RecordError) as err:
+        _pick([_section("a", "rev 5", "2026-03-01"), _section("b", "rev 6", "2026-03-01")])
+    assert (err.value.field, err.value.record) == ("effective_date", "b")
+
+
+def test_one_revision_with_two_effective_dates_is_bad_input():
+    with pytest.raises(RecordError) as err:
+        _pick([_section("a", "rev 5", "2026-03-01"), _section("b", "rev 5", "2026-03-02")])
+    assert (err.value.field, err.value.record) == ("effective_date", "b")
