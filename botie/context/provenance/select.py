@@ -28,6 +28,7 @@ from botie.context.provenance.completeness import settle, units
 from botie.context.provenance.outcomes import (
     CHECKS,
     DEFAULT_FLOOR,
+    Conflict,
     EvidenceBranch,
     EvidenceOutcome,
     EvidenceSelection,
@@ -200,7 +201,7 @@ def select_evidence(
     packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
     selected = settle(groups, packed, rank, decided)
     both_in = set(selected)
-    conflicts = [replace(c, in_context=c.ids[0] in both_in and c.ids[1] in both_in) for c in conflicts]
+    conflicts = [_where_sent(c, both_in) for c in conflicts]
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
         EvidenceBranch.ANSWER,
@@ -217,6 +218,11 @@ def select_evidence(
         None,
         Coverage.of(outcomes, EvidenceStatus),
     )
+
+
+def _where_sent(conflict: Conflict, selected: set[str]) -> Conflict:
+    sent = tuple(i for i in conflict.ids if i in selected)
+    return replace(conflict, in_context=len(sent) == 2, sent=sent)
 
 
 def _exclude(decided: dict[str, EvidenceOutcome], r: Record, status: EvidenceStatus, check: str, why: str) -> None:
