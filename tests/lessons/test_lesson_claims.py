@@ -320,3 +320,50 @@ def test_lesson_03_routing_panel_starts_from_invented_attachments_not_the_41_agr
     assert sum(d.cost for d in invented) == 1_440_000
     assert {d.id for d in invented}.isdisjoint(d.id for d in agreements)
     assert max(invented, key=lambda d: d.cost).id == "doc-001"
+
+
+# --- lesson 02: one revision at a time, and no silent conflicts -----------------------------------------
+
+
+def test_on_1_april_the_question_gets_rev_5_and_no_section_of_rev_4():
+    """02 §2: "gets a different manual, all of it", and the pack holds no exception clause at all."""
+    scenario = load_evidence_scenario()
+    april = scenario.select(0, observed_on="2026-04-01")
+    manual = [r for r in scenario.records if r.document == "docs://site-a/manuals/p2" and r.id in april.selected_ids]
+    assert {r.version for r in manual} == {"rev 5"}
+    assert april.outcome("man-p2-r4-s3.2.1").status is EvidenceStatus.SUPERSEDED
+    assert not any(r.carried_into for r in scenario.records)  # "none is marked here"
+
+
+def test_the_forum_post_the_note_and_ticket_5630_are_flagged_against_rev_4_and_sent_only_alongside_it():
+    """02 §2: each carries a flag; a source contradicting a higher tier goes in only alongside it."""
+    selection = load_evidence_scenario().select(0)
+    flagged = {frozenset(c.ids) for c in selection.conflicts}
+    assert flagged == {frozenset(("man-p2-r4-s3.2", other)) for other in ("forum-8812", "note-anon-77", "tkt-5630")}
+    assert all(not c.kept_together and c.in_context for c in selection.conflicts)
+    assert {"forum-8812", "note-anon-77", "tkt-5630", "man-p2-r4-s3.2"} <= set(selection.selected_ids)
+
+
+def test_the_exercise_2_rule_is_the_selectors_rule_for_every_pair_of_tiers():
+    """02 §3 and exercise 2: together for two high-authority sources or one tier; else the lower rides along."""
+    from botie.context.provenance import Trust
+
+    for ta in Trust:
+        for tb in Trust:
+            a = Record("a", "P-2", "a", 10, trust=ta.value, score=0.9, conflicts_with=("b",))
+            b = Record("b", "P-2", "b", 10, trust=tb.value, score=0.5)
+            (conflict,) = select_evidence([a, b], ["P-2"], 100, observed_on="2026-03-15").conflicts
+            high = {"approved", "reviewed"}
+            expected = (ta.value in high and tb.value in high) or ta is tb
+            assert conflict.kept_together is expected, (ta, tb)
+
+
+def test_believing_the_body_puts_the_note_first_kept_together_with_the_manual():
+    """02 §6: the note moves to the top, ahead of the manual, and the flag reads as two approved sources."""
+    from dataclasses import replace
+
+    scenario = load_evidence_scenario()
+    trusting = [replace(r, trust="approved") if r.id == "note-anon-77" else r for r in scenario.candidates(0)]
+    pack = select_evidence(trusting, scenario.allowed_assets, scenario.budget, observed_on=scenario.observed_on)
+    assert pack.ranking[0] == "note-anon-77"
+    assert any(c.kept_together and "note-anon-77" in c.ids for c in pack.conflicts)
