@@ -367,3 +367,45 @@ def test_believing_the_body_puts_the_note_first_kept_together_with_the_manual():
     pack = select_evidence(trusting, scenario.allowed_assets, scenario.budget, observed_on=scenario.observed_on)
     assert pack.ranking[0] == "note-anon-77"
     assert any(c.kept_together and "note-anon-77" in c.ids for c in pack.conflicts)
+
+
+# --- lesson 03: the coverage record says what was done; the citation check says what failed -------------
+
+
+def test_whole_document_selection_names_29_agreements_not_read_and_never_calls_them_searched():
+    """03 §3: twelve read in full (512,400 tokens), twenty-nine not read; nothing searched them."""
+    from botie.context.routing import execute_plan, plan_context
+    from botie.lessons import load_records
+
+    coverage = execute_plan(plan_context(load_records(fixture_path("agreements_41.json")), ceiling=900_000))
+    record = coverage.as_dict()
+    assert (record["documents_in_context"], record["documents_not_read"], record["token_budget_used"]) == (
+        12,
+        29,
+        512_400,
+    )
+    assert not any("searched" in key for key in record)
+    assert "nothing searched the 29 not read" in coverage.explain()
+
+
+def test_the_30_nm_quote_fails_as_a_missing_fact_and_a_reworded_18_nm_as_not_verbatim():
+    """03 §9: fact_not_in_text when 30 is nowhere in the manual; not_verbatim when only the words differ."""
+    from botie.context.citations import CitationProblem, verify_citations
+
+    rev4 = {r.id: r for r in load_evidence_scenario().records}["man-p2-r4-s3.2"]
+    invented = verify_citations([{"id": rev4.id, "quote": "tighten the gland nuts to 30 N·m"}], [rev4])
+    reworded = verify_citations([{"id": rev4.id, "quote": "tighten the gland nuts to 18 N·m"}], [rev4])
+    assert invented.failures[0].problem is CitationProblem.FACT_NOT_IN_TEXT
+    assert reworded.failures[0].problem is CitationProblem.NOT_VERBATIM
+
+
+def test_the_notes_conflict_flag_is_in_the_selection_but_not_in_the_request_the_model_reads():
+    """03 §9: "that flag lives in the selection's record; this request does not carry it to the model"."""
+    from botie.context.evidence import build_request
+
+    scenario = load_evidence_scenario()
+    selection = scenario.select(0)
+    by_id = {r.id: r for r in scenario.records}
+    request = build_request(scenario.questions[0].question, [by_id[i] for i in selection.selected_ids], ceiling=1_200)
+    assert any("note-anon-77" in c.ids for c in selection.conflicts)
+    assert "conflict" not in request.text.lower() and "disagree" not in request.text.lower()
