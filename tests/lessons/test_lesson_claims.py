@@ -409,3 +409,29 @@ def test_the_notes_conflict_flag_is_in_the_selection_but_not_in_the_request_the_
     request = build_request(scenario.questions[0].question, [by_id[i] for i in selection.selected_ids], ceiling=1_200)
     assert any("note-anon-77" in c.ids for c in selection.conflicts)
     assert "conflict" not in request.text.lower() and "disagree" not in request.text.lower()
+
+
+# --- lesson 04: who may approve, and the order of the checks -------------------------------------------
+
+
+def test_a_supervisor_approval_counts_only_when_the_policy_names_them():
+    """04 §2: by default only the caller may approve; approvers={"tech-ana": ["sup-lee"]} lets sup-lee."""
+    from botie.actions.decision import Approval, Branch, decide
+
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    args = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": Approval("sup-lee", r7)}
+    assert decide(r7, previous=None, **args).branch is Branch.NEEDS_APPROVAL
+    allowed = decide(r7, previous=None, approvers={"tech-ana": ["sup-lee"]}, **args)
+    assert allowed.branch is Branch.CREATE and "sup-lee approved exactly this payload for tech-ana" in allowed.explain()
+
+
+def test_an_unapproved_changed_r7_stops_at_needs_approval_and_approving_it_ends_in_conflict():
+    """04 §4: "Mind the order": the approval is checked before the stored request."""
+    from botie.actions.decision import Approval, Branch, StoredRequest, decide
+
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    changed = {**r7, "duration_minutes": 30}
+    stored = StoredRequest.settled(r7, "job-1")
+    common = {"caller": "tech-ana", "allowed_assets": ["P-2"], "previous": stored}
+    assert decide(changed, approval=Approval("tech-ana", r7), **common).branch is Branch.NEEDS_APPROVAL
+    assert decide(changed, approval=Approval("tech-ana", changed), **common).branch is Branch.CONFLICT
