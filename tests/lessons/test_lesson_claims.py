@@ -435,3 +435,19 @@ def test_an_unapproved_changed_r7_stops_at_needs_approval_and_approving_it_ends_
     common = {"caller": "tech-ana", "allowed_assets": ["P-2"], "previous": stored}
     assert decide(changed, approval=Approval("tech-ana", r7), **common).branch is Branch.NEEDS_APPROVAL
     assert decide(changed, approval=Approval("tech-ana", changed), **common).branch is Branch.CONFLICT
+
+
+def test_another_technicians_reminder_and_a_k7_value_are_hidden_from_tech_ana_and_show_no_value():
+    """03 §7: a value remembered for one person is theirs alone; a value about K-7 needs K-7."""
+    import datetime as dt
+
+    from botie.context.memory import MemoryEntry, MemoryStatus, Origin, carry_forward
+
+    at = dt.datetime(2026, 3, 15, 13, tzinfo=dt.timezone.utc)
+    entries = [
+        MemoryEntry("reminder", "call the seal supplier", Origin.TECHNICIAN, at, owner="tech-bo"),
+        MemoryEntry("k7_setpoint", "4.2 bar", Origin.DOCUMENT, at, source_id="man-k7-r1-s4", asset="K-7"),
+    ]
+    carried = carry_forward(entries, now=at, reader="tech-ana", allowed_assets=["P-2", "P-3"])
+    assert [o.status for o in carried.outcomes] == [MemoryStatus.HIDDEN, MemoryStatus.HIDDEN]
+    assert "supplier" not in carried.explain() and "4.2" not in carried.explain()
