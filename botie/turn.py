@@ -40,7 +40,7 @@ from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest, decide
 from botie.actions.tool import INSPECTION_TOOL, TOOL_NAME
 from botie.context.budget import Budget
-from botie.context.citations import CitationCheck, verify_citations
+from botie.context.citations import CitationCheck, CitationFailure, CitationProblem, verify_citations
 from botie.context.conversation import Conversation
 from botie.context.evidence import ModelRequest, build_request
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
@@ -497,6 +497,14 @@ def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequenc
     )
 
 
+def _citation_loss(rid: str, failure: CitationFailure) -> Loss:
+    """A paraphrased quote is not a missing fact: the trace names which of the two failed."""
+    paraphrase = failure.problem is CitationProblem.NOT_VERBATIM
+    return Loss(
+        rid, Stage.CITATIONS, "quote not verbatim" if paraphrase else LOSS_KIND[Stage.CITATIONS], failure.reason
+    )
+
+
 def _losses(
     needed: Iterable[str],
     records: Sequence[Record],
@@ -532,7 +540,7 @@ def _losses(
         if rid is None or rid in found:
             continue
         if rid in sent:
-            found[rid] = Loss(rid, Stage.CITATIONS, LOSS_KIND[Stage.CITATIONS], failure.reason)
+            found[rid] = _citation_loss(rid, failure)
         else:
             loss = lost(rid)
             if loss is not None:

@@ -102,6 +102,15 @@ def test_a_quote_that_is_not_in_the_source_withholds_the_answer(scenario, setup,
     assert r.outcome is TurnOutcome.WITHHELD and r.answer is None
     assert "does not appear verbatim" in r.notice
     (loss,) = r.losses
+    # 18 N·m is in rev 4's text; only the words differ, so the trace does not call it a missing fact.
+    assert (loss.record_id, loss.stage, loss.kind) == ("man-p2-r4-s3.2", Stage.CITATIONS, "quote not verbatim")
+
+
+def test_a_quote_stating_a_figure_the_source_lacks_is_traced_as_a_fact_not_in_the_text(scenario, setup, model):
+    q = torque(scenario)
+    invented = AnswerScript("30 N·m", (("man-p2-r4-s3.2", "tighten the gland nuts to 30 N·m"),))
+    r = run_turn(q.question, scenario.candidates(0), setup, model.with_(answers={q.question: invented}))
+    (loss,) = r.losses
     assert (loss.record_id, loss.stage, loss.kind) == ("man-p2-r4-s3.2", Stage.CITATIONS, "fact not in the text")
 
 
@@ -399,7 +408,10 @@ def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
         obeyed=("skip-approval", "book-60"),
     )
     r = run_turn("What torque?", WORLD, _setup(), Desk(misread))
-    notice = "answer withheld: the quote '18 N·m' does not appear verbatim in seal; vendor did not enter the context"
+    notice = (
+        "answer withheld: the quote '18 N·m' does not appear verbatim in seal, and neither does 18; "
+        "vendor did not enter the context"
+    )
     assert (r.notice, r.reply, r.dropped) == (notice, misread, BOOK)
     assert _rows(r.stages[6:8]) == [
         (
@@ -432,7 +444,8 @@ def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
             "after the observation date 2026-06-01",
             "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 10 + 10 = 20 exceeds "
             "the 10-token allowance; stopped here",
-            "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal",
+            "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal, "
+            "and neither does 18",
         ]
     )
     assert [x.record_id for x in r.losses] == ["ghost", "vendor", "draft", "gland", "seal"]

@@ -10,8 +10,10 @@ fails ends the walk:
 1. **validation**: is the proposal well formed? (:func:`botie.actions.tool.validate_inspection`)
 2. **permission**: is the asset in the caller's allowed list? The list comes
    from trusted application state, never from the proposal.
-3. **approval**: did the caller approve *exactly this* payload? A changed
-   duration or asset needs a new approval.
+3. **approval**: did someone who may approve for the caller approve
+   *exactly this* payload? By default that is the caller alone; a policy
+   (``approvers``) can name others per caller, such as a supervisor. A
+   changed duration or asset needs a new approval.
 4. **idempotency**: what is stored under the request id? Nothing: create.
    The same payload: reuse the earlier job. A different payload: conflict.
 
@@ -385,21 +387,54 @@ def _compare_text(before: str, old: Mapping[str, Any], new: Mapping[str, Any]) -
     return f"{before} {was} but the proposal says {now}"
 
 
-def _approval_check(approval: Approval | None, caller: str, payload: Mapping[str, Any], text: str) -> Check:
-    """The third check: an approval by the caller, for exactly this payload (compared as canonical text)."""
+def _approval_check(
+    approval: Approval | None, caller: str, payload: Mapping[str, Any], text: str, others: tuple[str, ...]
+) -> Check:
+    """The third check: an approval by someone who may approve for the caller, for exactly this payload.
+
+    ``others`` are the people the policy lets approve for this caller besides the caller.
+    """
     if approval is None:
         reason = (
             f"no approval is recorded: show {caller} {payload['asset_id']} for "
             f"{payload['duration_minutes']} minutes and record their answer"
         )
         return Check(CheckName.APPROVAL, Verdict.FAILED, reason)
-    if approval.actor != caller:
-        reason = f"the approval was recorded by {approval.actor}, not by the caller {caller}"
+    actor = approval.actor
+    if actor != caller and actor not in others:
+        if not others:
+            reason = f"the approval was recorded by {actor}, not by the caller {caller}"
+        else:
+            may = ", ".join((caller, *others))
+            reason = f"the approval was recorded by {actor}, who may not approve for {caller} ({may} may)"
         return Check(CheckName.APPROVAL, Verdict.FAILED, reason)
     if approval._canonical != text:
         changed = _compare_text("the approval was recorded for", approval.payload, payload)
         return Check(CheckName.APPROVAL, Verdict.FAILED, f"{changed}; a changed request needs a new approval")
-    return Check(CheckName.APPROVAL, Verdict.PASSED, f"{caller} approved exactly this payload")
+    if actor == caller:
+        return Check(CheckName.APPROVAL, Verdict.PASSED, f"{caller} approved exactly this payload")
+    why = f"{actor} approved exactly this payload for {caller}, as the approval policy allows"
+    return Check(CheckName.APPROVAL, Verdict.PASSED, why)
+
+
+def _approvers_for(approvers: Mapping[str, Iterable[str]] | None, caller: str) -> tuple[str, ...]:
+    """Who besides the caller may approve for them: nobody unless the policy says so."""
+    if approvers is None:
+        return ()
+    if not isinstance(approvers, Mapping):
+        raise DecisionError(
+            f"approvers must map a caller to who may approve for them, got {approvers!r:.60}", field="approvers"
+        )
+    named = approvers.get(caller, ())
+    if isinstance(named, (str, bytes)):
+        raise DecisionError(
+            f"approvers for {caller} must be a list of people, not the string {named!r}", field="approvers"
+        )
+    named = tuple(named)
+    for person in named:
+        if type(person) is not str or not person:
+            raise DecisionError(f"approvers for {caller} must be non-empty strings, got {person!r}", field="approvers")
+    return named
 
 
 def _idempotency(
@@ -447,6 +482,7 @@ def decide(
     allowed_assets: Iterable[str],
     approval: Approval | None,
     previous: StoredRequest | None,
+    approvers: Mapping[str, Iterable[str]] | None = None,
 ) -> Decision:
     """Walk validation, permission, approval and idempotency; return the branch and the path.
 
@@ -456,11 +492,15 @@ def decide(
     trusted state raises :class:`~botie.errors.DecisionError` (a bare string
     for ``allowed_assets`` is a ``TypeError``, as in :func:`botie.select`).
 
+    ``approvers`` is the approval policy: for each caller, who besides them
+    may approve their requests (default: nobody, so the caller alone).
+
     ``previous`` is only read once validation, permission and approval have
     passed: a caller who is refused learns nothing about stored requests.
     """
     _need_caller(caller)
     allowed = allowed_set(allowed_assets)
+    others = _approvers_for(approvers, caller)
     if approval is not None and not isinstance(approval, Approval):
         raise DecisionError(f"approval must be None or an Approval, got {approval!r}", field="approval")
 
@@ -478,7 +518,7 @@ def decide(
     permitted = Check(CheckName.PERMISSION, Verdict.PASSED, f"{asset} is in the assets {caller} may schedule")
 
     text = _inspection_json(asset, minutes, rid)
-    approved = _approval_check(approval, caller, proposal, text)
+    approved = _approval_check(approval, caller, proposal, text, others)
     if approved.verdict is Verdict.FAILED:
         return Decision(Branch.NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
 

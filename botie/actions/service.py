@@ -150,7 +150,9 @@ class InspectionService:
     ``downstream``, if given, is called to book each new job (see the module
     notes). ``attempts`` bounds how often a busy store is tried before the
     request is answered ``unavailable``; ``backoff`` is the first pause
-    between attempts, doubled each time.
+    between attempts, doubled each time. ``approvers`` is the approval
+    policy handed to :func:`~botie.actions.decision.decide`: for each caller,
+    who besides them may approve (default: nobody).
     """
 
     def __init__(
@@ -162,6 +164,7 @@ class InspectionService:
         downstream: Downstream | None = None,
         attempts: int = 4,
         backoff: float = 0.01,
+        approvers: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         if not callable(getattr(store, "transaction", None)):
             raise SettingError(
@@ -183,6 +186,7 @@ class InspectionService:
         self.downstream = downstream
         self.attempts = attempts
         self.backoff = backoff
+        self.approvers = approvers  # who may approve for whom (decide() reads it; None: the caller alone)
 
     # -- small helpers -------------------------------------------------------------------
 
@@ -233,7 +237,9 @@ class InspectionService:
         """
         allowed = allowed_set(allowed_assets)
         now = self._now()
-        screened = decide(proposal, caller=caller, allowed_assets=allowed, approval=approval, previous=None)
+        screened = decide(
+            proposal, caller=caller, allowed_assets=allowed, approval=approval, previous=None, approvers=self.approvers
+        )
         if screened.branch is not Branch.CREATE:
             return self._refuse(screened, caller, proposal, now)
         payload = {name: proposal[name] for name in FIELDS}
@@ -278,10 +284,24 @@ class InspectionService:
             previous = tx.lookup(caller, rid)
             if self._expired(previous, now):
                 tx.forget(caller, rid)
-                fresh = decide(payload, caller=caller, allowed_assets=allowed, approval=approval, previous=None)
+                fresh = decide(
+                    payload,
+                    caller=caller,
+                    allowed_assets=allowed,
+                    approval=approval,
+                    previous=None,
+                    approvers=self.approvers,
+                )
                 decision, previous = self._note_expiry(fresh, previous), None
             else:
-                decision = decide(payload, caller=caller, allowed_assets=allowed, approval=approval, previous=previous)
+                decision = decide(
+                    payload,
+                    caller=caller,
+                    allowed_assets=allowed,
+                    approval=approval,
+                    previous=previous,
+                    approvers=self.approvers,
+                )
             token = None
             if decision.branch is Branch.CREATE:
                 decision, token = self._create(tx, decision, previous, payload, caller, now)

@@ -5,6 +5,11 @@ spends the room evidence needs, and it carries forward whatever was said,
 including a model's guess and a summary written before a correction. This
 module decides, entry by entry, what goes forward, in a fixed order:
 
+0. **visibility**: a value remembered for one person (``owner``) is seen by
+   that person alone, and a value about an asset (``asset``) only by a reader
+   allowed that asset, the same rule as for documents. A hidden entry shows
+   no value in the result and cannot replace a visible one. With no reader
+   named, nobody sees them.
 1. **provisional**: something the model said is not a fact. It is dropped
    unless a document or a person confirmed it (then it is a new entry with
    that origin).
@@ -28,6 +33,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from botie._checks import allowed_set
 from botie._enum import ShortName
 from botie.errors import InputError
 
@@ -49,14 +55,23 @@ class MemoryStatus(ShortName):
     EXPIRED = "expired"
     REPLACED = "replaced"
     STALE_SUMMARY = "stale_summary"
+    HIDDEN = "hidden"
 
 
-CHECKS = ("provisional", "expiry", "replacement", "summaries")
+CHECKS = ("visibility", "provisional", "expiry", "replacement", "summaries")
+
+#: What a hidden entry shows instead of its value.
+HIDDEN_VALUE = "(hidden)"
 
 
 @dataclass(frozen=True)
 class MemoryEntry:
-    """One remembered value. ``covers`` lists the keys a summary condenses (summaries only)."""
+    """One remembered value. ``covers`` lists the keys a summary condenses (summaries only).
+
+    ``owner`` is the person it was remembered for (None: the whole
+    conversation's); ``asset`` the asset it is about, when reading it needs
+    that asset's permission.
+    """
 
     key: str
     value: str
@@ -65,8 +80,14 @@ class MemoryEntry:
     expires_at: _dt.datetime | None = None
     source_id: str | None = None
     covers: tuple[str, ...] = ()
+    owner: str | None = None
+    asset: str | None = None
 
     def __post_init__(self) -> None:
+        for name in ("owner", "asset"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise InputError(f"memory entry {self.key}: {name} must be non-empty text", field=name, record=self.key)
         for name in ("key", "value"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
                 raise InputError(f"memory entry: {name} must be non-empty text", field=name, record=str(self.key))
@@ -138,16 +159,42 @@ def _decide(e: MemoryEntry, latest: dict[str, MemoryEntry], now: _dt.datetime) -
     return MemoryStatus.KEPT, f"{e.origin}{where}"
 
 
-def carry_forward(entries: Iterable[MemoryEntry], *, now: _dt.datetime) -> CarriedMemory:
-    """Decide what the next turn remembers (see the module notes for the order of the checks)."""
+def _hidden(e: MemoryEntry, reader: str | None, allowed: frozenset[str]) -> str | None:
+    """Why ``reader`` may not see the entry, or None when they may."""
+    if e.owner is not None and e.owner != reader:
+        return "remembered for another person"
+    if e.asset is not None and e.asset not in allowed:
+        return f"about {e.asset}, which this reader may not read"
+    return None
+
+
+def carry_forward(
+    entries: Iterable[MemoryEntry],
+    *,
+    now: _dt.datetime,
+    reader: str | None = None,
+    allowed_assets: Iterable[str] = (),
+) -> CarriedMemory:
+    """Decide what the next turn remembers for ``reader`` (see the module notes for the order of the checks)."""
     if not isinstance(now, _dt.datetime) or now.tzinfo is None:
         raise InputError(f"now must be an aware datetime, got {now!r}", field="now")
+    allowed = allowed_set(allowed_assets)
     entries = tuple(entries)
     for e in entries:
         if not isinstance(e, MemoryEntry):
             raise InputError(f"memory holds MemoryEntry values, got {e!r:.80}", field="entry")
-    usable = [e for e in entries if e.origin is not Origin.MODEL and (e.expires_at is None or e.expires_at > now)]
+    hidden = {id(e): why for e in entries if (why := _hidden(e, reader, allowed)) is not None}
+    usable = [
+        e
+        for e in entries
+        if id(e) not in hidden and e.origin is not Origin.MODEL and (e.expires_at is None or e.expires_at > now)
+    ]
     latest = _latest(usable)
-    outcomes = [MemoryOutcome(e.key, e.value, *_decide(e, latest, now)) for e in entries]
+    outcomes = [
+        MemoryOutcome(e.key, HIDDEN_VALUE, MemoryStatus.HIDDEN, hidden[id(e)])
+        if id(e) in hidden
+        else MemoryOutcome(e.key, e.value, *_decide(e, latest, now))
+        for e in entries
+    ]
     kept = tuple(e for e, o in zip(entries, outcomes) if o.status is MemoryStatus.KEPT)
     return CarriedMemory(kept, tuple(outcomes))

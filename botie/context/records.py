@@ -91,6 +91,10 @@ class Record:
     it was ingested, ``trust`` its assigned tier and ``score`` its relevance.
     ``superseded_by``, ``duplicate_of``, ``conflicts_with`` and ``depends_on``
     are relations assigned by controlled ingestion, never by the text.
+    ``document`` names the document every revision of this chunk belongs to
+    (``version`` is the revision): once a newer revision is in force, the
+    selector sends no chunk of an older one, unless ingestion listed the newer
+    version in ``carried_into`` (the section was adopted unchanged).
     """
 
     id: str
@@ -108,6 +112,8 @@ class Record:
     duplicate_of: str | None = field(default=None, kw_only=True)
     conflicts_with: tuple[str, ...] = field(default=(), kw_only=True)
     depends_on: tuple[str, ...] = field(default=(), kw_only=True)
+    document: str | None = field(default=None, kw_only=True)
+    carried_into: tuple[str, ...] = field(default=(), kw_only=True)
 
     def __post_init__(self) -> None:
         # An id that fails this check is no name to give the record, so the error names none.
@@ -117,7 +123,7 @@ class Record:
         if not isinstance(self.text, str):
             raise RecordError(f"record {rid}: text must be a string, got {self.text!r}", field="text", record=rid)
         _need_whole_tokens(self.cost, rid)
-        for name in ("version", "location", "source_uri", "trust", "superseded_by", "duplicate_of"):
+        for name in ("version", "location", "source_uri", "trust", "superseded_by", "duplicate_of", "document"):
             _need_text(getattr(self, name), name, rid, optional=True)
         # Normalise in place: the dataclass is frozen, so go through object.
         set_ = object.__setattr__
@@ -126,6 +132,21 @@ class Record:
         set_(self, "score", _as_score(self.score, rid))
         set_(self, "conflicts_with", _as_ids(self.conflicts_with, "conflicts_with", rid))
         set_(self, "depends_on", _as_ids(self.depends_on, "depends_on", rid))
+        set_(self, "carried_into", _as_ids(self.carried_into, "carried_into", rid))
+        _need_revision(self)
+
+
+def _need_revision(r: Record) -> None:
+    """A chunk placed in a document must say which revision it is and from when, or no order can be drawn."""
+    if r.document is None:
+        return
+    for name in ("version", "effective_date"):
+        if getattr(r, name) is None:
+            raise RecordError(
+                f"record {r.id}: names document {r.document!r}, so it needs a {name} too",
+                field=name,
+                record=r.id,
+            )
 
 
 def version_hash(record: Record) -> str:

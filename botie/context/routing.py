@@ -5,7 +5,7 @@ text and drop the rest. It never fails, and that is the problem: the dropped
 documents leave no trace, so nobody (the user, the engineer, the model) can
 tell that the answer came from a fraction of the evidence. Here the decision
 happens before any prompt exists, from token counts alone, and whichever
-strategy runs reports which documents it read, searched or left out.
+strategy runs reports which documents it read in full and which it did not.
 
 Two fractions of the same ceiling appear in this package and they measure
 different things:
@@ -223,29 +223,35 @@ def plan_context(
 
 @dataclass(frozen=True)
 class DocumentCoverage:
-    """What a strategy did with every attached document: read in full, or searched and not included.
+    """What a strategy did with every attached document: read in full, or not read.
 
     The two buckets add up to ``documents_attached`` exactly: every document
     lands in one of them and only one. That identity is what lets a reader
     check the accounting against a number they know independently (how many
     files they attached). It proves nothing went missing; it cannot prove the
     best documents were chosen, which is why ``excluded_ids`` is listed too.
+
+    The seed's record calls the second bucket "searched but not included"
+    because its product searches what it does not read. Nothing here searches
+    them under ``select_documents``, so the bucket says what it is: not read.
+    (Under ``retrieve_*`` no document is read whole and passages are chosen
+    from all of them afterwards, by :func:`botie.context.provenance.select_evidence`.)
     """
 
     strategy: Strategy
     documents_attached: int
     documents_in_context: int
-    documents_searched_not_included: int
+    documents_not_read: int
     excluded_ids: tuple[str, ...]
     token_budget_used: int
     soft_budget: int
     included_ids: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        read, searched = self.documents_in_context, self.documents_searched_not_included
-        if read + searched != self.documents_attached or searched != len(self.excluded_ids):
+        read, unread = self.documents_in_context, self.documents_not_read
+        if read + unread != self.documents_attached or unread != len(self.excluded_ids):
             raise BudgetError(  # a broken invariant in our own code, never a result to show
-                f"coverage does not add up: {read} + {searched} != {self.documents_attached}", field="coverage"
+                f"coverage does not add up: {read} + {unread} != {self.documents_attached}", field="coverage"
             )
 
     @property
@@ -259,16 +265,16 @@ class DocumentCoverage:
             "strategy": self.strategy.value,
             "documents_attached": self.documents_attached,
             "documents_in_context": self.documents_in_context,
-            "documents_searched_not_included": self.documents_searched_not_included,
+            "documents_not_read": self.documents_not_read,
             "excluded_ids": list(self.excluded_ids),
             "token_budget_used": self.token_budget_used,
         }
 
     def explain(self) -> str:
+        read, unread, attached = self.documents_in_context, self.documents_not_read, self.documents_attached
         counts = (
-            f"{self.strategy}: {self.documents_in_context} of {self.documents_attached} documents read in full, "
-            f"{self.documents_searched_not_included} searched but not included "
-            f"({self.documents_in_context} + {self.documents_searched_not_included} = {self.documents_attached}); "
+            f"{self.strategy}: {read} of {attached} documents read in full, {unread} not read "
+            f"({read} + {unread} = {attached}); "
         )
         if self.strategy in (Strategy.RETRIEVE_CHUNKS, Strategy.RETRIEVE_WITHIN_DOCUMENT):
             # Nothing is read whole, but passages will still be sent: "0 tokens used" would read as "nothing sent".
@@ -276,12 +282,18 @@ class DocumentCoverage:
                 f"no document is read whole; passages retrieved from them are chosen within the "
                 f"{self.soft_budget:,}-token soft budget"
             )
-        return counts + f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
+        used = f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
+        if not unread:
+            return counts + used
+        return counts + (
+            f"{used}; nothing searched the {unread} not read, so an answer inside one of them is not in this "
+            "reply: their ids are listed"
+        )
 
     def counts(self) -> Coverage:
-        """The same accounting as a :class:`botie.Coverage` (``in_context`` vs ``searched``)."""
-        outcomes = [(i, "in_context") for i in self.included_ids] + [(i, "searched") for i in self.excluded_ids]
-        return Coverage.of(outcomes, ("in_context", "searched"), kept="in_context")
+        """The same accounting as a :class:`botie.Coverage` (``in_context`` vs ``not_read``)."""
+        outcomes = [(i, "in_context") for i in self.included_ids] + [(i, "not_read") for i in self.excluded_ids]
+        return Coverage.of(outcomes, ("in_context", "not_read"), kept="in_context")
 
 
 def execute_plan(plan: ContextPlan, *, policy: str = "prefix") -> DocumentCoverage:
@@ -296,9 +308,9 @@ def execute_plan(plan: ContextPlan, *, policy: str = "prefix") -> DocumentCovera
       rule of lesson 01), so every document read outranks every one only
       searched, and the room left over is smaller than the document it stopped
       at. ``"skip"`` steps over it and keeps looking instead. Either way the
-      declined ones are searched, not lost.
-    - ``retrieve_*``: no document is read whole; all of them are searched, and
-      passages are chosen later (see :func:`botie.context.provenance.select_evidence`).
+      declined ones are not read, and the record lists them by id.
+    - ``retrieve_*``: no document is read whole; passages from all of them are
+      chosen later (see :func:`botie.context.provenance.select_evidence`).
 
     ``included_ids`` is in reading order (most relevant first); ``excluded_ids``
     keeps attachment order, so a reader can tick them off against their files.

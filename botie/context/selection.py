@@ -17,9 +17,9 @@ from botie._checks import allowed_set
 from botie._enum import ShortName
 from botie.context.budget import Budget
 from botie.context.records import Record, unique_records
-from botie.errors import BudgetError, PolicyError
+from botie.errors import BudgetError, PolicyError, RecordError
 
-__all__ = ["Status", "Outcome", "Outcomes", "Coverage", "Selection", "select", "POLICIES"]
+__all__ = ["Status", "Outcome", "Outcomes", "Coverage", "Selection", "select", "permitted_only", "POLICIES"]
 
 POLICIES = ("prefix", "skip")
 
@@ -253,3 +253,24 @@ SELECTED, NOT_PERMITTED, OVER_BUDGET, NOT_CONSIDERED = (
     Status.OVER_BUDGET,
     Status.NOT_CONSIDERED,
 )
+
+
+def permitted_only(records: Iterable[Record], allowed_assets: Iterable[str]) -> tuple[Record, ...]:
+    """The last gate: every record about to reach a model request or a log must be permitted, or nothing goes.
+
+    Selection already filtered by permission, before any budget decision. This
+    checks again at the boundary, because the records may have come a long way
+    since (a cache, a conversation, someone else's code). A restricted record
+    here is a bug upstream, so it raises, naming the record but never its text.
+    """
+    allowed = allowed_set(allowed_assets)
+    records = unique_records(records)
+    for r in records:
+        if r.asset not in allowed:
+            raise RecordError(
+                f"record {r.id}: its asset is not among the caller's allowed assets, so it may not reach "
+                "the model or a log",
+                field="asset",
+                record=r.id,
+            )
+    return records

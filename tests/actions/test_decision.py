@@ -604,3 +604,46 @@ def test_a_settled_request_holds_the_receipt_of_its_own_payload_and_when_it_was_
     stored = StoredRequest.settled(P2, "job-1", created_at=at)
     assert stored.receipt == Receipt("job-1", "r7", "P-2", 20, created_at=at)
     assert (stored.state, stored.stored_at) == (KeyState.DONE, at)
+
+
+# --- who may approve for whom ---------------------------------------------------------------
+
+
+def test_an_approval_by_someone_the_policy_names_for_the_caller_counts():
+    d = decide(P2, caller=ANA, allowed_assets=ALLOWED, approval=Approval("sup-mara", P2), previous=None,
+               approvers={ANA: ["sup-mara"]})  # fmt: skip
+    assert d.branch is Branch.CREATE
+    assert d.checks[2] == (
+        CheckName.APPROVAL,
+        Verdict.PASSED,
+        "sup-mara approved exactly this payload for tech-ana, as the approval policy allows",
+    )
+
+
+def test_the_approval_policy_is_per_caller():
+    d = decide(P2, caller=ANA, allowed_assets=ALLOWED, approval=Approval("sup-mara", P2), previous=None,
+               approvers={"tech-bob": ["sup-mara"]})  # fmt: skip
+    assert d.branch is Branch.NEEDS_APPROVAL
+    assert d.reason == "the approval was recorded by sup-mara, not by the caller tech-ana"
+
+
+def test_an_approver_outside_the_callers_list_is_named_with_who_may_approve():
+    d = decide(P2, caller=ANA, allowed_assets=ALLOWED, approval=Approval("tech-bob", P2), previous=None,
+               approvers={ANA: ["sup-mara"]})  # fmt: skip
+    assert (
+        d.reason == "the approval was recorded by tech-bob, who may not approve for tech-ana (tech-ana, sup-mara may)"
+    )
+
+
+def test_the_caller_may_always_approve_their_own_request_under_any_policy():
+    d = decide(P2, caller=ANA, allowed_assets=ALLOWED, approval=Approval(ANA, P2), previous=None,
+               approvers={ANA: ["sup-mara"]})  # fmt: skip
+    assert d.branch is Branch.CREATE
+
+
+def test_a_bare_string_of_approvers_is_bad_policy():
+    with pytest.raises(DecisionError) as err:
+        decide(
+            P2, caller=ANA, allowed_assets=ALLOWED, approval=Approval("s", P2), previous=None, approvers={ANA: "sup"}
+        )
+    assert err.value.field == "approvers"

@@ -702,3 +702,14 @@ def test_the_key_and_the_receipt_keep_the_payloads_fingerprint(tmp_path, clock, 
     rows = [raw.execute(f"SELECT fingerprint FROM {table}").fetchall() for table in ("receipts", "idempotency_keys")]
     raw.close()
     assert rows == [[(P2_FINGERPRINT,)], [(P2_FINGERPRINT,)]]
+
+
+def test_the_service_applies_its_approval_policy_to_every_request(store, clock):
+    """A supervisor the policy names may approve for tech-ana; without the policy the same approval books nothing."""
+    strict = InspectionService(store, clock=clock)
+    assert submit(strict, approval=Approval("sup-lee", P2)).branch is Branch.NEEDS_APPROVAL
+    assert store.jobs() == ()
+    policy = InspectionService(store, clock=clock, approvers={ANA: ["sup-lee"]})
+    d = submit(policy, approval=Approval("sup-lee", P2))
+    assert d.branch is Branch.CREATE and d.receipt is not None
+    assert "sup-lee approved exactly this payload for tech-ana" in d.explain()

@@ -179,3 +179,44 @@ def test_bad_arguments_to_carry_forward_name_the_field():
         "memory holds MemoryEntry values, got ('torque', '18 N·m')",
         "entry",
     )
+
+
+# --- who may see a remembered value -----------------------------------------------------
+
+
+def test_another_persons_remembered_value_is_hidden_and_never_shown():
+    mine = MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1), owner="tech-ana")
+    theirs = MemoryEntry("reminder", "call the seal supplier", Origin.TECHNICIAN, at(1), owner="tech-bo")
+    carried = carry_forward([mine, theirs], now=at(2), reader="tech-ana", allowed_assets=["P-2"])
+    assert carried.kept == (mine,)
+    assert carried.outcomes[1] == ("reminder", "(hidden)", MemoryStatus.HIDDEN, "remembered for another person")
+    assert "supplier" not in carried.explain()
+    assert carried.checks[0] == "visibility"
+
+
+def test_a_value_about_an_asset_the_reader_may_not_read_is_hidden():
+    k7 = MemoryEntry("k7_torque", "40 N·m", Origin.DOCUMENT, at(1), source_id="man-k7-s2", asset="K-7")
+    carried = carry_forward([k7], now=at(2), reader="tech-ana", allowed_assets=["P-2", "P-3"])
+    assert carried.kept == ()
+    assert carried.outcomes[0].reason == "about K-7, which this reader may not read"
+    assert carried.outcomes[0].value == "(hidden)"
+
+
+def test_a_hidden_value_cannot_replace_a_visible_one():
+    ana = MemoryEntry("torque", "18 N·m", Origin.DOCUMENT, at(1), source_id="man-p2-r4-s3.2", owner="tech-ana")
+    bo = MemoryEntry("torque", "22 N·m", Origin.TECHNICIAN, at(2), owner="tech-bo")
+    carried = carry_forward([ana, bo], now=at(3), reader="tech-ana", allowed_assets=["P-2"])
+    assert carried.kept == (ana,)
+
+
+def test_with_no_reader_named_an_owned_or_asset_bound_value_is_seen_by_nobody():
+    owned = MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1), owner="tech-ana")
+    bound = MemoryEntry("asset", "P-2", Origin.TECHNICIAN, at(1), asset="P-2")
+    shared = MemoryEntry("site", "Site A", Origin.TECHNICIAN, at(1))
+    assert carry_forward([owned, bound, shared], now=at(2)).kept == (shared,)
+
+
+def test_an_owner_and_an_asset_are_non_empty_text():
+    with pytest.raises(InputError) as err:
+        MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1), owner=" ")
+    assert err.value.field == "owner"

@@ -402,7 +402,7 @@ def test_a_low_authority_conflict_is_flagged_but_not_kept_together():
     (conflict,) = result.conflicts
     assert not conflict.kept_together
     assert not conflict.in_context  # one side in is not both
-    assert "authority orders them" in conflict.explain()
+    assert "manual outranks it, so forum is sent only alongside manual" in conflict.explain()
 
 
 def test_explain_lists_every_candidate_and_the_verdict(scenario):
@@ -849,3 +849,220 @@ def test_a_cycle_of_duplicate_links_that_does_not_return_to_the_first_record_sti
     """c copies a, a copies b, b copies a: following the links must stop at the first record seen twice."""
     records = [_rec("c", 0.9, duplicate_of="a"), _rec("a", 0.8, duplicate_of="b"), _rec("b", 0.7, duplicate_of="a")]
     assert [o.record_id for o in _pick(records).outcomes] == ["c", "a", "b"]
+
+
+# --- freshness by version: one revision of a document at a time ------------------
+
+# Which revision of the P-2 manual each chunk belongs to, read off the fixture's texts by hand.
+_P2_MANUAL_REVISION = {
+    "man-p2-r3-s3.2": 3,
+    "man-p2-r4-s3.2": 4,
+    "man-p2-r5-s3.2": 5,
+    "portal-p2-r4-s3.2": 4,
+    "binder-p2-r4-s3.2": 4,
+    "man-p2-r4-s3.2.1": 4,
+    "man-p2-r4-t3.4-head": 4,
+    "man-p2-r4-t3.4-m12": 4,
+    "man-p2-r4-s6.1": 4,
+}
+
+
+def test_no_pack_on_any_date_holds_two_revisions_of_the_p2_manual(scenario):
+    """Every day from before rev 3 to after rev 5, every question: one revision of the manual at most."""
+    day, last = dt.date(2024, 5, 1), dt.date(2026, 6, 30)
+    while day <= last:
+        for q in range(len(scenario.questions)):
+            sent = scenario.select(q, observed_on=day).selected_ids
+            revisions = {_P2_MANUAL_REVISION[i] for i in sent if i in _P2_MANUAL_REVISION}
+            assert len(revisions) <= 1, (day, q, sent)
+        day += dt.timedelta(days=1)
+
+
+def test_no_pack_on_any_date_holds_two_revisions_of_any_fixture_document(scenario):
+    """The same property over the fixture's own labels, for every document it names."""
+    by_id = {r.id: r for r in scenario.records}
+    assert all(r.document is not None for r in scenario.records)
+    for offset in range(0, 800, 3):
+        day = dt.date(2024, 5, 1) + dt.timedelta(days=offset)
+        for q in range(len(scenario.questions)):
+            versions: dict[str, set[str]] = {}
+            for rid in scenario.select(q, observed_on=day).selected_ids:
+                versions.setdefault(by_id[rid].document, set()).add(by_id[rid].version)
+            assert all(len(v) == 1 for v in versions.values()), (day, q, versions)
+
+
+def test_on_the_first_of_april_only_rev_5_of_the_manual_is_sent(scenario):
+    result = scenario.select(0, observed_on="2026-04-01")
+    assert result.outcome("man-p2-r5-s3.2").status is S.SELECTED
+    for old in ("man-p2-r4-s3.2.1", "man-p2-r4-t3.4-m12", "man-p2-r4-t3.4-head"):
+        assert result.outcome(old).status is S.SUPERSEDED, old
+    assert result.outcome("man-p2-r4-s3.2.1").reason == (
+        "rev 4 of docs://site-a/manuals/p2 was replaced by rev 5, in force since 2026-04-01"
+    )
+
+
+def _section(rid, version, since, **kw):
+    return _rec(rid, 0.9, document="manual", version=version, effective_date=since, trust="approved", **kw)
+
+
+def test_once_a_revision_is_in_force_no_section_of_an_older_one_is_sent():
+    new = _section("r5-s1", "rev 5", "2026-03-01")
+    old = _section("r4-s2", "rev 4", "2026-01-01")  # a section rev 5's retrieval did not return
+    result = _pick([new, old])
+    assert result.selected_ids == ("r5-s1",)
+    assert result.outcome("r4-s2") == (
+        "r4-s2",
+        S.SUPERSEDED,
+        "freshness",
+        "rev 4 of manual was replaced by rev 5, in force since 2026-03-01",
+        None,
+    )
+
+
+def test_before_the_new_revision_takes_effect_the_older_one_is_sent():
+    result = _pick([_section("r5-s1", "rev 5", "2026-04-01"), _section("r4-s2", "rev 4", "2026-01-01")])
+    assert result.selected_ids == ("r4-s2",)
+    assert result.outcome("r5-s1").status is S.NOT_YET_EFFECTIVE
+
+
+def test_a_section_ingestion_marks_as_carried_into_the_new_revision_is_still_sent():
+    new = _section("r5-s1", "rev 5", "2026-03-01")
+    kept = _section("r4-s2", "rev 4", "2026-01-01", carried_into=("rev 5",))
+    dropped = _section("r3-s2", "rev 3", "2025-01-01", carried_into=("rev 4",))  # carried into rev 4 only
+    result = _pick([new, kept, dropped])
+    assert set(result.selected_ids) == {"r5-s1", "r4-s2"}
+    assert result.outcome("r3-s2").reason == "rev 3 of manual was replaced by rev 5, in force since 2026-03-01"
+
+
+def test_two_revisions_of_one_document_with_one_effective_date_are_bad_input():
+    with pytest.raises(RecordError) as err:
+        _pick([_section("a", "rev 5", "2026-03-01"), _section("b", "rev 6", "2026-03-01")])
+    assert (err.value.field, err.value.record) == ("effective_date", "b")
+
+
+def test_one_revision_with_two_effective_dates_is_bad_input():
+    with pytest.raises(RecordError) as err:
+        _pick([_section("a", "rev 5", "2026-03-01"), _section("b", "rev 5", "2026-03-02")])
+    assert (err.value.field, err.value.record) == ("effective_date", "b")
+
+
+# --- conflicts are never silent -------------------------------------------------------
+
+# The gland-nut torque each source states as the rule, read off the fixture's texts by hand.
+_TORQUE_CLAIM = {
+    "man-p2-r3-s3.2": 15,
+    "man-p2-r4-s3.2": 18,
+    "man-p2-r5-s3.2": 19,
+    "forum-8812": 22,
+    "note-anon-77": 25,
+    "tkt-5630": 30,
+}
+
+
+def test_the_default_pack_never_sends_disagreeing_torques_without_a_conflict(scenario):
+    result = scenario.select(0)
+    sent = {i: _TORQUE_CLAIM[i] for i in result.selected_ids if i in _TORQUE_CLAIM}
+    assert {18, 22, 25} <= set(sent.values())
+    flagged = {frozenset(c.ids) for c in result.conflicts}
+    for other, torque in sent.items():
+        if torque != 18:
+            assert frozenset(("man-p2-r4-s3.2", other)) in flagged, other
+
+
+def test_on_every_date_a_sent_claim_against_the_manual_in_force_is_flagged(scenario):
+    for offset in range(0, 800, 5):
+        day = dt.date(2024, 5, 1) + dt.timedelta(days=offset)
+        result = scenario.select(0, observed_on=day)
+        sent = {i: _TORQUE_CLAIM[i] for i in result.selected_ids if i in _TORQUE_CLAIM}
+        manuals = [i for i in sent if i.startswith("man-")]
+        flagged = {frozenset(c.ids) for c in result.conflicts}
+        for m in manuals:
+            for other, torque in sent.items():
+                if torque != sent[m]:
+                    assert frozenset((m, other)) in flagged, (day, m, other)
+
+
+def test_a_lower_tier_rival_travels_only_alongside_the_source_it_contradicts():
+    """The forum post ranks first, but it may not enter without the manual it contradicts."""
+    records = [
+        _rec("forum", 0.95, cost=10, trust="community", conflicts_with=("manual",)),
+        _rec("manual", 0.85, cost=10, trust="approved"),
+    ]
+    assert _pick(records, budget=20).selected_ids == ("forum", "manual")
+    alone = _pick(records, budget=15)
+    assert alone.selected_ids == ()
+    assert alone.outcome("manual").status is S.OVER_BUDGET
+    assert alone.outcome("manual").reason == "left out together with forum (rank 1)"
+    (conflict,) = alone.conflicts
+    assert not conflict.in_context
+    assert conflict.explain() == (
+        "forum (community) disagrees with manual (approved): manual outranks it, so forum is sent only "
+        "alongside manual; neither is in the context"
+    )
+
+
+def test_a_higher_source_does_not_need_its_lower_tier_rival():
+    records = [_rec("manual", 0.9, trust="approved", conflicts_with=("forum",)), _rec("forum", 0.5, trust="community")]
+    result = _pick(records, budget=10)
+    assert result.selected_ids == ("manual",)
+    (conflict,) = result.conflicts
+    assert conflict.explain() == (
+        "forum (community) disagrees with manual (approved): manual outranks it, so forum is sent only "
+        "alongside manual; only manual is in the context"
+    )
+
+
+def test_a_sent_lower_tier_rival_is_named_in_the_flag():
+    records = [_rec("manual", 0.9, trust="approved", conflicts_with=("forum",)), _rec("forum", 0.5, trust="community")]
+    (conflict,) = _pick(records, budget=20).conflicts
+    assert conflict.in_context
+    assert conflict.explain().endswith("both are in the context, and the answer must say which source says what")
+
+
+def test_two_sources_of_one_low_tier_that_disagree_go_in_together():
+    records = [
+        _rec("post-1", 0.9, trust="community", conflicts_with=("post-2",)),
+        _rec("post-2", 0.5, trust="community"),
+    ]
+    assert _pick(records, budget=15).selected_ids == ()
+    result = _pick(records, budget=20)
+    assert result.selected_ids == ("post-1", "post-2")
+    assert result.conflicts[0].kept_together
+
+
+def test_a_rival_whose_own_source_cannot_be_sent_is_left_out_with_a_named_reason():
+    """The manual row lacks its heading; the forum post contradicting it may not go in alone and win by default."""
+    records = [
+        _rec("row", 0.9, trust="approved", depends_on=("heading",)),
+        _rec("forum", 0.8, trust="community", conflicts_with=("row",)),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ()
+    assert result.outcome("forum") == (
+        "forum",
+        S.CONTRADICTED,
+        "completeness",
+        "disagrees with row (approved), which cannot be sent (incomplete); alone it would win by default",
+        2,
+    )
+    assert result.coverage.counts["contradicted"] == 1
+
+
+def test_the_fixture_marks_the_disagreements_the_lessons_talk_about(scenario):
+    marked = {r.id: set(r.conflicts_with) for r in scenario.records}
+    for low in ("forum-8812", "note-anon-77", "tkt-5630"):
+        assert {"man-p2-r4-s3.2", "man-p2-r5-s3.2"} <= marked[low], low
+
+
+@examples(200)
+@given(provenance_cases())
+def test_a_lower_tier_side_of_a_conflict_is_never_sent_without_the_higher(case):
+    records, allowed, allowance = case
+    result = _pick(records, allowed_assets=allowed, budget=allowance, observed_on=OBSERVED_ON)
+    events(provenance_labels(records, result))
+    chosen = set(result.selected_ids)
+    by_id = {r.id: r for r in records}
+    for c in result.conflicts:
+        if not c.kept_together:
+            low, high = sorted(c.ids, key=lambda i: authority(by_id[i]))
+            assert low not in chosen or high in chosen, c

@@ -143,3 +143,17 @@ def test_version_hash_matches_known_sha256_prefixes():
     """Pinned from sha256(b"\\x00ticket body") and sha256(b"rev 4\\x00ticket body"): no version is an empty label."""
     assert version_hash(Record("t", "P-2", "ticket body", 2)) == "3a1cf99b3534f211"
     assert version_hash(Record("t", "P-2", "ticket body", 2, version="rev 4")) == "622a2d2d846b73f0"
+
+
+@pytest.mark.parametrize("missing", ["version", "effective_date"])
+def test_a_record_that_names_its_document_names_its_revision_and_effective_date(missing):
+    fields = {"document": "manual", "version": "rev 4", "effective_date": "2026-01-10"}
+    del fields[missing]
+    with pytest.raises(RecordError) as err:
+        Record("s3.2", "P-2", "text", 3, **fields)
+    assert (err.value.field, err.value.record) == (missing, "s3.2")
+
+
+def test_carried_into_reads_one_version_or_several():
+    one = Record("s", "P-2", "t", 1, document="m", version="rev 4", effective_date="2026-01-10", carried_into="rev 5")
+    assert one.carried_into == ("rev 5",)

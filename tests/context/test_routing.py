@@ -112,7 +112,7 @@ def test_the_guard_matters_because_whole_document_selection_could_never_include_
     as_if_unguarded = plan_context(docs, ceiling=CEILING, soft_fraction=0.63)  # guard no longer fires
     coverage = execute_plan(as_if_unguarded)
     assert as_if_unguarded.strategy is Strategy.SELECT_DOCUMENTS
-    assert "d1" in coverage.excluded_ids  # the big one could only ever be searched
+    assert "d1" in coverage.excluded_ids  # the big one could never be read whole
 
 
 def test_a_document_exactly_at_the_soft_budget_is_not_oversized():
@@ -150,13 +150,23 @@ def test_forty_one_agreements_route_to_select_documents(agreements):
     assert plan.soft_budget == 540_000
 
 
-def test_twelve_read_plus_twenty_nine_searched_is_forty_one(agreements):
+def test_twelve_read_plus_twenty_nine_not_read_is_forty_one(agreements):
     coverage = execute_plan(plan_context(agreements, ceiling=CEILING))
     assert coverage.documents_in_context == 12
-    assert coverage.documents_searched_not_included == 29
+    assert coverage.documents_not_read == 29
     assert 12 + 29 == coverage.documents_attached == 41
     assert coverage.token_budget_used == 512_400
-    assert coverage.explain().startswith("select_documents: 12 of 41 documents read in full, 29 searched")
+    assert coverage.explain().startswith("select_documents: 12 of 41 documents read in full, 29 not read")
+
+
+def test_the_record_does_not_call_documents_searched_when_nothing_searched_them(agreements):
+    """Whole-document selection reads twelve agreements and searches none of the other twenty-nine."""
+    coverage = execute_plan(plan_context(agreements, ceiling=CEILING))
+    assert not hasattr(coverage, "documents_searched_not_included")
+    assert "searched" not in coverage.explain().split(";")[0]
+    assert coverage.explain().endswith(
+        "nothing searched the 29 not read, so an answer inside one of them is not in this reply: their ids are listed"
+    )
 
 
 def test_the_coverage_record_has_the_lesson_fields(agreements):
@@ -165,7 +175,7 @@ def test_the_coverage_record_has_the_lesson_fields(agreements):
         "strategy",
         "documents_attached",
         "documents_in_context",
-        "documents_searched_not_included",
+        "documents_not_read",
         "excluded_ids",
         "token_budget_used",
     ]
@@ -199,7 +209,7 @@ def test_by_default_selection_stops_at_the_first_document_that_does_not_fit_skip
 
 def test_coverage_counts_reuse_the_coverage_record(agreements):
     counts = execute_plan(plan_context(agreements, ceiling=CEILING)).counts()
-    assert dict(counts.counts) == {"in_context": 12, "searched": 29}
+    assert dict(counts.counts) == {"in_context": 12, "not_read": 29}
     assert counts.total == 41
 
 
@@ -207,7 +217,7 @@ def test_stuff_all_reads_everything_and_retrieval_reads_nothing_whole():
     stuffed = execute_plan(plan_context(_docs(10, 20), ceiling=CEILING))
     assert (stuffed.documents_in_context, stuffed.token_budget_used, stuffed.excluded_ids) == (2, 30, ())
     retrieved = execute_plan(plan_context(_docs(600_000, 20), ceiling=CEILING))
-    assert (retrieved.documents_in_context, retrieved.documents_searched_not_included) == (0, 2)
+    assert (retrieved.documents_in_context, retrieved.documents_not_read) == (0, 2)
 
 
 def test_a_coverage_record_that_does_not_add_up_cannot_be_built():
@@ -285,7 +295,7 @@ def test_document_coverage_always_adds_up(case, policy):
     docs, ceiling = case
     coverage = execute_plan(plan_context(docs, ceiling=ceiling), policy=policy)
     events({f"strategy {coverage.strategy}"})
-    assert coverage.documents_in_context + coverage.documents_searched_not_included == len(docs)
+    assert coverage.documents_in_context + coverage.documents_not_read == len(docs)
     assert set(coverage.included_ids).isdisjoint(coverage.excluded_ids)
     assert set(coverage.included_ids) | set(coverage.excluded_ids) == {d.id for d in docs}
     if coverage.strategy is Strategy.SELECT_DOCUMENTS:
@@ -461,7 +471,7 @@ def test_a_score_of_zero_is_still_a_score_and_ranks_below_a_positive_one():
     assert [d.id for d in relevance_order(docs)] == ["half", "zero", "none"]
 
 
-def test_retrieval_uses_no_whole_document_tokens_and_counts_list_the_searched():
+def test_retrieval_uses_no_whole_document_tokens_and_counts_list_the_unread():
     retrieved = execute_plan(plan_context(_docs(600_000, 20), ceiling=CEILING))
     assert retrieved.token_budget_used == 0
     plan = plan_context(_docs(300_000, 300_000, 200_000), ceiling=CEILING)

@@ -255,3 +255,23 @@ def test_the_outcomes_view_prints_its_outcomes_and_a_missing_id_names_itself():
 def test_coverage_of_lists_the_ids_of_everything_not_kept():
     cov = Coverage.of([("a", "in"), ("b", "out"), ("c", "in")], ("in", "out"), kept="in")
     assert (dict(cov.counts), cov.excluded_ids, cov.total) == ({"in": 2, "out": 1}, ("b",), 3)
+
+
+# --- the last gate before the model or a log ---------------------------------------------
+
+
+def test_the_last_gate_passes_permitted_records_through_unchanged():
+    from botie.context.selection import permitted_only
+
+    records = (Record("a", "P-2", "x", 1), Record("b", "P-3", "y", 1))
+    assert permitted_only(records, ["P-2", "P-3"]) == records
+
+
+def test_the_last_gate_refuses_a_restricted_record_naming_it_but_not_its_text():
+    from botie.context.selection import permitted_only
+
+    secret = Record("vendor", "VENDOR-P2", "factory torque test at 17.5 N·m", 1)
+    with pytest.raises(RecordError) as err:
+        permitted_only([Record("a", "P-2", "x", 1), secret], ["P-2"])
+    assert (err.value.field, err.value.record) == ("asset", "vendor")
+    assert "17.5" not in str(err.value)

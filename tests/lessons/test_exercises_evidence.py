@@ -98,7 +98,7 @@ def coverage_record(strategy, attached, read_ids):
         "strategy": strategy,
         "documents_attached": len(ids),
         "documents_in_context": len(ids) - len(excluded),
-        "documents_searched_not_included": len(excluded),
+        "documents_not_read": len(excluded),
         "excluded_ids": excluded,
         "token_budget_used": sum(d.cost for d in attached if d.id in read_ids),
     }
@@ -178,7 +178,7 @@ def _coverage(
         "strategy": strategy,
         "documents_attached": len(ids),
         "documents_in_context": in_context,
-        "documents_searched_not_included": len(excluded),
+        "documents_not_read": len(excluded),
         "excluded_ids": excluded,
         "token_budget_used": sum(d.cost for d in attached if all_tokens or d.id in read_ids),
     }
@@ -267,7 +267,7 @@ WRONG = {
         "accepts a read id that was never attached": lambda st, a, r: _coverage(st, a, r, check_unknown=False),
         "hard-coded 12 + 29 = 41": lambda st, a, r: {
             "documents_in_context": 12,
-            "documents_searched_not_included": 29,
+            "documents_not_read": 29,
             "documents_attached": 41,
             "token_budget_used": 512_400,
             "excluded_ids": [],
@@ -343,7 +343,7 @@ def test_coverage_cases_include_the_lesson_numbers():
     assert isinstance(expected, Mapping)
     assert (
         expected["documents_in_context"],
-        expected["documents_searched_not_included"],
+        expected["documents_not_read"],
         expected["documents_attached"],
         expected["token_budget_used"],
     ) == (12, 29, 41, 512_400)

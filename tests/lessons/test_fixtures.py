@@ -118,3 +118,23 @@ def test_an_id_in_two_fixtures_names_the_same_record():
                 clashes.append(f"{record.id}: {first[0]} and {path.name} disagree")
     assert len(seen) > 60  # all four fixtures were read, not just one
     assert clashes == []
+
+
+def test_every_record_in_every_fixture_carries_the_minimum_provenance():
+    """A stable id, a source version, an effective date, a trust label and a permission requirement (its asset)."""
+    missing = []
+    for path in sorted(Path(fixture_path("p2_seal.json")).parent.glob("*.json")):
+        for record in load_records(path):
+            for name in ("version", "effective_date", "trust", "asset"):
+                if getattr(record, name) is None:
+                    missing.append(f"{path.name}: {record.id} has no {name}")
+    assert missing == []
+
+
+def test_an_id_in_two_fixtures_carries_the_same_provenance():
+    """tkt-5630 in lesson 01's scene and in lesson 02's is one ticket: same version, date and tier."""
+    seen: dict[str, tuple] = {}
+    for path in sorted(Path(fixture_path("p2_seal.json")).parent.glob("*.json")):
+        for r in load_records(path):
+            label = (r.version, r.effective_date, r.trust)
+            assert seen.setdefault(r.id, label) == label, (path.name, r.id)

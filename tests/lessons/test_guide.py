@@ -96,8 +96,8 @@ def test_the_routing_panel_numbers_the_guide_quotes_are_the_panels_own():
     assert DEFAULTS["count"] - 1 == 40  # "forty" above is written out
     quoted = (
         f"{coverage.documents_in_context} read in full ({coverage.token_budget_used:,} of "
-        f"{coverage.soft_budget:,} tokens), {coverage.documents_searched_not_included} searched, "
-        f"{coverage.documents_in_context} + {coverage.documents_searched_not_included} = "
+        f"{coverage.soft_budget:,} tokens), {coverage.documents_not_read} not read, "
+        f"{coverage.documents_in_context} + {coverage.documents_not_read} = "
         f"{coverage.documents_attached}"
     )
     assert quoted in text
@@ -108,7 +108,7 @@ def test_the_agreement_numbers_the_guide_quotes_are_the_codes():
     text = flat(guide_blocks()["03"])
     assert (
         f"{coverage.documents_in_context} read in full, {coverage.token_budget_used:,} tokens, "
-        f"{coverage.documents_in_context} + {coverage.documents_searched_not_included} = "
+        f"{coverage.documents_in_context} + {coverage.documents_not_read} = "
         f"{coverage.documents_attached}"
     ) in text
 
@@ -138,7 +138,7 @@ def test_the_day_adds_up_to_about_five_hours():
 
 
 def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
-    """Comparing an undated record's None with a date: the guide says the first case catches it, with the message."""
+    """Dates alone, no supersession: the guide says the first case catches it, and the message shows rev 3."""
     import botie.lessons.exercises.lesson02  # noqa: F401  (registers the exercise)
     from botie.lessons.exercises.catalogue import run
 
@@ -147,10 +147,10 @@ def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
         return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
 
     first = run(shortlist).results[0]
-    assert not first.passed and "TypeError" in first.message
+    assert not first.passed and "man-p2-r3-s3.2" in first.message
     label = first.case.label.replace(" (the example above)", "")
     assert f"✗ {label}" in flat(guide_blocks()["02"])
-    assert "`TypeError` message is shown beside the case" in flat(guide_blocks()["02"])
+    assert "the message shows `man-p2-r3-s3.2` in the result" in flat(guide_blocks()["02"])
 
 
 def test_the_coverage_table_has_no_gaps_left():

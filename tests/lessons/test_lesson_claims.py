@@ -320,3 +320,134 @@ def test_lesson_03_routing_panel_starts_from_invented_attachments_not_the_41_agr
     assert sum(d.cost for d in invented) == 1_440_000
     assert {d.id for d in invented}.isdisjoint(d.id for d in agreements)
     assert max(invented, key=lambda d: d.cost).id == "doc-001"
+
+
+# --- lesson 02: one revision at a time, and no silent conflicts -----------------------------------------
+
+
+def test_on_1_april_the_question_gets_rev_5_and_no_section_of_rev_4():
+    """02 §2: "gets a different manual, all of it", and the pack holds no exception clause at all."""
+    scenario = load_evidence_scenario()
+    april = scenario.select(0, observed_on="2026-04-01")
+    manual = [r for r in scenario.records if r.document == "docs://site-a/manuals/p2" and r.id in april.selected_ids]
+    assert {r.version for r in manual} == {"rev 5"}
+    assert april.outcome("man-p2-r4-s3.2.1").status is EvidenceStatus.SUPERSEDED
+    assert not any(r.carried_into for r in scenario.records)  # "none is marked here"
+
+
+def test_the_forum_post_the_note_and_ticket_5630_are_flagged_against_rev_4_and_sent_only_alongside_it():
+    """02 §2: each carries a flag; a source contradicting a higher tier goes in only alongside it."""
+    selection = load_evidence_scenario().select(0)
+    flagged = {frozenset(c.ids) for c in selection.conflicts}
+    assert flagged == {frozenset(("man-p2-r4-s3.2", other)) for other in ("forum-8812", "note-anon-77", "tkt-5630")}
+    assert all(not c.kept_together and c.in_context for c in selection.conflicts)
+    assert {"forum-8812", "note-anon-77", "tkt-5630", "man-p2-r4-s3.2"} <= set(selection.selected_ids)
+
+
+def test_the_exercise_2_rule_is_the_selectors_rule_for_every_pair_of_tiers():
+    """02 §3 and exercise 2: together for two high-authority sources or one tier; else the lower rides along."""
+    from botie.context.provenance import Trust
+
+    for ta in Trust:
+        for tb in Trust:
+            a = Record("a", "P-2", "a", 10, trust=ta.value, score=0.9, conflicts_with=("b",))
+            b = Record("b", "P-2", "b", 10, trust=tb.value, score=0.5)
+            (conflict,) = select_evidence([a, b], ["P-2"], 100, observed_on="2026-03-15").conflicts
+            high = {"approved", "reviewed"}
+            expected = (ta.value in high and tb.value in high) or ta is tb
+            assert conflict.kept_together is expected, (ta, tb)
+
+
+def test_believing_the_body_puts_the_note_first_kept_together_with_the_manual():
+    """02 §6: the note moves to the top, ahead of the manual, and the flag reads as two approved sources."""
+    from dataclasses import replace
+
+    scenario = load_evidence_scenario()
+    trusting = [replace(r, trust="approved") if r.id == "note-anon-77" else r for r in scenario.candidates(0)]
+    pack = select_evidence(trusting, scenario.allowed_assets, scenario.budget, observed_on=scenario.observed_on)
+    assert pack.ranking[0] == "note-anon-77"
+    assert any(c.kept_together and "note-anon-77" in c.ids for c in pack.conflicts)
+
+
+# --- lesson 03: the coverage record says what was done; the citation check says what failed -------------
+
+
+def test_whole_document_selection_names_29_agreements_not_read_and_never_calls_them_searched():
+    """03 §3: twelve read in full (512,400 tokens), twenty-nine not read; nothing searched them."""
+    from botie.context.routing import execute_plan, plan_context
+    from botie.lessons import load_records
+
+    coverage = execute_plan(plan_context(load_records(fixture_path("agreements_41.json")), ceiling=900_000))
+    record = coverage.as_dict()
+    assert (record["documents_in_context"], record["documents_not_read"], record["token_budget_used"]) == (
+        12,
+        29,
+        512_400,
+    )
+    assert not any("searched" in key for key in record)
+    assert "nothing searched the 29 not read" in coverage.explain()
+
+
+def test_the_30_nm_quote_fails_as_a_missing_fact_and_a_reworded_18_nm_as_not_verbatim():
+    """03 §9: fact_not_in_text when 30 is nowhere in the manual; not_verbatim when only the words differ."""
+    from botie.context.citations import CitationProblem, verify_citations
+
+    rev4 = {r.id: r for r in load_evidence_scenario().records}["man-p2-r4-s3.2"]
+    invented = verify_citations([{"id": rev4.id, "quote": "tighten the gland nuts to 30 N·m"}], [rev4])
+    reworded = verify_citations([{"id": rev4.id, "quote": "tighten the gland nuts to 18 N·m"}], [rev4])
+    assert invented.failures[0].problem is CitationProblem.FACT_NOT_IN_TEXT
+    assert reworded.failures[0].problem is CitationProblem.NOT_VERBATIM
+
+
+def test_the_notes_conflict_flag_is_in_the_selection_but_not_in_the_request_the_model_reads():
+    """03 §9: "that flag lives in the selection's record; this request does not carry it to the model"."""
+    from botie.context.evidence import build_request
+
+    scenario = load_evidence_scenario()
+    selection = scenario.select(0)
+    by_id = {r.id: r for r in scenario.records}
+    request = build_request(scenario.questions[0].question, [by_id[i] for i in selection.selected_ids], ceiling=1_200)
+    assert any("note-anon-77" in c.ids for c in selection.conflicts)
+    assert "conflict" not in request.text.lower() and "disagree" not in request.text.lower()
+
+
+# --- lesson 04: who may approve, and the order of the checks -------------------------------------------
+
+
+def test_a_supervisor_approval_counts_only_when_the_policy_names_them():
+    """04 §2: by default only the caller may approve; approvers={"tech-ana": ["sup-lee"]} lets sup-lee."""
+    from botie.actions.decision import Approval, Branch, decide
+
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    args = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": Approval("sup-lee", r7)}
+    assert decide(r7, previous=None, **args).branch is Branch.NEEDS_APPROVAL
+    allowed = decide(r7, previous=None, approvers={"tech-ana": ["sup-lee"]}, **args)
+    assert allowed.branch is Branch.CREATE and "sup-lee approved exactly this payload for tech-ana" in allowed.explain()
+
+
+def test_an_unapproved_changed_r7_stops_at_needs_approval_and_approving_it_ends_in_conflict():
+    """04 §4: "Mind the order": the approval is checked before the stored request."""
+    from botie.actions.decision import Approval, Branch, StoredRequest, decide
+
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    changed = {**r7, "duration_minutes": 30}
+    stored = StoredRequest.settled(r7, "job-1")
+    common = {"caller": "tech-ana", "allowed_assets": ["P-2"], "previous": stored}
+    assert decide(changed, approval=Approval("tech-ana", r7), **common).branch is Branch.NEEDS_APPROVAL
+    assert decide(changed, approval=Approval("tech-ana", changed), **common).branch is Branch.CONFLICT
+
+
+def test_another_technicians_reminder_and_a_k7_value_are_hidden_from_tech_ana_and_show_no_value():
+    """03 §7: a value remembered for one person is theirs alone; a value about K-7 needs K-7."""
+    import datetime as dt
+
+    from botie.context.memory import MemoryEntry, MemoryStatus, Origin, carry_forward
+
+    at = dt.datetime(2026, 3, 15, 13, tzinfo=dt.timezone.utc)
+    entries = [
+        MemoryEntry("reminder", "call the seal supplier", Origin.TECHNICIAN, at, owner="tech-bo"),
+        MemoryEntry("k7_setpoint", "4.2 bar", Origin.DOCUMENT, at, source_id="man-k7-r1-s4", asset="K-7"),
+    ]
+    carried = carry_forward(entries, now=at, reader="tech-ana", allowed_assets=["P-2", "P-3"])
+    assert [o.status for o in carried.outcomes] == [MemoryStatus.HIDDEN, MemoryStatus.HIDDEN]
+    assert "supplier" not in carried.explain() and "4.2" not in carried.explain()

@@ -37,7 +37,7 @@ def test_a_small_set_is_stuffed_whole(panel):
 def test_far_too_much_in_total_retrieves_chunks(panel):
     panel.count.value, panel.size.value = 100, 100_000
     assert strategy(panel) == "retrieve_chunks"
-    assert "0 of 100 documents read in full, 100 searched" in panel.result_text()
+    assert "0 of 100 documents read in full, 100 not read" in panel.result_text()
 
 
 def test_the_guard_fires_first_even_when_the_total_is_modest(panel):

@@ -2,8 +2,14 @@
 
 A table row without its heading, or a rule without its exception, would be
 misread. So the selector packs *units*: a ranked record, the records it
-depends on (in reading order), and any high-authority record it conflicts
-with. A unit fits the budget whole or not at all.
+depends on (in reading order), and the rivals it may not be sent without.
+A unit fits the budget whole or not at all.
+
+Conflicts are never settled in silence. Two high-authority sources, or two
+of one tier, that disagree travel together. A lower tier that disagrees with
+a higher one travels only alongside it: the higher one may go in alone (it
+outranks the other), the lower one never, so a budget cut cannot make the
+less trusted source the only voice on the fact. Every conflict met is listed.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from botie.context.provenance.outcomes import Conflict, EvidenceOutcome, EvidenceStatus
-from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
+from botie.context.provenance.trust import HIGH_AUTHORITY, authority, trust_of
 from botie.context.records import Record
 from botie.context.selection import Selection, Status
 
@@ -86,6 +92,7 @@ def units(
             blocked.add(r.id)
             why = f"{problem}; alone it would be misread"
             decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
+    _block_stranded_rivals(ranked, by_id, blocked, rank, decided)
 
     conflicts: dict[frozenset[str], Conflict] = {}
     claimed: set[str] = set()
@@ -105,6 +112,41 @@ def units(
     return units, list(conflicts.values())
 
 
+def _travels_with(x: Record, other: Record) -> bool:
+    """Must ``other`` come wherever ``x`` goes? Yes for two high-authority sources, or if ``other`` is as trusted."""
+    both_high = trust_of(x) in HIGH_AUTHORITY and trust_of(other) in HIGH_AUTHORITY
+    return both_high or authority(other) >= authority(x)
+
+
+def _block_stranded_rivals(
+    ranked: list[Record],
+    by_id: Mapping[str, Record],
+    blocked: set[str],
+    rank: Mapping[str, int],
+    decided: dict[str, EvidenceOutcome],
+) -> None:
+    """A record whose indispensable rival cannot be sent stays out too: alone it would settle the disagreement.
+
+    Repeated until nothing changes, because leaving one out can strand a rival of its own.
+    """
+    changed = True
+    while changed:
+        changed = False
+        for r in ranked:
+            if r.id in blocked:
+                continue
+            stranded = [o for o in _conflict_partners(r, by_id) if o in blocked and _travels_with(r, by_id[o])]
+            if stranded:
+                other = by_id[stranded[0]]
+                why = (
+                    f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent "
+                    f"({decided[other.id].status}); alone it would win by default"
+                )
+                decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.CONTRADICTED, "completeness", why, rank[r.id])
+                blocked.add(r.id)
+                changed = True
+
+
 def _rivals(
     r: Record,
     by_id: Mapping[str, Record],
@@ -113,7 +155,7 @@ def _rivals(
     claimed: set[str],
     conflicts: dict[frozenset[str], Conflict],
 ) -> list[tuple[Record, str]]:
-    """The high-authority rivals of r and of everything that travels with it, closed under both relations.
+    """The rivals r and everything that travels with it may not be sent without, closed under both relations.
 
     The closure matters: if c7 disagrees with c4 and with c6, or a record c4 needs disagrees with
     c2, a unit that left c6 or c2 out would settle that disagreement by the budget. Rivals that an
@@ -135,11 +177,11 @@ def _rivals(
             if other_id not in open_ids:
                 continue
             other = by_id[other_id]
-            together = trust_of(x) in HIGH_AUTHORITY and trust_of(other) in HIGH_AUTHORITY
             pair = frozenset((x.id, other_id))
             if pair not in conflicts:
-                conflicts[pair] = Conflict((x.id, other_id), (trust_of(x), trust_of(other)), together, False)
-            if together and other_id not in claimed and other_id not in seen:
+                both_ways = _travels_with(x, other) and _travels_with(other, x)
+                conflicts[pair] = Conflict((x.id, other_id), (trust_of(x), trust_of(other)), both_ways, False)
+            if _travels_with(x, other) and other_id not in claimed and other_id not in seen:
                 seen.add(other_id)
                 partners.append((other, x.id))
                 queue.append(other)
@@ -215,10 +257,7 @@ def _company(unit: Unit) -> str:
 def _member_selected(m: Record, unit: Unit, rank: Mapping[str, int]) -> EvidenceOutcome:
     if m.id in unit.partners:
         rival = unit.rivals[unit.partners.index(m.id)]
-        if rival == unit.lead.id:
-            why = f"kept together with {rival}: both high authority and they disagree, so both go in"
-        else:  # reached through a chain: its disagreement is with another member, not the lead
-            why = f"kept together with {unit.lead.id}: it disagrees with {rival}, both high authority, so both go in"
+        why = _partner_reason(m, rival, unit.lead.id, by_tier=not _travels_with(m, _member(unit, rival)))
         return EvidenceOutcome(m.id, EvidenceStatus.SELECTED, "completeness", why, rank.get(m.id))
     return EvidenceOutcome(
         m.id,
@@ -227,6 +266,21 @@ def _member_selected(m: Record, unit: Unit, rank: Mapping[str, int]) -> Evidence
         f"brought along: {_needed_by(m, unit)} depends on it and would be misread without it",
         rank.get(m.id),
     )
+
+
+def _member(unit: Unit, rid: str) -> Record:
+    return next(x for x in unit.members if x.id == rid)
+
+
+def _partner_reason(m: Record, rival: str, lead: str, *, by_tier: bool) -> str:
+    """Why a rival rides along: both sides of an unsettled disagreement, or a higher tier its lower rival needs."""
+    if by_tier:  # m outranks rival, which may not enter without it
+        return f"brought along: {rival} disagrees with it and, being a lower tier, is sent only alongside it"
+    both = "both high authority" if trust_of(m) in HIGH_AUTHORITY else f"both {trust_of(m)}"
+    if rival == lead:
+        return f"kept together with {rival}: {both} and they disagree, so both go in"
+    # reached through a chain: its disagreement is with another member, not the lead
+    return f"kept together with {lead}: it disagrees with {rival}, {both}, so both go in"
 
 
 def _needed_by(m: Record, unit: Unit) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from botie._enum import ShortName
-from botie.context.provenance.trust import Trust
+from botie.context.provenance.trust import AUTHORITY, Trust
 from botie.context.selection import Coverage
 
 __all__ = [
@@ -38,6 +38,8 @@ class EvidenceStatus(ShortName):
     DUPLICATE = "duplicate"
     BELOW_FLOOR = "below_floor"
     INCOMPLETE = "incomplete"
+    # Left out because a source it disagrees with, and may not be sent without, cannot be sent.
+    CONTRADICTED = "contradicted"
     OVER_BUDGET = "over_budget"
     NOT_CONSIDERED = "not_considered"
 
@@ -61,24 +63,31 @@ class EvidenceOutcome(NamedTuple):
 
 @dataclass(frozen=True)
 class Conflict:
-    """Two eligible sources that ingestion marked as disagreeing.
+    """Two eligible sources that ingestion marked as disagreeing: every one met is listed, none is silent.
 
-    ``kept_together`` is true for two high-authority sources: the selector
-    sends both or neither, and never picks a winner.
+    ``kept_together`` is true for two high-authority sources, or two of one
+    tier: the selector sends both or neither, and never picks a winner.
+    Otherwise the higher tier outranks the lower, and the lower one is sent
+    only alongside it, so the budget can never leave the lower one alone.
     """
 
     ids: tuple[str, str]
     tiers: tuple[Trust, Trust]
     kept_together: bool
     in_context: bool
+    sent: tuple[str, ...] = ()  # which of the two entered the context (both when in_context)
 
     def explain(self) -> str:
         a, b = self.ids
         ta, tb = self.tiers
-        if not self.kept_together:
-            return f"{a} ({ta}) disagrees with {b} ({tb}); authority orders them, both may be cited"
-        where = "both are in the context" if self.in_context else "neither fitted, so both were left out"
-        return f"{a} ({ta}) and {b} ({tb}) disagree: {where}, and the answer must present both sides"
+        if self.kept_together:
+            where = "both are in the context" if self.in_context else "neither fitted, so both were left out"
+            return f"{a} ({ta}) and {b} ({tb}) disagree: {where}, and the answer must present both sides"
+        (low, tl), (high, th) = sorted(((a, ta), (b, tb)), key=lambda side: AUTHORITY[side[1]])
+        rule = f"{low} ({tl}) disagrees with {high} ({th}): {high} outranks it, so {low} is sent only alongside {high}"
+        if self.in_context:
+            return f"{rule}; both are in the context, and the answer must say which source says what"
+        return f"{rule}; " + (f"only {high} is in the context" if high in self.sent else "neither is in the context")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from botie.context.provenance.completeness import settle, units
 from botie.context.provenance.outcomes import (
     CHECKS,
     DEFAULT_FLOOR,
+    Conflict,
     EvidenceBranch,
     EvidenceOutcome,
     EvidenceSelection,
@@ -36,18 +37,27 @@ from botie.context.provenance.outcomes import (
 from botie.context.provenance.trust import authority, trust_of
 from botie.context.records import Record, unique_records
 from botie.context.selection import Coverage, select
+from botie.errors import RecordError
 
 __all__ = ["select_evidence"]
+
+_Verdict = tuple[EvidenceStatus, str] | None
+_InForce = Mapping[str, tuple[str, _dt.date]]  # document -> (revision in force, since when)
 
 
 # --- the ordered checks ----------------------------------------------------------
 
 
-def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple[EvidenceStatus, str] | None:
-    """Not yet effective (a future revision) or superseded (its successor is in force), else None."""
+def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date, in_force: _InForce) -> _Verdict:
+    """Not yet effective (a future revision) or superseded (a newer revision is in force), else None."""
     if r.effective_date is not None and r.effective_date > today:
         why = f"effective from {r.effective_date}, after the observation date {today}"
         return EvidenceStatus.NOT_YET_EFFECTIVE, why
+    return _replaced_by_link(r, by_id, today) or _older_revision(r, in_force)
+
+
+def _replaced_by_link(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> _Verdict:
+    """Superseded through an explicit ``superseded_by`` link whose target is in force (or was not retrieved)."""
     successor_id = r.superseded_by
     if successor_id is None:
         return None
@@ -61,13 +71,54 @@ def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple
     return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id}{since}"
 
 
-def _freshness_of_copy(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> tuple[EvidenceStatus, str] | None:
+def _older_revision(r: Record, in_force: _InForce) -> _Verdict:
+    """A chunk of a revision older than the one in force is superseded, link or no link.
+
+    Without this, a section that rev 5's retrieval happened not to return
+    (an exception clause, a table row) would stay "fresh" and travel next to
+    rev 5: two revisions of one manual in one pack. Ingestion can mark a
+    section as adopted unchanged by the newer revision (``carried_into``).
+    """
+    current = in_force.get(r.document) if r.document is not None else None
+    if current is None or current[0] == r.version or current[0] in r.carried_into:
+        return None
+    version, since = current
+    return EvidenceStatus.SUPERSEDED, f"{r.version} of {r.document} was replaced by {version}, in force since {since}"
+
+
+def _revisions_in_force(records: Iterable[Record], today: _dt.date) -> _InForce:
+    """For each document, the revision in force on ``today``: the newest effective date not after it.
+
+    A revision with two effective dates, or two revisions sharing one, leave
+    no order to read: bad input, named, rather than a guess.
+    """
+    since: dict[tuple[str, str], _dt.date] = {}
+    on_date: dict[tuple[str, _dt.date], str] = {}
+    for r in records:
+        if r.document is None:
+            continue
+        key, when = (r.document, str(r.version)), r.effective_date
+        assert when is not None  # Record insists on a date when a document is named
+        if since.setdefault(key, when) != when:
+            why = f"{r.version} of {r.document} has two effective dates, {since[key]} and {when}"
+            raise RecordError(f"record {r.id}: {why}", field="effective_date", record=r.id)
+        if on_date.setdefault((r.document, when), key[1]) != key[1]:
+            why = f"{on_date[(r.document, when)]} and {r.version} of {r.document} both take effect on {when}"
+            raise RecordError(f"record {r.id}: {why}", field="effective_date", record=r.id)
+    in_force: dict[str, tuple[str, _dt.date]] = {}
+    for (document, version), when in sorted(since.items(), key=lambda item: item[1]):
+        if when <= today:
+            in_force[document] = (version, when)
+    return in_force
+
+
+def _freshness_of_copy(r: Record, by_id: Mapping[str, Record], today: _dt.date, in_force: _InForce) -> _Verdict:
     """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
     seen = {r.id}
     current = r.duplicate_of
     while current is not None and current in by_id and current not in seen:
         seen.add(current)
-        verdict = _freshness(by_id[current], by_id, today)
+        verdict = _freshness(by_id[current], by_id, today, in_force)
         if verdict is not None:
             return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
         current = by_id[current].duplicate_of
@@ -150,7 +201,7 @@ def select_evidence(
     packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
     selected = settle(groups, packed, rank, decided)
     both_in = set(selected)
-    conflicts = [replace(c, in_context=c.ids[0] in both_in and c.ids[1] in both_in) for c in conflicts]
+    conflicts = [_where_sent(c, both_in) for c in conflicts]
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
         EvidenceBranch.ANSWER,
@@ -169,6 +220,11 @@ def select_evidence(
     )
 
 
+def _where_sent(conflict: Conflict, selected: set[str]) -> Conflict:
+    sent = tuple(i for i in conflict.ids if i in selected)
+    return replace(conflict, in_context=len(sent) == 2, sent=sent)
+
+
 def _exclude(decided: dict[str, EvidenceOutcome], r: Record, status: EvidenceStatus, check: str, why: str) -> None:
     decided[r.id] = EvidenceOutcome(r.id, status, check, why)
 
@@ -182,11 +238,12 @@ def _permitted_and_current(
 ) -> list[Record]:
     """Checks 1 and 2: permission, then freshness. No score has been looked at yet."""
     live: list[Record] = []
+    in_force = _revisions_in_force(records, today)
     for r in records:
         if r.asset not in allowed:
             _exclude(decided, r, EvidenceStatus.NOT_PERMITTED, "permission", f"{r.asset} is not in your allowed assets")
             continue
-        verdict = _freshness(r, by_id, today) or _freshness_of_copy(r, by_id, today)
+        verdict = _freshness(r, by_id, today, in_force) or _freshness_of_copy(r, by_id, today, in_force)
         if verdict is not None:
             _exclude(decided, r, verdict[0], "freshness", verdict[1])
         else:

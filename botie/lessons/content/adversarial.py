@@ -6,7 +6,7 @@ out? It holds four sets, each with a right result that is not "an answer":
 
 * **1.6x the ceiling**: attachments that add up to 1.6 times the ceiling.
   Right result: a routing strategy that accounts for every document (read
-  in full, or searched), never a silent cut.
+  in full, or named as not read), never a silent cut.
 * **edited between turns**: a document changes after the conversation read
   it. Right result: the turn stops and says so.
 * **answer absent**: nothing the caller may read answers the question.
@@ -275,14 +275,14 @@ def _oversized(design: str, s: _Slice) -> list[CaseResult]:
     out = []
     for name, docs in _oversized_cases():
         total = sum(d.cost for d in docs)
-        wants = "a route that reads or searches every document, within the soft budget"
+        wants = "a route that accounts for every document (read in full, or named as not read), within the soft budget"
         if design == "botie":
             plan = plan_context(docs, ceiling=CEILING)
             coverage = execute_plan(plan)
             ok = (
                 plan.strategy is not Strategy.STUFF_ALL
                 and coverage.token_budget_used <= plan.soft_budget
-                and coverage.documents_in_context + coverage.documents_searched_not_included == len(docs)
+                and coverage.documents_in_context + coverage.documents_not_read == len(docs)
             )
             got = coverage.explain()
         else:

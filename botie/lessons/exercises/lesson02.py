@@ -157,15 +157,15 @@ def _conflict_cases() -> tuple[Case, ...]:
 
 def _same_settlement(got: Any, expected: tuple[list[str], bool]) -> str | None:
     if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Sequence) or len(got) != 2:
-        return f"expected a pair (ids to send, flagged), got {show(got)}"
-    ids, flagged = got
+        return f"expected a pair (ids in order, together), got {show(got)}"
+    ids, together = got
     problem = same_records(ids, expected[0])
     if problem:
         return problem
-    if type(flagged) is not bool:
-        return f"the flag must be True or False, got {show(flagged)}"
-    if flagged is not expected[1]:
-        return f"flagged should be {expected[1]}, got {flagged}"
+    if type(together) is not bool:
+        return f"together must be True or False, got {show(together)}"
+    if together is not expected[1]:
+        return f"together should be {expected[1]}, got {together}"
     return None
 
 
@@ -178,9 +178,10 @@ _CONFLICT = Exercise(
         "Look only at the trust tier ingestion assigned (record.trust), never at the text, the score or "
         "the date. Tiers, highest first: approved, reviewed, internal, community, unverified; None counts "
         "as unverified.",
-        "Two cases keep both, in the order given, with flagged=True: both are high authority (approved or "
+        "Every conflict is flagged; the question is which way the rule binds. Two cases travel together "
+        "(both or neither), in the order given, together=True: both are high authority (approved or "
         "reviewed), or both have the same tier. Otherwise authority orders them: higher tier first, "
-        "flagged=False.",
+        "together=False (the lower one may go in only alongside the higher, never alone).",
         "tier = {'approved': 4, 'reviewed': 3, 'internal': 2, 'community': 1, 'unverified': 0}; "
         "ta, tb = tier[a.trust or 'unverified'], tier[...]; if (ta >= 3 and tb >= 3) or ta == tb: return "
         "[a.id, b.id], True; return ([a.id, b.id] if ta > tb else [b.id, a.id]), False",

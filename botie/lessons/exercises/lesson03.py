@@ -78,7 +78,7 @@ _COVERAGE_KEYS = (
     "strategy",
     "documents_attached",
     "documents_in_context",
-    "documents_searched_not_included",
+    "documents_not_read",
     "excluded_ids",
     "token_budget_used",
 )
@@ -95,7 +95,7 @@ def _oracle_coverage(strategy, attached, read_ids) -> dict[str, Any]:
         "strategy": strategy,
         "documents_attached": len(ids),
         "documents_in_context": len(ids) - len(excluded),
-        "documents_searched_not_included": len(excluded),
+        "documents_not_read": len(excluded),
         "excluded_ids": excluded,
         "token_budget_used": sum(d.cost for d in attached if d.id in read),
     }
@@ -152,7 +152,7 @@ _COVERAGE = Exercise(
     _same_coverage,
     (
         "Every attached document lands in exactly one bucket: read in full (its id is in read_ids) or "
-        "searched but not included. The two counts must add up to the number attached.",
+        "not read (named in excluded_ids). The two counts must add up to the number attached.",
         "excluded_ids lists the documents not read, in the order they were attached. token_budget_used adds "
         "the cost of the documents read, each once. A read id that was never attached means the accounting "
         "is broken: raise ValueError instead of returning a record.",
