@@ -177,9 +177,10 @@ def test_a_tool_the_turn_does_not_offer_never_reaches_the_decision(scenario, set
     r = run_turn(
         torque(scenario).question, scenario.candidates(0), setup, rogue, action=ActionRequest("please refund order 1")
     )
-    assert r.decision is None and r.tool_call is None
-    assert r.stage(Stage.PROPOSAL).status is StageStatus.FAILED
-    assert "refund_customer is not a tool this turn offers" in r.stage(Stage.PROPOSAL).detail
+    assert str(r.decision.branch) == "invalid" and [e.field for e in r.decision.errors] == ["tool"]
+    assert [str(c.name) for c in r.decision.checks if str(c.verdict) != "not_reached"] == ["validation"]
+    assert r.stage(Stage.DECISION).status is StageStatus.FAILED
+    assert "'refund_customer' is not a tool this turn offers" in r.stage(Stage.DECISION).detail
 
 
 def test_no_proposal_means_nothing_to_decide(scenario, setup, model):
@@ -254,7 +255,7 @@ class Desk:
         self.answer, self.action = answer, action
 
     def reply(self, request):
-        if "asking for an action" in request:
+        if request.kind == "action":
             return Reply("", (), self.action)
         return self.answer
 
@@ -386,8 +387,8 @@ def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
     refund = ToolProposal("refund_customer", {"order_id": "1"})
     r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=refund), action=_book())
     assert _rows(r.stages[8:]) == [
-        ("proposal", "failed", (), f"refund_customer is not a tool this turn offers ({offered})"),
-        ("decision", "skipped", (), "nothing to decide"),
+        ("proposal", "passed", (), "refund_customer(order_id='1'), from a request with 0 documents in it"),
+        ("decision", "failed", (), f"invalid: 'refund_customer' is not a tool this turn offers ({offered})"),
     ]
 
 
@@ -480,18 +481,24 @@ def test_nothing_lost_is_said_in_words_and_an_unknown_stage_is_a_key_error():
     assert info.value.args == ("billing",)
 
 
-def test_the_action_instructions_list_the_offered_tool_sorted_and_the_assets_in_order():
+def test_the_action_instructions_state_the_assets_in_order_and_the_request_lists_the_offered_tool_sorted():
     text = action_instructions(_setup(allowed_assets=["P-3", "P-2"]))
-    intro, tools, facts = text.split("\n")
+    intro, facts = text.split("\n")
     assert intro == (
         "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
         "tool listed below, or none. Take the arguments from the technician's own message and the facts "
         "in this request; this request contains no documents."
     )
-    assert tools.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted: description first
     assert facts == "Signed in: tech-ana. May schedule: P-3, P-2."
     bare = action_instructions(_setup(allowed_assets=[], tools=()))
-    assert bare.split("\n")[1:] == ["Tools: []", "Signed in: tech-ana. May schedule: nothing."]
+    assert bare.split("\n")[1:] == ["Signed in: tech-ana. May schedule: nothing."]
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    tools_line = r.action_request.text.split("\n")[2]
+    assert tools_line.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted
+    assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
+    assert str(r.action_request.kind) == "action" and r.action_request.documents == ()
+    bare_turn = run_turn("What torque?", WORLD, _setup(tools=()), Desk(), action=_book())
+    assert bare_turn.action_request.tools == () and "Tools:" not in bare_turn.action_request.text
 
 
 def test_setup_keeps_assets_and_tools_as_tuples_in_the_order_given():

@@ -19,22 +19,28 @@ orders.
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 import secrets
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from botie._checks import ceiling_tokens
+from botie._enum import ShortName
 from botie.context.records import Record, version_hash
 from botie.context.routing import ALERT_FRACTION, alert_threshold
-from botie.context.tokens import count_tokens
+from botie.context.tokens import Counter, count_tokens
 from botie.errors import BudgetError, EvidenceError, RecordError, RequestTooLargeError
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "EvidenceDocument",
+    "Message",
     "ModelRequest",
+    "RequestKind",
     "build_request",
     "document_version",
     "escape_attribute",
@@ -43,6 +49,7 @@ __all__ = [
     "parse_evidence",
     "region_closed_early",
     "render_evidence",
+    "request_text",
     "unescape",
 ]
 
@@ -201,9 +208,30 @@ DEFAULT_INSTRUCTIONS = (
 )
 
 
+class RequestKind(ShortName):
+    """Which request a model is answering: a question over documents, or a request for an action."""
+
+    ANSWER = "answer"  # instructions, evidence, earlier turns and the question; no tools
+    ACTION = "action"  # the technician's message, trusted facts and the tools on offer; no documents
+
+
+class Message(NamedTuple):
+    """One earlier turn of the conversation: who said it (``user`` or ``assistant``) and what."""
+
+    role: str
+    text: str
+
+
 @dataclass(frozen=True)
 class ModelRequest:
-    """A serialised request, its exact token count, and how close it runs to the ceiling.
+    """A request as data and as the text botie counts, with how close it runs to the ceiling.
+
+    The parts are what an adapter sends in its own API's shape: ``instructions``
+    (a system prompt), ``documents`` (one block each), ``history`` (earlier
+    turns with roles), ``question``, ``tools`` (definitions as plain dicts),
+    ``answer_allowance`` (the output limit) and ``kind``. ``text`` is the same
+    request written out as one string, the way the lessons show it; ``tokens``
+    is the count of that text, and every budget and ceiling check uses it.
 
     ``ratio`` counts the request *and* the room kept for the answer, because
     both draw on the one ceiling. ``alert`` is raised at ``alert_fraction`` of
@@ -219,6 +247,12 @@ class ModelRequest:
     evidence: str  # the region inside text, as rendered: what citations are checked against
     alert_fraction: float
     alert_at: int
+    instructions: str = ""
+    documents: tuple[EvidenceDocument, ...] = ()
+    history: tuple[Message, ...] = ()
+    question: str = ""
+    tools: tuple[Mapping[str, Any], ...] = ()
+    kind: RequestKind = RequestKind.ANSWER
 
     @property
     def load(self) -> int:
@@ -241,28 +275,48 @@ class ModelRequest:
         )
 
 
-def build_request(
+def _messages(history: Iterable[tuple[str, str] | Message]) -> tuple[Message, ...]:
+    """Earlier turns as messages: a Message stays one, a (question, answer) pair becomes two."""
+    out: list[Message] = []
+    for item in history:
+        if isinstance(item, Message):
+            if item.role not in ("user", "assistant") or not isinstance(item.text, str):
+                raise RecordError(f"a message is a user or assistant role and a str, got {item!r:.80}", field="history")
+            out.append(item)
+        else:
+            asked, answered = item
+            out += [Message("user", asked), Message("assistant", answered)]
+    return tuple(out)
+
+
+def _tools_text(tools: Sequence[Mapping[str, Any]]) -> str:
+    return "Tools: " + json.dumps([dict(t) for t in tools], ensure_ascii=False, sort_keys=True)
+
+
+def request_text(
+    instructions: str,
+    region: str,
+    history: Sequence[Message],
     question: str,
-    records: Sequence[Record],
-    *,
-    ceiling: int,
-    answer_allowance: int = 0,
-    instructions: str = DEFAULT_INSTRUCTIONS,
-    history: Iterable[tuple[str, str]] = (),
-    encoding: str = "cl100k_base",
-    alert_fraction: float = ALERT_FRACTION,
-) -> ModelRequest:
-    """Serialise instructions, evidence, earlier turns and the question into one request, and count it.
+    tools: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """The request written out as one text: instructions (then the tools, if any), the evidence region,
+    the earlier turns, the question. This is what botie counts and what the lessons print."""
+    head = instructions.rstrip("\n")
+    if tools:
+        head += "\n" + _tools_text(tools)
+    parts = [head, region]
+    for m in history:  # a user message opens a new block; the reply joins it, as "User: ...\nAssistant: ..."
+        line = f"{m.role.capitalize()}: {m.text}"
+        if m.role == "user" or len(parts) == 2:
+            parts.append(line)
+        else:
+            parts[-1] += "\n" + line
+    parts.append(f"Question: {question}")
+    return "\n\n".join(parts)
 
-    Order: the instructions first (above the region, where only our text is),
-    then the evidence region, then the conversation so far, then the question.
-    The count is taken on the final text, not estimated from the parts.
 
-    A request whose tokens plus ``answer_allowance`` exceed ``ceiling``
-    raises :class:`RequestTooLargeError`. Nothing is ever cut to make it fit:
-    route or select first (:func:`botie.plan_context`).
-    """
-    ceiling = ceiling_tokens(ceiling)
+def _need_inputs(question: Any, instructions: Any, answer_allowance: Any) -> None:
     if type(answer_allowance) is not int or answer_allowance < 0:
         raise BudgetError(
             f"answer_allowance must be a whole number of tokens (an int >= 0), got {answer_allowance!r}",
@@ -271,23 +325,52 @@ def build_request(
     for name, value in (("question", question), ("instructions", instructions)):
         if not isinstance(value, str):
             raise RecordError(f"{name} must be a str, got {value!r:.80}", field=name)
-    records = tuple(records)
+
+
+def build_request(
+    question: str,
+    records: Sequence[Record],
+    *,
+    ceiling: int,
+    answer_allowance: int = 0,
+    instructions: str = DEFAULT_INSTRUCTIONS,
+    history: Iterable[tuple[str, str] | Message] = (),
+    encoding: Counter = "cl100k_base",
+    alert_fraction: float = ALERT_FRACTION,
+    tools: Sequence[Mapping[str, Any]] = (),
+    kind: RequestKind | str = RequestKind.ANSWER,
+) -> ModelRequest:
+    """Assemble instructions, evidence, earlier turns, the question and the tools into one request; count it.
+
+    Order of the text: the instructions first (above the region, where only
+    our text is), the tool definitions, the evidence region, the conversation
+    so far, then the question. The count is taken on the final text, markup and
+    all, not estimated from the parts. ``encoding`` is an encoding name or a
+    counter of your own (see :func:`botie.context.tokens.count_tokens`).
+
+    A request whose tokens plus ``answer_allowance`` exceed ``ceiling``
+    raises :class:`RequestTooLargeError`. Nothing is ever cut to make it fit:
+    route or select first (:func:`botie.plan_context`).
+    """
+    ceiling = ceiling_tokens(ceiling)
+    _need_inputs(question, instructions, answer_allowance)
+    records, messages = tuple(records), _messages(history)
+    tools = tuple(MappingProxyType(copy.deepcopy(dict(t))) for t in tools)
     region = render_evidence(records)
-    parts = [instructions.rstrip("\n"), region]
-    for asked, answered in history:
-        parts.append(f"User: {asked}\nAssistant: {answered}")
-    parts.append(f"Question: {question}")
-    text = "\n\n".join(parts)
+    text = request_text(instructions, region, messages, question, tools)
     tokens = count_tokens(text, encoding)
-    request = ModelRequest(
-        text,
-        tokens,
-        answer_allowance,
-        ceiling,
-        tuple(r.id for r in records),
-        region,
-        alert_fraction,
-        alert_threshold(ceiling, alert_fraction),
+    documents = tuple(EvidenceDocument(r.id, document_version(r), r.text, r.trust) for r in records)
+    ids = tuple(r.id for r in records)
+    threshold = alert_threshold(ceiling, alert_fraction)
+    request = ModelRequest(text, tokens, answer_allowance, ceiling, ids, region, alert_fraction, threshold)
+    request = replace(
+        request,
+        instructions=instructions,
+        documents=documents,
+        history=messages,
+        question=question,
+        tools=tools,
+        kind=RequestKind(kind),
     )
     if request.load > ceiling:
         raise RequestTooLargeError(

@@ -29,6 +29,11 @@ _OUTCOME_WORD = {
     "withheld": "failed",
     "stopped": "failed",
     "too_large": "failed",
+    "malformed": "failed",
+    "model_refused": "refuse",
+    "truncated": "failed",
+    "empty": "failed",
+    "no_answer": "refuse",
 }
 _STATUS_WORD = {"passed": "passed", "failed": "failed", "skipped": "not_reached"}
 
