@@ -19,6 +19,7 @@ exception.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -64,7 +65,9 @@ class ToolProposal:
 
     tool: Any
     arguments: Any
-    id: str | None = field(default=None, compare=False)  # the API tool-use id, to send a result back; not the call itself
+    id: str | None = field(
+        default=None, compare=False
+    )  # the API tool-use id, to send a result back; not the call itself
 
     def __post_init__(self) -> None:
         if isinstance(self.arguments, Mapping):
@@ -214,9 +217,24 @@ def reply_fault(reply: Any, allowance: int | None = None) -> Fault | None:
     return None
 
 
+def arguments_from_json(text: Any) -> Any:
+    """Tool-call arguments that arrived as JSON text (OpenAI's shape), parsed; never an exception.
+
+    ``"null"`` becomes ``None`` and text that is not JSON (a call cut off
+    half-way, say) stays the text it was: both reach :func:`decide` as they
+    are and come back ``invalid`` on ``arguments``.
+    """
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 def with_id(proposal: ToolProposal, call_id: str) -> ToolProposal:
     """The same call under another id (the scripted model numbers its calls)."""
     return replace(proposal, id=call_id)
 
 
-__all__ += ["with_id"]
+__all__ += ["arguments_from_json", "with_id"]

@@ -532,3 +532,169 @@ def test_documents_in_play_are_counted_only_where_the_ids_are_the_documents_goin
     refused = run_turn("What torque?", [FAINT], _setup(), Desk(), needed=["faint"])
     assert refused.stage(Stage.REQUEST).documents_in_play is None  # skipped
     assert refused.stage(Stage.RELEVANT).documents_in_play == 0  # failed: nothing left, which is a count
+
+
+# --- bad model output is a result: every malformed reply, and what it becomes ------------------------------
+
+from botie.model import StopReason, arguments_from_json  # noqa: E402
+
+CUT = "Tighten the seal bolts to 25 N·m, except when the faces were lapped on site, in which case"
+
+#: name, reply to the answer request, reply to the action request (None: the ordinary one), expected:
+#: ("outcome", outcome, field named in the notice) or ("decision", "invalid", field) or ("proposal", first word)
+MALFORMED = [
+    (
+        "tool call with no input",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", None)),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "input given as a string",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", "P-2, 20 minutes, r7")),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "OpenAI arguments 'null'",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", arguments_from_json("null"))),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "arguments that are not JSON",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", arguments_from_json('{"asset_id": "P-2", "dur'))),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "unknown tool",
+        None,
+        Reply("", (), ToolProposal("refund_customer", {"order_id": "1"})),
+        ("decision", "invalid", "tool"),
+    ),
+    (
+        "extra field",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", {**PAYLOAD, "approved_by": "boss"})),
+        ("decision", "invalid", "approved_by"),
+    ),
+    (
+        "wrong types",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", {**PAYLOAD, "duration_minutes": "20"})),
+        ("decision", "invalid", "duration_minutes"),
+    ),
+    (
+        "a proposal given as a dict, input missing",
+        None,
+        Reply("", (), {"name": "propose_inspection"}),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "a tool call that is not a call",
+        None,
+        Reply("", (), tool_calls=("propose_inspection",)),
+        ("decision", "invalid", "proposal"),
+    ),
+    (
+        "the action reply is not a Reply",
+        None,
+        {"tool": "propose_inspection", "arguments": PAYLOAD},
+        ("decision", "invalid", "reply"),
+    ),
+    (
+        "cut off mid tool call",
+        None,
+        Reply(
+            "",
+            (),
+            ToolProposal("propose_inspection", arguments_from_json('{"asset_id": "P-2", "durat')),
+            stop_reason=StopReason.MAX_TOKENS,
+        ),
+        ("proposal", "truncated"),
+    ),
+    (
+        "refused the action",
+        None,
+        Reply("", (), stop_reason=StopReason.REFUSAL, refusal="I won't book that."),
+        ("proposal", "model_refused"),
+    ),
+    ("two tool calls", None, Reply("", (), tool_calls=(BOOK, BOOK)), ("proposal", "the model proposed 2")),
+    ("empty content", Reply("", ()), None, ("outcome", "empty", "answer")),
+    ("whitespace only", Reply("  \n", ()), None, ("outcome", "empty", "answer")),
+    (
+        "refusal",
+        Reply("", (), stop_reason="refusal", refusal="I can't help with that."),
+        None,
+        ("outcome", "model_refused", "stop_reason"),
+    ),
+    (
+        "cut off at max_tokens",
+        Reply(CUT, CITES_SEAL.citations, stop_reason=StopReason.MAX_TOKENS),
+        None,
+        ("outcome", "truncated", "stop_reason"),
+    ),
+    ("Reply(citations=None)", Reply("25 N·m", None), None, ("outcome", "malformed", "citations")),
+    ("citations as one string", Reply("25 N·m", "seal"), None, ("outcome", "malformed", "citations")),
+    ("Reply(answer=None)", Reply(None, CITES_SEAL.citations), None, ("outcome", "malformed", "answer")),
+    ("the answer reply is not a Reply", "25 N·m", None, ("outcome", "malformed", "reply")),
+    (
+        "the documents do not answer this",
+        Reply("The documents do not answer this question.", ()),
+        None,
+        ("outcome", "no_answer", "answer"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "acted", "expected"), [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
+def test_malformed_model_output_is_a_named_result_never_an_exception(answer, acted, expected):
+    desk = Desk(answer=answer if answer is not None else CITES_SEAL)
+    if acted is not None:
+        desk.reply = lambda request: acted if request.kind == "action" else CITES_SEAL
+    r = run_turn("What torque?", WORLD, _setup(), desk, action=_book())
+    where = expected[0]
+    if where == "outcome":
+        outcome, field = expected[1:]
+        assert str(r.outcome) == outcome and r.answer is None
+        assert r.notice and r.stage(Stage.ANSWER).status is StageStatus.FAILED
+        assert r.stage(Stage.ANSWER).detail.startswith(f"{outcome} ({field}): ")
+        assert r.stage(Stage.CITATIONS).status is StageStatus.SKIPPED and r.citations is None
+    elif where == "decision":
+        branch, field = expected[1:]
+        assert r.outcome is TurnOutcome.ANSWERED
+        assert str(r.decision.branch) == branch and field in [e.field for e in r.decision.errors]
+        assert r.stage(Stage.DECISION).status is StageStatus.FAILED
+    else:
+        assert r.decision is None and r.stage(Stage.DECISION).status is StageStatus.SKIPPED
+        assert r.stage(Stage.PROPOSAL).status is StageStatus.FAILED
+        assert r.stage(Stage.PROPOSAL).detail.startswith(expected[1])
+
+
+def test_the_malformed_table_covers_at_least_twelve_cases_on_both_requests():
+    assert len(MALFORMED) >= 12
+    assert {m[3][0] for m in MALFORMED} == {"outcome", "decision", "proposal"}
+
+
+def test_four_failures_that_once_shared_one_notice_now_say_which():
+    notices = {}
+    for name, reply in [
+        ("empty", Reply("", ())),
+        ("refused", Reply("", (), stop_reason="refusal", refusal="No.")),
+        ("cut", Reply(CUT, (), stop_reason="max_tokens")),
+        ("absent", Reply("The documents do not answer this.", ())),
+    ]:
+        notices[name] = run_turn("What torque?", WORLD, _setup(), Desk(answer=reply)).notice
+    assert notices == {
+        "empty": "the model returned an empty answer",
+        "refused": "the model declined to answer: No.",
+        "cut": "the answer was cut off at the output allowance of 77 tokens; a cut answer can lose its exception",
+        "absent": "the model says the documents do not answer this: The documents do not answer this.",
+    }
+
+
+def test_an_answer_that_cites_something_is_checked_even_if_it_mentions_what_the_documents_do_not_say():
+    hedged = Reply("25 N·m. The documents do not say how often.", CITES_SEAL.citations)
+    r = run_turn("What torque?", WORLD, _setup(), Desk(answer=hedged))
+    assert r.outcome is TurnOutcome.ANSWERED
