@@ -41,10 +41,19 @@ from botie.actions.tool import TOOL_NAME, FieldError, Problem, inspection_tool
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck, verify_citations
 from botie.context.conversation import Conversation
-from botie.context.evidence import ModelRequest, RequestKind, build_request
+from botie.context.evidence import (
+    DEFAULT_INSTRUCTIONS,
+    ModelRequest,
+    RequestKind,
+    as_messages,
+    build_request,
+    document_tokens,
+    render_evidence,
+    request_text,
+)
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
 from botie.context.records import Record, unique_records
-from botie.context.tokens import Counter, token_counter
+from botie.context.tokens import Counter, count_tokens, token_counter
 from botie.errors import RequestTooLargeError
 from botie.model import Fault, Model, Reply, ReplyFault, StopReason, ToolProposal, reply_fault
 
@@ -318,7 +327,7 @@ def _filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> l
     else:
         detail = (
             f"{_count(len(selection.selected_ids), 'document')} in the pack, "
-            f"{selection.used} of {selection.allowance} tokens"
+            f"{selection.used} of {selection.allowance} tokens as sent, tags included"
         )
         stages.append(StageResult(Stage.FIT, StageStatus.PASSED, selection.selected_ids, detail))
     return stages
@@ -348,8 +357,9 @@ def run_turn(
     across turns (the conversation's own ceiling then applies).
     """
     records = unique_records(candidates)
+    sized, allowance = _as_sent(question, records, setup, conversation)
     selection = select_evidence(
-        records, setup.allowed_assets, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+        sized, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor
     )
     answer = _answer(question, records, selection, setup, model, conversation)
     stages = _filter_stages(records, selection) + answer.stages
@@ -377,6 +387,20 @@ def run_turn(
         answer.notice,
         leaked,
     )
+
+
+def _as_sent(
+    question: str, records: Sequence[Record], setup: TurnSetup, conversation: Conversation | None
+) -> tuple[list[Record], Budget | int]:
+    """The candidates costed as they would be sent (tags included), and the room left for them once the
+    request without documents (instructions, earlier turns, the question) is counted, not guessed."""
+    sized = [replace(r, cost=document_tokens(r, setup.counter)) for r in records]
+    if not isinstance(setup.budget, Budget):
+        return sized, setup.budget
+    instructions = conversation.instructions if conversation is not None else DEFAULT_INSTRUCTIONS
+    history = as_messages(conversation.history) if conversation is not None else ()
+    frame = request_text(instructions, render_evidence(()), history, question)
+    return sized, setup.budget.evidence_after(count_tokens(frame, setup.counter))
 
 
 class _Answered(NamedTuple):
@@ -468,11 +492,25 @@ def _assemble(
             request = turn.request
     except RequestTooLargeError as exc:
         return TurnOutcome.TOO_LARGE, None, str(exc), StageResult(Stage.REQUEST, StageStatus.FAILED, ids, str(exc))
+    over = _over_total(request, setup.budget)
+    if over is not None:
+        return TurnOutcome.TOO_LARGE, None, over, StageResult(Stage.REQUEST, StageStatus.FAILED, ids, over)
     return (
         TurnOutcome.ANSWERED,
         request,
         None,
         StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids, request.report()),
+    )
+
+
+def _over_total(request: ModelRequest, budget: Budget | int) -> str | None:
+    """The budget's total, checked on the request as built (a counter that does not add up is caught here)."""
+    if not isinstance(budget, Budget) or request.tokens + budget.output_reserve <= budget.total:
+        return None
+    need = request.tokens + budget.output_reserve
+    return (
+        f"the request as built needs {request.tokens:,} tokens plus {budget.output_reserve:,} for the answer "
+        f"({need:,}), over the budget's total of {budget.total:,}; nothing was cut"
     )
 
 

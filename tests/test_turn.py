@@ -5,10 +5,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
 
 from botie.actions.decision import Approval, StoredRequest
 from botie.context.conversation import Conversation
 from botie.context.records import Record
+from botie.context.tokens import count_tokens
+from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.fixtures import fixture_path, load_records
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
@@ -24,6 +27,7 @@ from botie.turn import (
     action_instructions,
     run_turn,
 )
+from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
@@ -41,7 +45,7 @@ def model():
 
 @pytest.fixture
 def setup(scenario):
-    return TurnSetup.from_scenario(scenario)
+    return TurnSetup.from_scenario(scenario, budget=BUDGET)
 
 
 @pytest.fixture
@@ -279,7 +283,7 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
         ("permitted", "passed", ("seal", "gland", "draft", "faint"), "vendor not_permitted"),
         ("fresh", "passed", ("seal", "gland", "faint"), "draft not_yet_effective"),
         ("relevant", "passed", ("seal", "gland"), "faint below_floor (floor 0.35)"),
-        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 20 of 100 tokens"),
+        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 69 of 100 tokens as sent, tags included"),
     ]
     assert r.stages[5] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
     assert _rows(r.stages[6:]) == [
@@ -311,7 +315,7 @@ def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_i
 def test_the_setups_floor_reaches_the_selector():
     r = run_turn("What torque?", WORLD, _setup(floor=0.1), Desk())
     assert r.stage(Stage.FIT).ids == ("seal", "gland", "faint")
-    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 30 of 100 tokens"
+    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 97 of 100 tokens as sent, tags included"
     assert r.stage(Stage.RELEVANT).detail == "nothing removed (floor 0.10)"
 
 
@@ -424,15 +428,15 @@ def test_two_verified_quotes_are_counted_in_the_plural():
 def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
     """A malformed citation (no id) names no document; the ones after it are still traced."""
     cites = Reply("x", ({"id": "", "quote": "x"}, {"id": "vendor", "quote": "x"}, {"id": "seal", "quote": "18 N·m"}))
-    r = run_turn("What torque?", WORLD, _setup(budget=10), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
+    r = run_turn("What torque?", WORLD, _setup(budget=40), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
     assert r.explain_losses() == "\n".join(
         [
             "ghost: lost at candidates (missing candidate): retrieval never returned it",
             "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
             "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
             "after the observation date 2026-06-01",
-            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 10 + 10 = 20 exceeds "
-            "the 10-token allowance; stopped here",
+            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 36 + 33 = 69 exceeds "
+            "the 40-token allowance; stopped here",
             "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal",
         ]
     )
@@ -698,3 +702,76 @@ def test_an_answer_that_cites_something_is_checked_even_if_it_mentions_what_the_
     hedged = Reply("25 N·m. The documents do not say how often.", CITES_SEAL.citations)
     r = run_turn("What torque?", WORLD, _setup(), Desk(answer=hedged))
     assert r.outcome is TurnOutcome.ANSWERED
+
+
+# --- counted as sent ------------------------------------------------------------------------------------
+
+
+SEAL_HASH = "d1c6301ca82bc00d"  # the version shown for SEAL, which has no label
+
+
+def test_each_document_costs_its_element_tags_included_not_its_declared_text_cost():
+    seal = '<document id="seal" version="sha:' + SEAL_HASH + '">\nTorque the seal bolts to 25 N·m.\n</document>\n'
+    assert count_tokens(seal) == 36 and SEAL.cost == 10
+    r = run_turn("What torque?", [SEAL], _setup(), Desk())
+    assert r.selection.used == 36
+
+
+def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scenario, model):
+    """Lesson 05's pack: 433 tokens as sent plus 136 for the rest is the 569-token request, exactly."""
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    r = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+    assert (r.selection.used, r.request.tokens) == (433, 569)
+    assert r.request.tokens + BUDGET.output_reserve <= BUDGET.total
+
+
+def test_the_scenarios_own_budget_no_longer_passes_a_pack_whose_tags_do_not_fit(scenario, model):
+    """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 569 + 150 against 600."""
+    r = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), model)
+    assert r.selection.allowance == 250 and r.selection.used <= 250
+    assert r.request.tokens + scenario.budget.output_reserve <= scenario.budget.total
+
+
+def test_instructions_larger_than_the_input_reserve_shrink_the_room_for_documents():
+    from botie.context.budget import Budget
+
+    tight = Budget(250, 10, 50)  # 190 for evidence on paper; the frame alone counts far more than 10
+    r = run_turn("What torque?", WORLD, _setup(budget=tight), Desk())
+    assert r.selection.allowance < tight.evidence
+    assert r.request is None or r.request.tokens + 50 <= 250
+
+
+def test_a_counter_that_does_not_add_up_is_caught_by_the_total_on_the_request_as_built():
+    from botie.context.budget import Budget
+
+    calls = []
+
+    def odd(text):  # cheap for small pieces, dear for the whole: no selection can trust it
+        calls.append(text)
+        return 1 if len(text) < 400 else 10_000
+
+    r = run_turn("What torque?", WORLD, _setup(budget=Budget(600, 200, 150), counter=odd, ceiling=100_000), Desk())
+    assert r.outcome is TurnOutcome.TOO_LARGE and "over the budget's total of 600" in r.notice
+
+
+class Plain:
+    """Answers anything with one uncited sentence: the property is about the request, not the answer."""
+
+    def reply(self, request):
+        return Reply("Seen.", ())
+
+
+@examples(150)
+@given(turn_budget_cases())
+def test_property_when_the_selection_fits_the_request_as_built_is_within_the_total(case):
+    records, allowed, budget = case
+    setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000, answer_allowance=budget.output_reserve)
+    r = run_turn("What torque do the gland nuts need?", records, setup, Plain())
+    events(turn_budget_labels(r))
+    if r.selection.selected_ids:  # the selection says these fit: then the request as built does
+        assert r.outcome is not TurnOutcome.TOO_LARGE and r.request is not None
+    else:  # too large only when the request without any document is already over the total
+        assert r.outcome is not TurnOutcome.TOO_LARGE or "over the budget's total" in r.notice
+    if r.request is not None:
+        assert r.request.tokens + budget.output_reserve <= budget.total
+        assert r.selection.used <= r.selection.allowance <= budget.evidence

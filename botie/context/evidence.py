@@ -41,7 +41,10 @@ __all__ = [
     "Message",
     "ModelRequest",
     "RequestKind",
+    "as_messages",
     "build_request",
+    "document_element",
+    "document_tokens",
     "document_version",
     "escape_attribute",
     "escape_text",
@@ -91,6 +94,20 @@ def _open_tag(record: Record) -> str:
     return f"<document {inside}>"
 
 
+def document_element(record: Record) -> str:
+    """One record as it is sent: its ``<document ...>`` tags around its escaped text, with the line break after."""
+    return f"{_open_tag(record)}\n{escape_text(record.text)}\n</document>\n"
+
+
+def document_tokens(record: Record, encoding: Counter = "cl100k_base") -> int:
+    """What one record costs in a request: its element, markup and all (about 28 tokens above its text).
+
+    Elements meet at a line break followed by ``<``, where no token spans the
+    join, so a region costs the tokens of its empty frame plus the sum of these.
+    """
+    return count_tokens(document_element(record), encoding)
+
+
 def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> str:
     """One ``<evidence>`` region holding one ``<document id=... version=...>`` per record.
 
@@ -117,7 +134,7 @@ def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> s
         if r.id in seen:
             raise RecordError(f"record {r.id}: appears twice in the evidence", field="id", record=r.id)
         seen.add(r.id)
-        parts.append(f"{_open_tag(r)}\n{escape_text(r.text)}\n</document>\n")
+        parts.append(document_element(r))
     parts.append(f"</{tag}>")
     return "".join(parts)
 
@@ -275,7 +292,7 @@ class ModelRequest:
         )
 
 
-def _messages(history: Iterable[tuple[str, str] | Message]) -> tuple[Message, ...]:
+def as_messages(history: Iterable[tuple[str, str] | Message]) -> tuple[Message, ...]:
     """Earlier turns as messages: a Message stays one, a (question, answer) pair becomes two."""
     out: list[Message] = []
     for item in history:
@@ -354,7 +371,7 @@ def build_request(
     """
     ceiling = ceiling_tokens(ceiling)
     _need_inputs(question, instructions, answer_allowance)
-    records, messages = tuple(records), _messages(history)
+    records, messages = tuple(records), as_messages(history)
     tools = tuple(MappingProxyType(copy.deepcopy(dict(t))) for t in tools)
     region = render_evidence(records)
     text = request_text(instructions, region, messages, question, tools)

@@ -13,6 +13,7 @@ from botie import Record, select
 from botie.context.provenance import select_evidence
 from botie.context.provenance.outcomes import EvidenceStatus
 from botie.lessons import fixture_path, load_scene
+from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
@@ -102,7 +103,7 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
         (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),),
     )
     candidates = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150)
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=BUDGET)
     turn = run_turn(
         torque.question, candidates, setup, model.with_(answers={torque.question: plain}), needed=torque.answered_by
     )
@@ -273,7 +274,10 @@ def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
 
     scenario = load_evidence_scenario()
     turn = run_turn(
-        scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), load_scripted_model()
+        scenario.questions[0].question,
+        scenario.candidates(0),
+        TurnSetup.from_scenario(scenario, budget=BUDGET),
+        load_scripted_model(),
     )
     stages = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
     assert [len(turn.stage(s).ids) for s in stages] == [16, 15, 11, 8, 7]
