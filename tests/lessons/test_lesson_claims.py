@@ -324,3 +324,87 @@ def test_lesson_03_routing_panel_starts_from_invented_attachments_not_the_41_agr
     assert sum(d.cost for d in invented) == 1_440_000
     assert {d.id for d in invented}.isdisjoint(d.id for d in agreements)
     assert max(invented, key=lambda d: d.cost).id == "doc-001"
+
+
+# --- lesson 05: a structured request, counting what is sent, and your own model -------------------------------
+
+
+def test_lesson_05_the_pack_is_243_tokens_of_text_433_as_sent_and_the_request_569_plus_150_against_600():
+    from botie import Budget
+    from botie.context.evidence import document_tokens
+
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(800, 200, 150))
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+    pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]
+    text_only, as_sent = sum(r.cost for r in pack), sum(document_tokens(r) for r in pack)
+    assert (len(pack), text_only, as_sent, round((as_sent - text_only) / len(pack))) == (7, 243, 433, 27)
+    assert turn.request.tokens == 569 and 569 + 150 == 719 > scenario.budget.total == 600
+    assert scenario.budget.evidence == 250 and text_only <= 250  # on text alone the pack "fits"
+    small = run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(budget=scenario.budget), model)
+    assert len(small.context_ids) == 3 and small.outcome is TurnOutcome.WITHHELD
+
+
+def test_lesson_05_a_model_is_handed_the_request_as_data_and_replies_with_tool_calls_with_ids_and_a_stop_reason():
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    seen = []
+
+    class Watching:
+        def reply(self, request):
+            seen.append(request)
+            return model.reply(request)
+
+    from botie.actions.decision import Approval
+    from botie.turn import ActionRequest
+
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    action = ActionRequest("Please book a 20-minute inspection of P-2 (request r7).", Approval("tech-ana", payload))
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, Watching(), action=action)
+    asked, acted = seen
+    assert (str(asked.kind), str(acted.kind)) == ("answer", "action")
+    assert asked.instructions and asked.documents and asked.question and asked.answer_allowance == 150
+    assert acted.documents == () and [t["name"] for t in acted.tools] == ["propose_inspection"]
+    assert turn.proposal.id == "call-1" and str(model.reply(acted).stop_reason) == "tool_use"
+    assert str(turn.reply.stop_reason) == "end_turn"
+
+
+def test_lesson_05_the_whole_anthropic_adapter_is_33_lines():
+    import inspect
+
+    from botie.adapters import AnthropicModel
+
+    assert len(inspect.getsource(AnthropicModel).splitlines()) == 33
+
+
+def test_lesson_05_odd_replies_end_in_their_own_outcomes_and_none_raises():
+    from botie import Budget
+    from botie.model import Reply
+
+    scenario = load_evidence_scenario()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(800, 200, 150))
+    replies = {
+        "empty": Reply("", ()),
+        "model_refused": Reply("", (), stop_reason="refusal", refusal="I can't help with that."),
+        "truncated": Reply("Tighten the gland nuts to 18 N·m, except", (), stop_reason="max_tokens"),
+        "no_answer": Reply("The documents do not answer this.", ()),
+    }
+    for outcome, said in replies.items():
+        model = type("Says", (), {"reply": lambda self, request, said=said: said})()
+        result = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+        assert str(result.outcome) == outcome and result.answer is None and result.notice
+
+
+def test_lesson_05_a_counter_is_a_name_or_any_function_from_text_to_a_whole_number():
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    words = TurnSetup.from_scenario(scenario, budget=BUDGET, counter=lambda text: len(text.split()))
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), words, model)
+    assert turn.request.tokens == len(turn.request.text.split())
+
+
+def test_lesson_05_without_a_key_the_last_cell_sends_nothing_and_says_how_to_set_one():
+    from botie.lessons.content.own_model import HOW_TO, your_turn
+
+    called = []
+    assert your_turn(called.append, {}) == HOW_TO and called == []
+    assert "ANTHROPIC_API_KEY" in HOW_TO and "OPENAI_API_KEY" in HOW_TO
