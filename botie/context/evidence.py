@@ -284,6 +284,13 @@ class ModelRequest:
     def alert(self) -> bool:
         return self.load >= self.alert_at
 
+    def __str__(self) -> str:
+        return self.text
+
+    def __contains__(self, part: object) -> bool:
+        """``"phrase" in request`` looks in its text, as it did when a model was handed the text alone."""
+        return isinstance(part, str) and part in self.text
+
     def report(self) -> str:
         flag = "ALERT" if self.alert else "ok"
         return (

@@ -414,3 +414,9 @@ def test_a_message_with_another_role_is_refused_naming_history():
 def test_the_request_is_counted_with_the_counter_it_is_given():
     request = build_request("q", [], ceiling=4000, instructions="i", encoding=lambda text: len(text))
     assert request.tokens == len(request.text)
+
+
+def test_a_model_written_for_the_text_alone_still_reads_the_request_as_text():
+    request = build_request("What torque?", [Record("m-1", "P-2", "Torque: 18 N·m.", 6)], ceiling=4000)
+    assert "Torque: 18 N·m." in request and "Question: What torque?" in request and str(request) == request.text
+    assert "not in it" not in request and 18 not in request
