@@ -775,3 +775,12 @@ def test_property_when_the_selection_fits_the_request_as_built_is_within_the_tot
     if r.request is not None:
         assert r.request.tokens + budget.output_reserve <= budget.total
         assert r.selection.used <= r.selection.allowance <= budget.evidence
+
+
+def test_the_action_request_counts_the_tool_definitions_it_sends():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    bare = run_turn("What torque?", WORLD, _setup(tools=()), Desk(), action=_book())
+    tools_line = next(line for line in r.action_request.text.splitlines() if line.startswith("Tools: "))
+    assert r.action_request.tokens == count_tokens(r.action_request.text)
+    # about 275 tokens on every action call, now inside the count the ceiling check uses
+    assert 250 < r.action_request.tokens - bare.action_request.tokens <= count_tokens("\n" + tools_line)
