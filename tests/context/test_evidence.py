@@ -420,3 +420,12 @@ def test_a_model_written_for_the_text_alone_still_reads_the_request_as_text():
     request = build_request("What torque?", [Record("m-1", "P-2", "Torque: 18 N·m.", 6)], ceiling=4000)
     assert "Torque: 18 N·m." in request and "Question: What torque?" in request and str(request) == request.text
     assert "not in it" not in request and 18 not in request
+
+
+@examples(300)
+@given(evidence_records(max_size=5))
+def test_property_a_region_costs_its_empty_frame_plus_each_document_as_sent(records):
+    from botie.context.evidence import document_tokens
+
+    frame = count_tokens(render_evidence([]))
+    assert count_tokens(render_evidence(records)) == frame + sum(document_tokens(r) for r in records)
