@@ -7,11 +7,14 @@ The stages run in a fixed order:
 3. **fresh**: what is in force and not a copy of something else;
 4. **relevant**: what cleared the relevance floor (a passage below it stays
    in only when a selected passage depends on it and both fit);
-5. **fit**: what fitted the evidence budget (or a refusal, decided before
-   any model is called);
+5. **fit**: what fitted the evidence budget, each document counted as it is
+   sent (tags included) and the rest of the request counted first (or a
+   refusal, decided before any model is called);
 6. **request**: the request assembled and counted against the ceiling (or
    a stop: a document changed since this conversation read it);
-7. **answer**: the model's reply;
+7. **answer**: the model's reply (one that is no answer, being malformed,
+   refused, cut off, empty or saying the documents do not answer, ends the
+   turn with an outcome of its own and a notice that says which);
 8. **citations**: every quote checked against the documents that were sent
    (a failure withholds the answer);
 9. **proposal**: when the technician asked for an action, a *separate*
