@@ -133,6 +133,7 @@ def _provenance(panel: Any) -> Case:
 def _turn(panel: Any) -> Case:
     from botie.actions.decision import Approval
     from botie.turn import ActionRequest, run_turn
+    from botie.ui.turn import _with_evidence
 
     start = panel.budget.value
 
@@ -143,7 +144,7 @@ def _turn(panel: Any) -> Case:
         if panel.planted.value:
             candidates.append(panel.planted_docs[panel.planted.value])
         allowed = tuple(a for a, box in panel.assets.items() if box.value)
-        setup = panel.setup.with_(budget=budget, allowed_assets=allowed)
+        setup = panel.setup.with_(budget=_with_evidence(panel.setup.budget, budget), allowed_assets=allowed)
         model = panel.model.with_(gullible=panel.model_kind.value == "gullible")
         approval = Approval(panel.setup.caller, panel.payload) if panel.approved.value else None
         action = ActionRequest(panel.message, approval) if panel.ask.value else None

@@ -43,13 +43,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     # which records may enter a request
     "botie.context.records": ("Record",),
     "botie.context.budget": ("Budget",),
-    "botie.context.selection": (
-        "Coverage",
-        "Outcome",
-        "Selection",
-        "Status",
-        "select",
-    ),
+    "botie.context.selection": ("Coverage", "Outcome", "Selection", "Status", "select", "permitted_only"),
     "botie.context.tokens": (
         "TokenCache",
         "count_tokens",
@@ -72,6 +66,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "build_request",
         "parse_evidence",
         "render_evidence",
+        "Message",
+        "RequestKind",
+        "document_tokens",
     ),
     "botie.context.citations": (
         "CitationCheck",
@@ -98,12 +95,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "canonical_json",
         "fingerprint",
     ),
-    "botie.actions.tool": (
-        "INSPECTION_TOOL",
-        "FieldError",
-        "Problem",
-        "validate_inspection",
-    ),
+    "botie.actions.tool": ("INSPECTION_TOOL", "FieldError", "Problem", "validate_inspection", "inspection_tool"),
     "botie.actions.decision": (
         "Approval",
         "Branch",
@@ -133,11 +125,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "submit_with_retries",
     ),
     # one turn across both halves, through any model
-    "botie.model": (
-        "Model",
-        "Reply",
-        "ToolProposal",
-    ),
+    "botie.model": ("Model", "Reply", "ToolProposal", "StopReason", "Usage", "reply_fault"),
     "botie.turn": (
         "ActionRequest",
         "Stage",
@@ -166,20 +154,28 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     from botie.actions.retry import RetryRun, submit_with_retries
     from botie.actions.service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
     from botie.actions.stores import AuditRecord, Job, MemoryStore, SQLiteStore
-    from botie.actions.tool import INSPECTION_TOOL, FieldError, Problem, validate_inspection
+    from botie.actions.tool import INSPECTION_TOOL, FieldError, Problem, inspection_tool, validate_inspection
     from botie.context.budget import Budget
     from botie.context.chunks import document_of, split_record, summary_of
     from botie.context.citations import CitationCheck, CitationFailure, verify_citations
     from botie.context.conversation import Conversation
-    from botie.context.evidence import ModelRequest, build_request, parse_evidence, render_evidence
+    from botie.context.evidence import (
+        Message,
+        ModelRequest,
+        RequestKind,
+        build_request,
+        document_tokens,
+        parse_evidence,
+        render_evidence,
+    )
     from botie.context.memory import MemoryEntry, Origin, carry_forward
     from botie.context.provenance import EvidenceSelection, EvidenceStatus, Trust, select_evidence
     from botie.context.records import Record
     from botie.context.routing import ContextPlan, DocumentCoverage, Strategy, execute_plan, plan_context
-    from botie.context.selection import Coverage, Outcome, Selection, Status, select
+    from botie.context.selection import Coverage, Outcome, Selection, Status, permitted_only, select
     from botie.context.subquestions import SubQuestion, select_per_subquestion
     from botie.context.tokens import TokenCache, count_tokens
-    from botie.model import Model, Reply, ToolProposal
+    from botie.model import Model, Reply, StopReason, ToolProposal, Usage, reply_fault
     from botie.turn import ActionRequest, Stage, TurnOutcome, TurnResult, TurnSetup, run_turn
 
 __all__ = [
@@ -268,4 +264,12 @@ __all__ = [
     "TurnResult",
     "TurnSetup",
     "run_turn",
+    "Message",
+    "RequestKind",
+    "document_tokens",
+    "permitted_only",
+    "inspection_tool",
+    "StopReason",
+    "Usage",
+    "reply_fault",
 ]

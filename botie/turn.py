@@ -7,11 +7,14 @@ The stages run in a fixed order:
 3. **fresh**: what is in force and not a copy of something else;
 4. **relevant**: what cleared the relevance floor (a passage below it stays
    in only when a selected passage depends on it and both fit);
-5. **fit**: what fitted the evidence budget (or a refusal, decided before
-   any model is called);
+5. **fit**: what fitted the evidence budget, each document counted as it is
+   sent (tags included) and the rest of the request counted first (or a
+   refusal, decided before any model is called);
 6. **request**: the request assembled and counted against the ceiling (or
    a stop: a document changed since this conversation read it);
-7. **answer**: the model's reply;
+7. **answer**: the model's reply (one that is no answer, being malformed,
+   refused, cut off, empty or saying the documents do not answer, ends the
+   turn with an outcome of its own and a notice that says which);
 8. **citations**: every quote checked against the documents that were sent
    (a failure withholds the answer);
 9. **proposal**: when the technician asked for an action, a *separate*
@@ -30,23 +33,32 @@ fit, or the quoted fact is not in the text.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from botie._checks import allowed_set
 from botie._enum import ShortName
-from botie.actions.decision import Approval, Decision, StoredRequest, decide
-from botie.actions.tool import INSPECTION_TOOL, TOOL_NAME
+from botie.actions.decision import Approval, Branch, Check, CheckName, Decision, StoredRequest, Verdict, decide
+from botie.actions.tool import TOOL_NAME, FieldError, Problem, inspection_tool
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck, CitationFailure, CitationProblem, verify_citations
 from botie.context.conversation import Conversation
-from botie.context.evidence import ModelRequest, build_request
+from botie.context.evidence import (
+    DEFAULT_INSTRUCTIONS,
+    ModelRequest,
+    RequestKind,
+    as_messages,
+    build_request,
+    document_tokens,
+    render_evidence,
+    request_text,
+)
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
 from botie.context.records import Record, unique_records
+from botie.context.tokens import Counter, count_tokens, token_counter
 from botie.errors import RequestTooLargeError
-from botie.model import Model, Reply, ToolProposal
+from botie.model import Fault, Model, Reply, ReplyFault, StopReason, ToolProposal, reply_fault
 
 __all__ = [
     "ActionRequest",
@@ -58,6 +70,7 @@ __all__ = [
     "TurnResult",
     "TurnSetup",
     "action_instructions",
+    "offered_tools",
     "run_turn",
 ]
 
@@ -91,6 +104,12 @@ class TurnOutcome(ShortName):
     WITHHELD = "withheld"  # the model answered, but a citation failed, so the answer is not shown
     STOPPED = "stopped"  # a document changed since this conversation first read it
     TOO_LARGE = "too_large"  # the request would not fit under the ceiling; nothing was cut
+    # The model's reply could not be checked as an answer; each says why, so none hides behind "cites nothing":
+    MALFORMED = "malformed"  # a field of the reply has the wrong type (the notice names it)
+    MODEL_REFUSED = "model_refused"  # the model declined to answer
+    TRUNCATED = "truncated"  # the reply was cut off at the output allowance
+    EMPTY = "empty"  # the reply has no text
+    NO_ANSWER = "no_answer"  # the model says the documents do not answer this
 
 
 #: What it means for a needed document to go missing at each stage.
@@ -148,6 +167,9 @@ class TurnSetup:
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
     ``ceiling`` and ``answer_allowance`` are for the assembled request;
     ``tools`` are the tools this turn offers when an action is asked for.
+    ``counter`` counts tokens: an offline encoding's name or a callable (see
+    :func:`botie.context.tokens.count_tokens`); a count under a tokenizer that is
+    not the model's own is an estimate.
     """
 
     caller: str
@@ -158,9 +180,11 @@ class TurnSetup:
     ceiling: int = 1200
     answer_allowance: int = 150
     tools: tuple[str, ...] = (TOOL_NAME,)
+    counter: Counter = "cl100k_base"
 
     def __post_init__(self) -> None:
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
+        token_counter(self.counter)  # an unknown encoding fails here, not at the first count
         # Kept as a tuple, in the order given: the action request lists them for the model.
         object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
         object.__setattr__(self, "tools", tuple(self.tools))
@@ -200,16 +224,19 @@ class ActionRequest:
     previous: StoredRequest | None = None
 
 
+def offered_tools(setup: TurnSetup) -> tuple[dict[str, Any], ...]:
+    """Fresh definitions of the tools this turn offers (Anthropic's shape; an adapter converts them)."""
+    return (inspection_tool(),) if TOOL_NAME in setup.tools else ()
+
+
 def action_instructions(setup: TurnSetup) -> str:
-    """The instructions of the action request: the offered tools and trusted facts, no documents."""
-    tools = [INSPECTION_TOOL] if TOOL_NAME in setup.tools else []
-    offered = json.dumps(tools, ensure_ascii=False, sort_keys=True)
+    """The instructions of the action request: what to do and the trusted facts. The tools travel beside
+    them in the request's ``tools``, and its text lists them; no documents."""
     may = ", ".join(setup.allowed_assets) or "nothing"
     return (
         "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
         "tool listed below, or none. Take the arguments from the technician's own message and the facts "
         "in this request; this request contains no documents.\n"
-        f"Tools: {offered}\n"
         f"Signed in: {setup.caller}. May schedule: {may}."
     )
 
@@ -303,7 +330,7 @@ def _filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> l
     else:
         detail = (
             f"{_count(len(selection.selected_ids), 'document')} in the pack, "
-            f"{selection.used} of {selection.allowance} tokens"
+            f"{selection.used} of {selection.allowance} tokens as sent, tags included"
         )
         stages.append(StageResult(Stage.FIT, StageStatus.PASSED, selection.selected_ids, detail))
     return stages
@@ -333,8 +360,9 @@ def run_turn(
     across turns (the conversation's own ceiling then applies).
     """
     records = unique_records(candidates)
+    sized, allowance = _as_sent(question, records, setup, conversation)
     selection = select_evidence(
-        records, setup.allowed_assets, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+        sized, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor
     )
     answer = _answer(question, records, selection, setup, model, conversation)
     stages = _filter_stages(records, selection) + answer.stages
@@ -362,6 +390,20 @@ def run_turn(
         answer.notice,
         leaked,
     )
+
+
+def _as_sent(
+    question: str, records: Sequence[Record], setup: TurnSetup, conversation: Conversation | None
+) -> tuple[list[Record], Budget | int]:
+    """The candidates costed as they would be sent (tags included), and the room left for them once the
+    request without documents (instructions, earlier turns, the question) is counted, not guessed."""
+    sized = [replace(r, cost=document_tokens(r, setup.counter)) for r in records]
+    if not isinstance(setup.budget, Budget):
+        return sized, setup.budget
+    instructions = conversation.instructions if conversation is not None else DEFAULT_INSTRUCTIONS
+    history = as_messages(conversation.history) if conversation is not None else ()
+    frame = request_text(instructions, render_evidence(()), history, question)
+    return sized, setup.budget.evidence_after(count_tokens(frame, setup.counter))
 
 
 class _Answered(NamedTuple):
@@ -395,7 +437,10 @@ def _answer(
     if request is None:
         skipped = [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(outcome, [stage, *skipped], notice=notice)
-    reply = model.reply(request.text)
+    reply = model.reply(request)
+    fault = reply_fault(reply, request.answer_allowance)
+    if fault is not None:
+        return _faulted(stage, request, reply, fault)
     check = verify_citations(reply.citations, request.evidence)
     if check.ok:
         why = f"{_count(len(check.verified), 'quote')} checked: each is verbatim in a document that was sent"
@@ -410,6 +455,17 @@ def _answer(
     )
 
 
+def _faulted(stage: StageResult, request: ModelRequest, reply: Any, fault: Fault) -> _Answered:
+    """A reply that is not an answer to check: its own outcome, and a notice that says which."""
+    failed = StageResult(Stage.ANSWER, StageStatus.FAILED, (), f"{fault.kind} ({fault.field}): {fault.notice}")
+    skipped = _skip(Stage.CITATIONS, "not run: there is no answer to check")
+    dropped = reply.proposal if isinstance(reply, Reply) and isinstance(reply.proposal, ToolProposal) else None
+    kept = reply if isinstance(reply, Reply) else None
+    return _Answered(
+        TurnOutcome(fault.kind.value), [stage, failed, skipped], request, kept, None, dropped, fault.notice
+    )
+
+
 def _assemble(
     question: str,
     records: list[Record],
@@ -419,7 +475,13 @@ def _assemble(
     ids = tuple(r.id for r in records)
     try:
         if conversation is None:
-            request = build_request(question, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+            request = build_request(
+                question,
+                records,
+                ceiling=setup.ceiling,
+                answer_allowance=setup.answer_allowance,
+                encoding=setup.counter,
+            )
         else:
             turn = conversation.ask(question, records)
             if turn.request is None:
@@ -433,11 +495,25 @@ def _assemble(
             request = turn.request
     except RequestTooLargeError as exc:
         return TurnOutcome.TOO_LARGE, None, str(exc), StageResult(Stage.REQUEST, StageStatus.FAILED, ids, str(exc))
+    over = _over_total(request, setup.budget)
+    if over is not None:
+        return TurnOutcome.TOO_LARGE, None, over, StageResult(Stage.REQUEST, StageStatus.FAILED, ids, over)
     return (
         TurnOutcome.ANSWERED,
         request,
         None,
         StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids, request.report()),
+    )
+
+
+def _over_total(request: ModelRequest, budget: Budget | int) -> str | None:
+    """The budget's total, checked on the request as built (a counter that does not add up is caught here)."""
+    if not isinstance(budget, Budget) or request.tokens + budget.output_reserve <= budget.total:
+        return None
+    need = request.tokens + budget.output_reserve
+    return (
+        f"the request as built needs {request.tokens:,} tokens plus {budget.output_reserve:,} for the answer "
+        f"({need:,}), over the budget's total of {budget.total:,}; nothing was cut"
     )
 
 
@@ -456,6 +532,54 @@ def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tup
     return request, proposal, None, leaked, stages
 
 
+def _invalid(field: str, problem: Problem, message: str) -> Decision:
+    """An ``invalid`` decision for a call :func:`decide` never sees (no such tool, not a call at all)."""
+    after = "not reached: the proposal must be repaired first"
+    checks = (
+        Check(CheckName.VALIDATION, Verdict.FAILED, message),
+        *(
+            Check(name, Verdict.NOT_REACHED, after)
+            for name in (CheckName.PERMISSION, CheckName.APPROVAL, CheckName.IDEMPOTENCY)
+        ),
+    )
+    return Decision(Branch.INVALID, checks, (FieldError(field, problem, message),))
+
+
+def _no_call(reply: Any) -> str | None:
+    """Why a reply to the action request carries no call to decide on, or None when it carries one."""
+    if not isinstance(reply, Reply):
+        return None  # decided as invalid: the reply itself is the field at fault
+    if reply.stop_reason == StopReason.REFUSAL or reply.refusal:
+        return f"{ReplyFault.REFUSED}: the model declined to propose a call"
+    if reply.stop_reason == StopReason.MAX_TOKENS:
+        return f"{ReplyFault.TRUNCATED}: the reply was cut off at the output allowance, mid tool call: nothing decided"
+    if not reply.tool_calls:
+        return "the model proposed no tool call"
+    if len(reply.tool_calls) > 1:
+        return f"the model proposed {len(reply.tool_calls)} tool calls; this request allows one: nothing decided"
+    return None
+
+
+def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
+    """The decision on the one call in ``reply``: unreadable calls and unknown tools are ``invalid`` here."""
+    if not isinstance(reply, Reply):
+        why = f"the model returned {type(reply).__name__}, not a Reply with a tool call"
+        return _invalid("reply", Problem.NOT_AN_OBJECT, why)
+    call = reply.proposal
+    if not isinstance(call, ToolProposal):
+        return _invalid("proposal", Problem.NOT_AN_OBJECT, f"the tool call is {type(call).__name__}, not a tool call")
+    if call.tool not in setup.tools:
+        offered = ", ".join(setup.tools) or "none"
+        return _invalid("tool", Problem.UNEXPECTED, f"{call.tool!r:.60} is not a tool this turn offers ({offered})")
+    return decide(
+        call.arguments,
+        caller=setup.caller,
+        allowed_assets=setup.allowed_assets,
+        approval=action.approval,
+        previous=action.previous,
+    )
+
+
 def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]):
     """Stages 9-10: a request without documents, the model's proposal, and the decision."""
     request = build_request(
@@ -464,37 +588,27 @@ def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequenc
         ceiling=setup.ceiling,
         answer_allowance=setup.answer_allowance,
         instructions=action_instructions(setup),
+        encoding=setup.counter,
+        tools=offered_tools(setup),
+        kind=RequestKind.ACTION,
     )
     leaked = tuple(r.id for r in records if r.text.strip() and r.text in request.text)
-    proposal = model.reply(request.text).proposal
-    if proposal is None:
-        return _undecided(request, None, leaked, "the model proposed no tool call")
-    if proposal.tool not in setup.tools:
-        why = f"{proposal.tool} is not a tool this turn offers ({', '.join(setup.tools) or 'none'})"
+    reply = model.reply(request)
+    why = _no_call(reply)
+    proposal = reply.proposal if isinstance(reply, Reply) and isinstance(reply.proposal, ToolProposal) else None
+    if why is not None:
         return _undecided(request, proposal, leaked, why)
-    decision = decide(
-        dict(proposal.arguments),
-        caller=setup.caller,
-        allowed_assets=setup.allowed_assets,
-        approval=action.approval,
-        previous=action.previous,
-    )
+    decision = _judge(reply, setup, action)
     status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
-    return (
-        request,
-        proposal,
-        decision,
-        leaked,
-        [
-            StageResult(
-                Stage.PROPOSAL,
-                StageStatus.PASSED,
-                (),
-                f"{proposal}, from a request with {_count(len(leaked), 'document')} in it",
-            ),
-            StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}"),
-        ],
+    said = str(proposal) if proposal is not None else "no readable tool call"
+    proposed = StageResult(
+        Stage.PROPOSAL,
+        StageStatus.PASSED if proposal is not None else StageStatus.FAILED,
+        (),
+        f"{said}, from a request with {_count(len(leaked), 'document')} in it",
     )
+    decided = StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}")
+    return request, proposal, decision, leaked, [proposed, decided]
 
 
 def _citation_loss(rid: str, failure: CitationFailure) -> Loss:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -319,6 +320,29 @@ def decision_cases(draw) -> tuple[object, list[str], object, object]:
         payload = base | {"duration_minutes": draw(st.sampled_from([other, twin]))}
     receipt = Receipt("job-1", rid, str(payload.get("asset_id")), 20) if state == "done" else None
     return proposal, allowed, approval, StoredRequest(payload, receipt, KeyState(state))
+
+
+# --- a turn's budget, counted as sent ------------------------------------------------------------------
+
+
+@st.composite
+def turn_budget_cases(draw, max_size: int = 8) -> tuple[list[Record], tuple[str, ...], Budget]:
+    """(candidates, allowed assets, budget) for run_turn: texts full of markup, so the tags and escapes cost
+    something, and a total from too small for the instructions alone to room for several documents."""
+    records, allowed, _ = draw(provenance_cases(max_size))
+    texts = draw(st.lists(markup_texts, min_size=len(records), max_size=len(records)))
+    records = [replace(r, text=t) for r, t in zip(records, texts)]
+    total = draw(st.integers(min_value=100, max_value=1500))
+    output_reserve = draw(st.integers(min_value=0, max_value=min(200, total)))
+    input_reserve = draw(st.integers(min_value=0, max_value=total - output_reserve))
+    return records, allowed, Budget(total, input_reserve, output_reserve)
+
+
+def turn_budget_labels(result) -> set[str]:
+    """Whether the turn refused before any request, sent one with documents, or sent one without any."""
+    if result.request is None:
+        return {f"no request ({result.outcome})"}
+    return {"request with documents" if result.request.document_ids else "request without documents"}
 
 
 # --- what an example reached (hypothesis.event in the properties, shares in tests/test_strategies.py) ---

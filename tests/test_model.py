@@ -1,4 +1,4 @@
-"""botie.model: run_turn takes any object with reply(text) -> Reply, not only the workshop's scripted model."""
+"""botie.model: run_turn takes any object with reply(request) -> Reply, not only the workshop's scripted model."""
 
 from __future__ import annotations
 
@@ -12,15 +12,16 @@ DOC = Record(
 
 
 class EchoModel:
-    """Not a ScriptedModel: cites the first sentence it finds in the evidence, proposes nothing."""
+    """Not a ScriptedModel: reads the request's parts, cites the first document whole, books on an action request."""
 
     def __init__(self) -> None:
-        self.seen: list[str] = []
+        self.seen: list = []
 
-    def reply(self, request: str) -> Reply:
+    def reply(self, request) -> Reply:
         self.seen.append(request)
-        if "Torque the seal bolts" in request:
-            return Reply("25 N·m", ({"id": "m-1", "quote": "Torque the seal bolts to 25 N·m."},))
+        if request.kind == "answer":
+            first = request.documents[0]
+            return Reply("25 N·m", ({"id": first.id, "quote": first.text},))
         return Reply(
             "", (), ToolProposal("propose_inspection", {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"})
         )
@@ -54,7 +55,7 @@ def test_a_proposal_prints_as_a_call_and_compares_by_canonical_arguments():
 class NoIdModel:
     """Cites a quote but forgets the id, and once offers a bare string as a citation: the model's mistakes."""
 
-    def reply(self, request: str) -> Reply:
+    def reply(self, request) -> Reply:
         return Reply("25 N·m", ({"quote": "Torque the seal bolts"}, "m-1", {"id": "m-1", "quote": "25 N·m"}))
 
 

@@ -192,7 +192,8 @@ def test_lesson_00_explains_the_progress_table_and_the_reset():
     text = read(welcome).cells[-3].source
     for words in (
         "botie-progress.json",
-        "stays on your machine",
+        "Working on your own machine, it stays there",
+        "never next to your name",
         "Every lesson ends with this table",
         "File > Reload Notebook from Disk",
         'reset_exercise("01", 2)',

@@ -158,3 +158,21 @@ if __name__ == "__main__":  # the spread table: python -m tests.test_strategies
             for p, a, ap, pr in sample(decision_cases())
         ],
     )
+
+
+def test_turn_budget_cases_reach_a_request_with_documents_one_without_and_each_stop():
+    from botie.model import Reply
+    from botie.turn import TurnSetup, run_turn
+    from tests.strategies import turn_budget_cases, turn_budget_labels
+
+    class Plain:
+        def reply(self, request):
+            return Reply("Seen.", ())
+
+    labels = []
+    for records, allowed, budget in sample(turn_budget_cases(), 400):
+        setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000, answer_allowance=0)
+        labels.append(turn_budget_labels(run_turn("What torque?", records, setup, Plain())))
+    got = shares(labels)
+    for label in ("request with documents", "request without documents", "no request (refused)"):
+        assert got.get(label, 0) >= MIN_SHARE, (label, got)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given
 
 from botie.actions.decision import Approval, StoredRequest
 from botie.context.conversation import Conversation
 from botie.context.records import Record
+from botie.context.tokens import count_tokens
+from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.fixtures import fixture_path, load_records
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
@@ -24,6 +27,7 @@ from botie.turn import (
     action_instructions,
     run_turn,
 )
+from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
@@ -41,7 +45,7 @@ def model():
 
 @pytest.fixture
 def setup(scenario):
-    return TurnSetup.from_scenario(scenario)
+    return TurnSetup.from_scenario(scenario, budget=BUDGET)
 
 
 @pytest.fixture
@@ -186,9 +190,10 @@ def test_a_tool_the_turn_does_not_offer_never_reaches_the_decision(scenario, set
     r = run_turn(
         torque(scenario).question, scenario.candidates(0), setup, rogue, action=ActionRequest("please refund order 1")
     )
-    assert r.decision is None and r.tool_call is None
-    assert r.stage(Stage.PROPOSAL).status is StageStatus.FAILED
-    assert "refund_customer is not a tool this turn offers" in r.stage(Stage.PROPOSAL).detail
+    assert str(r.decision.branch) == "invalid" and [e.field for e in r.decision.errors] == ["tool"]
+    assert [str(c.name) for c in r.decision.checks if str(c.verdict) != "not_reached"] == ["validation"]
+    assert r.stage(Stage.DECISION).status is StageStatus.FAILED
+    assert "'refund_customer' is not a tool this turn offers" in r.stage(Stage.DECISION).detail
 
 
 def test_no_proposal_means_nothing_to_decide(scenario, setup, model):
@@ -263,7 +268,7 @@ class Desk:
         self.answer, self.action = answer, action
 
     def reply(self, request):
-        if "asking for an action" in request:
+        if request.kind == "action":
             return Reply("", (), self.action)
         return self.answer
 
@@ -287,7 +292,7 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
         ("permitted", "passed", ("seal", "gland", "draft", "faint"), "vendor not_permitted"),
         ("fresh", "passed", ("seal", "gland", "faint"), "draft not_yet_effective"),
         ("relevant", "passed", ("seal", "gland"), "faint below_floor (floor 0.35)"),
-        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 20 of 100 tokens"),
+        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 69 of 100 tokens as sent, tags included"),
     ]
     assert r.stages[5] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
     assert _rows(r.stages[6:]) == [
@@ -319,7 +324,7 @@ def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_i
 def test_the_setups_floor_reaches_the_selector():
     r = run_turn("What torque?", WORLD, _setup(floor=0.1), Desk())
     assert r.stage(Stage.FIT).ids == ("seal", "gland", "faint")
-    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 30 of 100 tokens"
+    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 97 of 100 tokens as sent, tags included"
     assert r.stage(Stage.RELEVANT).detail == "nothing removed (floor 0.10)"
 
 
@@ -395,8 +400,8 @@ def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
     refund = ToolProposal("refund_customer", {"order_id": "1"})
     r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=refund), action=_book())
     assert _rows(r.stages[8:]) == [
-        ("proposal", "failed", (), f"refund_customer is not a tool this turn offers ({offered})"),
-        ("decision", "skipped", (), "nothing to decide"),
+        ("proposal", "passed", (), "refund_customer(order_id='1'), from a request with 0 documents in it"),
+        ("decision", "failed", (), f"invalid: 'refund_customer' is not a tool this turn offers ({offered})"),
     ]
 
 
@@ -435,15 +440,15 @@ def test_two_verified_quotes_are_counted_in_the_plural():
 def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
     """A malformed citation (no id) names no document; the ones after it are still traced."""
     cites = Reply("x", ({"id": "", "quote": "x"}, {"id": "vendor", "quote": "x"}, {"id": "seal", "quote": "18 N·m"}))
-    r = run_turn("What torque?", WORLD, _setup(budget=10), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
+    r = run_turn("What torque?", WORLD, _setup(budget=40), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
     assert r.explain_losses() == "\n".join(
         [
             "ghost: lost at candidates (missing candidate): retrieval never returned it",
             "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
             "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
             "after the observation date 2026-06-01",
-            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 10 + 10 = 20 exceeds "
-            "the 10-token allowance; stopped here",
+            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 36 + 33 = 69 exceeds "
+            "the 40-token allowance; stopped here",
             "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal, "
             "and neither does 18",
         ]
@@ -493,18 +498,24 @@ def test_nothing_lost_is_said_in_words_and_an_unknown_stage_is_a_key_error():
     assert info.value.args == ("billing",)
 
 
-def test_the_action_instructions_list_the_offered_tool_sorted_and_the_assets_in_order():
+def test_the_action_instructions_state_the_assets_in_order_and_the_request_lists_the_offered_tool_sorted():
     text = action_instructions(_setup(allowed_assets=["P-3", "P-2"]))
-    intro, tools, facts = text.split("\n")
+    intro, facts = text.split("\n")
     assert intro == (
         "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
         "tool listed below, or none. Take the arguments from the technician's own message and the facts "
         "in this request; this request contains no documents."
     )
-    assert tools.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted: description first
     assert facts == "Signed in: tech-ana. May schedule: P-3, P-2."
     bare = action_instructions(_setup(allowed_assets=[], tools=()))
-    assert bare.split("\n")[1:] == ["Tools: []", "Signed in: tech-ana. May schedule: nothing."]
+    assert bare.split("\n")[1:] == ["Signed in: tech-ana. May schedule: nothing."]
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    tools_line = r.action_request.text.split("\n")[2]
+    assert tools_line.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted
+    assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
+    assert str(r.action_request.kind) == "action" and r.action_request.documents == ()
+    bare_turn = run_turn("What torque?", WORLD, _setup(tools=()), Desk(), action=_book())
+    assert bare_turn.action_request.tools == () and "Tools:" not in bare_turn.action_request.text
 
 
 def test_setup_keeps_assets_and_tools_as_tuples_in_the_order_given():
@@ -538,3 +549,251 @@ def test_documents_in_play_are_counted_only_where_the_ids_are_the_documents_goin
     refused = run_turn("What torque?", [FAINT], _setup(), Desk(), needed=["faint"])
     assert refused.stage(Stage.REQUEST).documents_in_play is None  # skipped
     assert refused.stage(Stage.RELEVANT).documents_in_play == 0  # failed: nothing left, which is a count
+
+
+# --- bad model output is a result: every malformed reply, and what it becomes ------------------------------
+
+from botie.model import StopReason, arguments_from_json  # noqa: E402
+
+CUT = "Tighten the seal bolts to 25 N·m, except when the faces were lapped on site, in which case"
+
+#: name, reply to the answer request, reply to the action request (None: the ordinary one), expected:
+#: ("outcome", outcome, field named in the notice) or ("decision", "invalid", field) or ("proposal", first word)
+MALFORMED = [
+    (
+        "tool call with no input",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", None)),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "input given as a string",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", "P-2, 20 minutes, r7")),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "OpenAI arguments 'null'",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", arguments_from_json("null"))),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "arguments that are not JSON",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", arguments_from_json('{"asset_id": "P-2", "dur'))),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "unknown tool",
+        None,
+        Reply("", (), ToolProposal("refund_customer", {"order_id": "1"})),
+        ("decision", "invalid", "tool"),
+    ),
+    (
+        "extra field",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", {**PAYLOAD, "approved_by": "boss"})),
+        ("decision", "invalid", "approved_by"),
+    ),
+    (
+        "wrong types",
+        None,
+        Reply("", (), ToolProposal("propose_inspection", {**PAYLOAD, "duration_minutes": "20"})),
+        ("decision", "invalid", "duration_minutes"),
+    ),
+    (
+        "a proposal given as a dict, input missing",
+        None,
+        Reply("", (), {"name": "propose_inspection"}),
+        ("decision", "invalid", "arguments"),
+    ),
+    (
+        "a tool call that is not a call",
+        None,
+        Reply("", (), tool_calls=("propose_inspection",)),
+        ("decision", "invalid", "proposal"),
+    ),
+    (
+        "the action reply is not a Reply",
+        None,
+        {"tool": "propose_inspection", "arguments": PAYLOAD},
+        ("decision", "invalid", "reply"),
+    ),
+    (
+        "cut off mid tool call",
+        None,
+        Reply(
+            "",
+            (),
+            ToolProposal("propose_inspection", arguments_from_json('{"asset_id": "P-2", "durat')),
+            stop_reason=StopReason.MAX_TOKENS,
+        ),
+        ("proposal", "truncated"),
+    ),
+    (
+        "refused the action",
+        None,
+        Reply("", (), stop_reason=StopReason.REFUSAL, refusal="I won't book that."),
+        ("proposal", "model_refused"),
+    ),
+    ("two tool calls", None, Reply("", (), tool_calls=(BOOK, BOOK)), ("proposal", "the model proposed 2")),
+    ("empty content", Reply("", ()), None, ("outcome", "empty", "answer")),
+    ("whitespace only", Reply("  \n", ()), None, ("outcome", "empty", "answer")),
+    (
+        "refusal",
+        Reply("", (), stop_reason="refusal", refusal="I can't help with that."),
+        None,
+        ("outcome", "model_refused", "stop_reason"),
+    ),
+    (
+        "cut off at max_tokens",
+        Reply(CUT, CITES_SEAL.citations, stop_reason=StopReason.MAX_TOKENS),
+        None,
+        ("outcome", "truncated", "stop_reason"),
+    ),
+    ("Reply(citations=None)", Reply("25 N·m", None), None, ("outcome", "malformed", "citations")),
+    ("citations as one string", Reply("25 N·m", "seal"), None, ("outcome", "malformed", "citations")),
+    ("Reply(answer=None)", Reply(None, CITES_SEAL.citations), None, ("outcome", "malformed", "answer")),
+    ("the answer reply is not a Reply", "25 N·m", None, ("outcome", "malformed", "reply")),
+    (
+        "the documents do not answer this",
+        Reply("The documents do not answer this question.", ()),
+        None,
+        ("outcome", "no_answer", "answer"),
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "acted", "expected"), [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
+def test_malformed_model_output_is_a_named_result_never_an_exception(answer, acted, expected):
+    desk = Desk(answer=answer if answer is not None else CITES_SEAL)
+    if acted is not None:
+        desk.reply = lambda request: acted if request.kind == "action" else CITES_SEAL
+    r = run_turn("What torque?", WORLD, _setup(), desk, action=_book())
+    where = expected[0]
+    if where == "outcome":
+        outcome, field = expected[1:]
+        assert str(r.outcome) == outcome and r.answer is None
+        assert r.notice and r.stage(Stage.ANSWER).status is StageStatus.FAILED
+        assert r.stage(Stage.ANSWER).detail.startswith(f"{outcome} ({field}): ")
+        assert r.stage(Stage.CITATIONS).status is StageStatus.SKIPPED and r.citations is None
+    elif where == "decision":
+        branch, field = expected[1:]
+        assert r.outcome is TurnOutcome.ANSWERED
+        assert str(r.decision.branch) == branch and field in [e.field for e in r.decision.errors]
+        assert r.stage(Stage.DECISION).status is StageStatus.FAILED
+    else:
+        assert r.decision is None and r.stage(Stage.DECISION).status is StageStatus.SKIPPED
+        assert r.stage(Stage.PROPOSAL).status is StageStatus.FAILED
+        assert r.stage(Stage.PROPOSAL).detail.startswith(expected[1])
+
+
+def test_the_malformed_table_covers_at_least_twelve_cases_on_both_requests():
+    assert len(MALFORMED) >= 12
+    assert {m[3][0] for m in MALFORMED} == {"outcome", "decision", "proposal"}
+
+
+def test_four_failures_that_once_shared_one_notice_now_say_which():
+    notices = {}
+    for name, reply in [
+        ("empty", Reply("", ())),
+        ("refused", Reply("", (), stop_reason="refusal", refusal="No.")),
+        ("cut", Reply(CUT, (), stop_reason="max_tokens")),
+        ("absent", Reply("The documents do not answer this.", ())),
+    ]:
+        notices[name] = run_turn("What torque?", WORLD, _setup(), Desk(answer=reply)).notice
+    assert notices == {
+        "empty": "the model returned an empty answer",
+        "refused": "the model declined to answer: No.",
+        "cut": "the answer was cut off at the output allowance of 77 tokens; a cut answer can lose its exception",
+        "absent": "the model says the documents do not answer this: The documents do not answer this.",
+    }
+
+
+def test_an_answer_that_cites_something_is_checked_even_if_it_mentions_what_the_documents_do_not_say():
+    hedged = Reply("25 N·m. The documents do not say how often.", CITES_SEAL.citations)
+    r = run_turn("What torque?", WORLD, _setup(), Desk(answer=hedged))
+    assert r.outcome is TurnOutcome.ANSWERED
+
+
+# --- counted as sent ------------------------------------------------------------------------------------
+
+
+SEAL_HASH = "d1c6301ca82bc00d"  # the version shown for SEAL, which has no label
+
+
+def test_each_document_costs_its_element_tags_included_not_its_declared_text_cost():
+    seal = '<document id="seal" version="sha:' + SEAL_HASH + '">\nTorque the seal bolts to 25 N·m.\n</document>\n'
+    assert count_tokens(seal) == 36 and SEAL.cost == 10
+    r = run_turn("What torque?", [SEAL], _setup(), Desk())
+    assert r.selection.used == 36
+
+
+def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scenario, model):
+    """Lesson 05's pack: 423 tokens as sent plus 136 for the rest is the 559-token request, exactly."""
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    r = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+    assert (r.selection.used, r.request.tokens) == (423, 559)
+    assert r.request.tokens + BUDGET.output_reserve <= BUDGET.total
+
+
+def test_the_scenarios_own_budget_no_longer_passes_a_pack_whose_tags_do_not_fit(scenario, model):
+    """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 559 + 150 against 600."""
+    r = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), model)
+    assert r.selection.allowance == 250 and r.selection.used <= 250
+    assert r.request.tokens + scenario.budget.output_reserve <= scenario.budget.total
+
+
+def test_instructions_larger_than_the_input_reserve_shrink_the_room_for_documents():
+    from botie.context.budget import Budget
+
+    tight = Budget(250, 10, 50)  # 190 for evidence on paper; the frame alone counts far more than 10
+    r = run_turn("What torque?", WORLD, _setup(budget=tight), Desk())
+    assert r.selection.allowance < tight.evidence
+    assert r.request is None or r.request.tokens + 50 <= 250
+
+
+def test_a_counter_that_does_not_add_up_is_caught_by_the_total_on_the_request_as_built():
+    from botie.context.budget import Budget
+
+    calls = []
+
+    def odd(text):  # cheap for small pieces, dear for the whole: no selection can trust it
+        calls.append(text)
+        return 1 if len(text) < 400 else 10_000
+
+    r = run_turn("What torque?", WORLD, _setup(budget=Budget(600, 200, 150), counter=odd, ceiling=100_000), Desk())
+    assert r.outcome is TurnOutcome.TOO_LARGE and "over the budget's total of 600" in r.notice
+
+
+class Plain:
+    """Answers anything with one uncited sentence: the property is about the request, not the answer."""
+
+    def reply(self, request):
+        return Reply("Seen.", ())
+
+
+@examples(150)
+@given(turn_budget_cases())
+def test_property_when_the_selection_fits_the_request_as_built_is_within_the_total(case):
+    records, allowed, budget = case
+    setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000, answer_allowance=budget.output_reserve)
+    r = run_turn("What torque do the gland nuts need?", records, setup, Plain())
+    events(turn_budget_labels(r))
+    if r.selection.selected_ids:  # the selection says these fit: then the request as built does
+        assert r.outcome is not TurnOutcome.TOO_LARGE and r.request is not None
+    else:  # too large only when the request without any document is already over the total
+        assert r.outcome is not TurnOutcome.TOO_LARGE or "over the budget's total" in r.notice
+    if r.request is not None:
+        assert r.request.tokens + budget.output_reserve <= budget.total
+        assert r.selection.used <= r.selection.allowance <= budget.evidence
+
+
+def test_the_action_request_counts_the_tool_definitions_it_sends():
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    bare = run_turn("What torque?", WORLD, _setup(tools=()), Desk(), action=_book())
+    tools_line = next(line for line in r.action_request.text.splitlines() if line.startswith("Tools: "))
+    assert r.action_request.tokens == count_tokens(r.action_request.text)
+    # about 275 tokens on every action call, now inside the count the ceiling check uses
+    assert 250 < r.action_request.tokens - bare.action_request.tokens <= count_tokens("\n" + tools_line)

@@ -31,9 +31,12 @@ __all__ = [
     "INSPECTION_TOOL",
     "MAX_MINUTES",
     "MIN_MINUTES",
+    "SHAPES",
+    "STRICT_REFUSES",
     "TOOL_NAME",
     "FieldError",
     "Problem",
+    "inspection_tool",
     "validate_inspection",
 ]
 
@@ -54,34 +57,108 @@ _DESCRIPTION = (
     "and choose a new one only for a genuinely new inspection."
 )
 
-#: The tool definition in the shape model APIs take (name, description, JSON Schema input).
-INSPECTION_TOOL: dict[str, Any] = {
-    "name": TOOL_NAME,
-    "description": _DESCRIPTION,
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "asset_id": {
-                "type": "string",
-                "minLength": 1,
-                "description": "The asset to inspect, exactly as the asset register writes it, e.g. 'P-2'.",
+
+class _ReadOnlyDict(dict):
+    """A dict that refuses to change: botie's own definition is shared, so nobody may edit it in place.
+
+    Still a dict, so ``json.dumps`` and ``==`` work as on the plain definition."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("INSPECTION_TOOL is read-only; inspection_tool() gives you a fresh copy to change")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+    __ior__ = _refuse  # type: ignore[assignment]
+
+
+class _ReadOnlyList(list):
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("INSPECTION_TOOL is read-only; inspection_tool() gives you a fresh copy to change")
+
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _ReadOnlyDict({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return _ReadOnlyList(_frozen(v) for v in value)
+    return value
+
+
+def _thawed(value: Any) -> Any:
+    """A plain, independent copy: changing it never reaches the shared definition."""
+    if isinstance(value, dict):
+        return {k: _thawed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_thawed(v) for v in value]
+    return value
+
+
+#: The tool definition in the shape Anthropic's API takes (name, description, JSON Schema input). Read-only:
+#: :func:`inspection_tool` gives a fresh copy, in this shape or OpenAI's.
+INSPECTION_TOOL: dict[str, Any] = _frozen(
+    {
+        "name": TOOL_NAME,
+        "description": _DESCRIPTION,
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "asset_id": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The asset to inspect, exactly as the asset register writes it, e.g. 'P-2'.",
+                },
+                "duration_minutes": {
+                    "type": "integer",
+                    "minimum": MIN_MINUTES,
+                    "maximum": MAX_MINUTES,
+                    "description": f"Length of the visit in whole minutes ({MIN_MINUTES}-{MAX_MINUTES}).",
+                },
+                "request_id": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "Idempotency key for this booking; identical on every retry.",
+                },
             },
-            "duration_minutes": {
-                "type": "integer",
-                "minimum": MIN_MINUTES,
-                "maximum": MAX_MINUTES,
-                "description": f"Length of the visit in whole minutes ({MIN_MINUTES}-{MAX_MINUTES}).",
-            },
-            "request_id": {
-                "type": "string",
-                "minLength": 1,
-                "description": "Idempotency key for this booking; identical on every retry.",
-            },
+            "required": list(FIELDS),
+            "additionalProperties": False,
         },
-        "required": list(FIELDS),
-        "additionalProperties": False,
-    },
-}
+    }
+)
+
+#: Schema keywords that Anthropic's and OpenAI's strict modes refuse. Dropping them loses nothing:
+#: :func:`validate_inspection` checks every proposal again, bounds included.
+STRICT_REFUSES = ("minLength", "maxLength", "minimum", "maximum", "pattern", "format")
+
+SHAPES = ("anthropic", "openai", "responses")
+
+
+def _strict_schema(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strict_schema(v) for k, v in schema.items() if k not in STRICT_REFUSES}
+    return schema
+
+
+def inspection_tool(shape: str = "anthropic", *, strict: bool = False) -> dict[str, Any]:
+    """A fresh copy of the tool definition in one API's shape; yours to change.
+
+    ``shape``: ``"anthropic"`` (Messages API: ``name``, ``description``,
+    ``input_schema``), ``"openai"`` (Chat Completions: ``{"type": "function",
+    "function": {..., "parameters"}}``) or ``"responses"`` (OpenAI Responses:
+    the function's fields at the top level). ``strict=True`` marks it strict
+    and drops :data:`STRICT_REFUSES` from the schema.
+    """
+    if shape not in SHAPES:
+        raise ValueError(f"shape must be one of {', '.join(SHAPES)}; got {shape!r}")
+    schema = _thawed(INSPECTION_TOOL["input_schema"])
+    if strict:
+        schema = _strict_schema(schema)
+    if shape == "anthropic":
+        tool = {"name": TOOL_NAME, "description": _DESCRIPTION, "input_schema": schema}
+        return {**tool, "strict": True} if strict else tool
+    function = {"name": TOOL_NAME, "description": _DESCRIPTION, "parameters": schema, "strict": strict}
+    return {"type": "function", "function": function} if shape == "openai" else {"type": "function", **function}
 
 
 class Problem(ShortName):

@@ -21,8 +21,11 @@ class Budget:
 
     ``input_reserve`` covers everything that is not evidence (instructions, the
     question, tool schemas, conversation); ``output_reserve`` the reply. What
-    remains is :attr:`evidence`. Reserves larger than the total are an error,
-    never a silent zero: a request that cannot fit should not claim it does.
+    remains is :attr:`evidence`. The markup around each document (its
+    ``<document id=... version=...>`` tags) is sent with it, so it is evidence
+    too: count each document as rendered, not by its text alone. Reserves
+    larger than the total are an error, never a silent zero: a request that
+    cannot fit should not claim it does.
     """
 
     total: int
@@ -45,6 +48,17 @@ class Budget:
     def evidence(self) -> int:
         """Tokens left for evidence: total minus both reserves."""
         return self.total - self.input_reserve - self.output_reserve
+
+    def evidence_after(self, fixed: int) -> int:
+        """Tokens left for documents once ``fixed`` tokens (the request without documents, as counted) are sent.
+
+        The reserve is a guess made in advance; ``fixed`` is the count. When the
+        count is larger, the documents get less, so the request as built stays
+        within :attr:`total` with the output reserve kept; when it is smaller,
+        they still get no more than :attr:`evidence`.
+        """
+        _need_tokens(fixed, "fixed")
+        return max(0, min(self.evidence, self.total - self.output_reserve - fixed))
 
     def explain(self) -> str:
         """The arithmetic, as a learner would write it."""

@@ -19,23 +19,32 @@ orders.
 
 from __future__ import annotations
 
+import copy
+import json
 import re
 import secrets
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from botie._checks import ceiling_tokens
+from botie._enum import ShortName
 from botie.context.records import Record, version_hash
 from botie.context.routing import ALERT_FRACTION, alert_threshold
-from botie.context.tokens import count_tokens
+from botie.context.tokens import Counter, count_tokens
 from botie.errors import BudgetError, EvidenceError, RecordError, RequestTooLargeError
 
 __all__ = [
     "DEFAULT_INSTRUCTIONS",
     "EvidenceDocument",
+    "Message",
     "ModelRequest",
+    "RequestKind",
+    "as_messages",
     "build_request",
+    "document_element",
+    "document_tokens",
     "document_version",
     "escape_attribute",
     "escape_text",
@@ -43,6 +52,7 @@ __all__ = [
     "parse_evidence",
     "region_closed_early",
     "render_evidence",
+    "request_text",
     "unescape",
 ]
 
@@ -84,6 +94,20 @@ def _open_tag(record: Record) -> str:
     return f"<document {inside}>"
 
 
+def document_element(record: Record) -> str:
+    """One record as it is sent: its ``<document ...>`` tags around its escaped text, with the line break after."""
+    return f"{_open_tag(record)}\n{escape_text(record.text)}\n</document>\n"
+
+
+def document_tokens(record: Record, encoding: Counter = "cl100k_base") -> int:
+    """What one record costs in a request: its element, markup and all (about 28 tokens above its text).
+
+    Elements meet at a line break followed by ``<``, where no token spans the
+    join, so a region costs the tokens of its empty frame plus the sum of these.
+    """
+    return count_tokens(document_element(record), encoding)
+
+
 def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> str:
     """One ``<evidence>`` region holding one ``<document id=... version=...>`` per record.
 
@@ -110,7 +134,7 @@ def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> s
         if r.id in seen:
             raise RecordError(f"record {r.id}: appears twice in the evidence", field="id", record=r.id)
         seen.add(r.id)
-        parts.append(f"{_open_tag(r)}\n{escape_text(r.text)}\n</document>\n")
+        parts.append(document_element(r))
     parts.append(f"</{tag}>")
     return "".join(parts)
 
@@ -201,9 +225,30 @@ DEFAULT_INSTRUCTIONS = (
 )
 
 
+class RequestKind(ShortName):
+    """Which request a model is answering: a question over documents, or a request for an action."""
+
+    ANSWER = "answer"  # instructions, evidence, earlier turns and the question; no tools
+    ACTION = "action"  # the technician's message, trusted facts and the tools on offer; no documents
+
+
+class Message(NamedTuple):
+    """One earlier turn of the conversation: who said it (``user`` or ``assistant``) and what."""
+
+    role: str
+    text: str
+
+
 @dataclass(frozen=True)
 class ModelRequest:
-    """A serialised request, its exact token count, and how close it runs to the ceiling.
+    """A request as data and as the text botie counts, with how close it runs to the ceiling.
+
+    The parts are what an adapter sends in its own API's shape: ``instructions``
+    (a system prompt), ``documents`` (one block each), ``history`` (earlier
+    turns with roles), ``question``, ``tools`` (definitions as plain dicts),
+    ``answer_allowance`` (the output limit) and ``kind``. ``text`` is the same
+    request written out as one string, the way the lessons show it; ``tokens``
+    is the count of that text, and every budget and ceiling check uses it.
 
     ``ratio`` counts the request *and* the room kept for the answer, because
     both draw on the one ceiling. ``alert`` is raised at ``alert_fraction`` of
@@ -219,6 +264,12 @@ class ModelRequest:
     evidence: str  # the region inside text, as rendered: what citations are checked against
     alert_fraction: float
     alert_at: int
+    instructions: str = ""
+    documents: tuple[EvidenceDocument, ...] = ()
+    history: tuple[Message, ...] = ()
+    question: str = ""
+    tools: tuple[Mapping[str, Any], ...] = ()
+    kind: RequestKind = RequestKind.ANSWER
 
     @property
     def load(self) -> int:
@@ -233,12 +284,71 @@ class ModelRequest:
     def alert(self) -> bool:
         return self.load >= self.alert_at
 
+    def __str__(self) -> str:
+        return self.text
+
+    def __contains__(self, part: object) -> bool:
+        """``"phrase" in request`` looks in its text, as it did when a model was handed the text alone."""
+        return isinstance(part, str) and part in self.text
+
     def report(self) -> str:
         flag = "ALERT" if self.alert else "ok"
         return (
             f"{flag}: request {self.tokens:,} + answer {self.answer_allowance:,} = {self.load:,} tokens, "
             f"{self.ratio:.1%} of the {self.ceiling:,} ceiling (alert at {self.alert_fraction:.0%})"
         )
+
+
+def as_messages(history: Iterable[tuple[str, str] | Message]) -> tuple[Message, ...]:
+    """Earlier turns as messages: a Message stays one, a (question, answer) pair becomes two."""
+    out: list[Message] = []
+    for item in history:
+        if isinstance(item, Message):
+            if item.role not in ("user", "assistant") or not isinstance(item.text, str):
+                raise RecordError(f"a message is a user or assistant role and a str, got {item!r:.80}", field="history")
+            out.append(item)
+        else:
+            asked, answered = item
+            out += [Message("user", asked), Message("assistant", answered)]
+    return tuple(out)
+
+
+def _tools_text(tools: Sequence[Mapping[str, Any]]) -> str:
+    return "Tools: " + json.dumps([dict(t) for t in tools], ensure_ascii=False, sort_keys=True)
+
+
+def request_text(
+    instructions: str,
+    region: str,
+    history: Sequence[Message],
+    question: str,
+    tools: Sequence[Mapping[str, Any]] = (),
+) -> str:
+    """The request written out as one text: instructions (then the tools, if any), the evidence region,
+    the earlier turns, the question. This is what botie counts and what the lessons print."""
+    head = instructions.rstrip("\n")
+    if tools:
+        head += "\n" + _tools_text(tools)
+    parts = [head, region]
+    for m in history:  # a user message opens a new block; the reply joins it, as "User: ...\nAssistant: ..."
+        line = f"{m.role.capitalize()}: {m.text}"
+        if m.role == "user" or len(parts) == 2:
+            parts.append(line)
+        else:
+            parts[-1] += "\n" + line
+    parts.append(f"Question: {question}")
+    return "\n\n".join(parts)
+
+
+def _need_inputs(question: Any, instructions: Any, answer_allowance: Any) -> None:
+    if type(answer_allowance) is not int or answer_allowance < 0:
+        raise BudgetError(
+            f"answer_allowance must be a whole number of tokens (an int >= 0), got {answer_allowance!r}",
+            field="answer_allowance",
+        )
+    for name, value in (("question", question), ("instructions", instructions)):
+        if not isinstance(value, str):
+            raise RecordError(f"{name} must be a str, got {value!r:.80}", field=name)
 
 
 def build_request(
@@ -248,46 +358,43 @@ def build_request(
     ceiling: int,
     answer_allowance: int = 0,
     instructions: str = DEFAULT_INSTRUCTIONS,
-    history: Iterable[tuple[str, str]] = (),
-    encoding: str = "cl100k_base",
+    history: Iterable[tuple[str, str] | Message] = (),
+    encoding: Counter = "cl100k_base",
     alert_fraction: float = ALERT_FRACTION,
+    tools: Sequence[Mapping[str, Any]] = (),
+    kind: RequestKind | str = RequestKind.ANSWER,
 ) -> ModelRequest:
-    """Serialise instructions, evidence, earlier turns and the question into one request, and count it.
+    """Assemble instructions, evidence, earlier turns, the question and the tools into one request; count it.
 
-    Order: the instructions first (above the region, where only our text is),
-    then the evidence region, then the conversation so far, then the question.
-    The count is taken on the final text, not estimated from the parts.
+    Order of the text: the instructions first (above the region, where only
+    our text is), the tool definitions, the evidence region, the conversation
+    so far, then the question. The count is taken on the final text, markup and
+    all, not estimated from the parts. ``encoding`` is an encoding name or a
+    counter of your own (see :func:`botie.context.tokens.count_tokens`).
 
     A request whose tokens plus ``answer_allowance`` exceed ``ceiling``
     raises :class:`RequestTooLargeError`. Nothing is ever cut to make it fit:
     route or select first (:func:`botie.plan_context`).
     """
     ceiling = ceiling_tokens(ceiling)
-    if type(answer_allowance) is not int or answer_allowance < 0:
-        raise BudgetError(
-            f"answer_allowance must be a whole number of tokens (an int >= 0), got {answer_allowance!r}",
-            field="answer_allowance",
-        )
-    for name, value in (("question", question), ("instructions", instructions)):
-        if not isinstance(value, str):
-            raise RecordError(f"{name} must be a str, got {value!r:.80}", field=name)
-    records = tuple(records)
+    _need_inputs(question, instructions, answer_allowance)
+    records, messages = tuple(records), as_messages(history)
+    tools = tuple(MappingProxyType(copy.deepcopy(dict(t))) for t in tools)
     region = render_evidence(records)
-    parts = [instructions.rstrip("\n"), region]
-    for asked, answered in history:
-        parts.append(f"User: {asked}\nAssistant: {answered}")
-    parts.append(f"Question: {question}")
-    text = "\n\n".join(parts)
+    text = request_text(instructions, region, messages, question, tools)
     tokens = count_tokens(text, encoding)
-    request = ModelRequest(
-        text,
-        tokens,
-        answer_allowance,
-        ceiling,
-        tuple(r.id for r in records),
-        region,
-        alert_fraction,
-        alert_threshold(ceiling, alert_fraction),
+    documents = tuple(EvidenceDocument(r.id, document_version(r), r.text, r.trust) for r in records)
+    ids = tuple(r.id for r in records)
+    threshold = alert_threshold(ceiling, alert_fraction)
+    request = ModelRequest(text, tokens, answer_allowance, ceiling, ids, region, alert_fraction, threshold)
+    request = replace(
+        request,
+        instructions=instructions,
+        documents=documents,
+        history=messages,
+        question=question,
+        tools=tools,
+        kind=RequestKind(kind),
     )
     if request.load > ceiling:
         raise RequestTooLargeError(

@@ -13,7 +13,7 @@ and never loads a tokenizer.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # pragma: no cover - typing only; tiktoken loads on first use
 
 __all__ = [
     "OFFLINE_ENCODINGS",
+    "Counter",
     "Density",
     "TokenCache",
     "compare_density",
@@ -32,7 +33,11 @@ __all__ = [
     "count_tokens",
     "density",
     "get_encoding",
+    "token_counter",
 ]
+
+#: What counts tokens: the name of an offline encoding, or any callable from text to a whole number.
+Counter = str | Callable[[str], int]
 
 #: The encodings we can count with offline, and the bundled copy each name reads.
 OFFLINE_ENCODINGS: Mapping[str, str] = {
@@ -67,19 +72,44 @@ def _need_str(text: Any) -> None:
         raise TokenizerError(f"text must be a str to be counted, got {type(text).__name__} {text!r:.60}", field="text")
 
 
-def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
+def count_tokens(text: str, encoding: Counter = "cl100k_base") -> int:
     """How many tokens ``text`` costs under ``encoding`` (default ``cl100k_base``, offline).
+
+    ``encoding`` is an offline encoding's name, or a callable of your own
+    (a provider's tokenizer, say) that returns a whole number; what it returns
+    is checked, so a counter that answers ``None`` or ``-1`` fails loudly
+    instead of passing for an empty request.
 
     Special-token strings such as ``<|endoftext|>`` inside a document are
     counted as the ordinary text they are: a document cannot smuggle in a
     control token, and counting never fails on what a user pasted.
 
-    This is exactly ``len(encode_ordinary(text))``, with nothing in between,
-    so it costs what tiktoken costs. Use :class:`TokenCache` to skip recounting
-    documents that have not changed.
+    With a name, this is exactly ``len(encode_ordinary(text))``, with nothing
+    in between, so it costs what tiktoken costs. Use :class:`TokenCache` to skip
+    recounting documents that have not changed.
     """
     _need_str(text)
+    if callable(encoding):
+        return _checked(encoding, text)
     return len(get_encoding(encoding).encode_ordinary(text))
+
+
+def _checked(counter: Callable[[str], int], text: str) -> int:
+    n = counter(text)
+    if type(n) is not int or n < 0:
+        name = getattr(counter, "__name__", type(counter).__name__)
+        raise TokenizerError(f"the counter {name} must return an int >= 0, got {n!r:.60}", field="counter")
+    return n
+
+
+def token_counter(counter: Counter = "cl100k_base") -> Callable[[str], int]:
+    """A function from text to tokens: an offline encoding by name, or your own callable, checked.
+
+    An unknown name fails here, when the counter is chosen, not at the first count.
+    """
+    if not callable(counter):
+        get_encoding(counter)
+    return lambda text: count_tokens(text, counter)
 
 
 def content_hash(text: str) -> str:

@@ -14,7 +14,9 @@ from typing import Any
 import ipywidgets as widgets
 
 from botie.actions.decision import Approval
+from botie.context.budget import Budget
 from botie.context.records import Record
+from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.content.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
@@ -29,6 +31,11 @@ _OUTCOME_WORD = {
     "withheld": "failed",
     "stopped": "failed",
     "too_large": "failed",
+    "malformed": "failed",
+    "model_refused": "refuse",
+    "truncated": "failed",
+    "empty": "failed",
+    "no_answer": "refuse",
 }
 _STATUS_WORD = {"passed": "passed", "failed": "failed", "skipped": "not_reached"}
 
@@ -51,7 +58,7 @@ class TurnPanel(Panel):
     ) -> None:
         super().__init__()
         self.scenario, self.model, self.message, self.payload = scenario, model, message, dict(payload)
-        self.setup = setup or TurnSetup.from_scenario(scenario)
+        self.setup = setup or TurnSetup.from_scenario(scenario, budget=BUDGET)
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
         self.question = control(
@@ -64,7 +71,7 @@ class TurnPanel(Panel):
             "question",
         )
         self.budget = control(
-            widgets.IntSlider(scenario.budget.evidence, min=0, max=600, description="evidence budget (tokens)"),
+            widgets.IntSlider(_evidence(self.setup.budget), min=0, max=800, description="evidence budget (tokens)"),
             "budget",
         )
         assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
@@ -137,7 +144,7 @@ class TurnPanel(Panel):
         if self.planted.value:
             candidates.append(self.planted_docs[self.planted.value])
         allowed = tuple(a for a, box in self.assets.items() if box.value)
-        setup = self.setup.with_(budget=self.budget.value, allowed_assets=allowed)
+        setup = self.setup.with_(budget=_with_evidence(self.setup.budget, self.budget.value), allowed_assets=allowed)
         model = self.model.with_(gullible=self.model_kind.value == "gullible")
         action = None
         if self.ask.value:
@@ -203,3 +210,14 @@ def turn_panel(
 def _count(documents: int | None) -> str:
     """A stage's documents in play, or blank where the count does not apply (the answer and citation stages)."""
     return "" if documents is None else str(documents)
+
+
+def _evidence(budget: Budget | int) -> int:
+    return budget.evidence if isinstance(budget, Budget) else budget
+
+
+def _with_evidence(budget: Budget | int, evidence: int) -> Budget | int:
+    """The slider sets the evidence; the reserves stay, so the request is still checked against a total."""
+    if not isinstance(budget, Budget):
+        return evidence
+    return Budget(evidence + budget.input_reserve + budget.output_reserve, budget.input_reserve, budget.output_reserve)

@@ -309,3 +309,61 @@ def test_any_mapping_is_read_as_an_object_not_only_a_dict():
     assert validate_inspection(MappingProxyType(_proposal())) == ()
     (error,) = validate_inspection(MappingProxyType(_proposal(admin=True)))
     assert (error.field, error.problem) == ("admin", Problem.UNEXPECTED)
+
+
+# --- fresh definitions in each API's shape ------------------------------------------------------------
+
+from botie.actions.tool import STRICT_REFUSES, inspection_tool  # noqa: E402
+
+
+def test_the_shared_definition_refuses_every_change_in_place():
+    schema = INSPECTION_TOOL["input_schema"]
+    for attempt in (
+        lambda: INSPECTION_TOOL.__setitem__("name", "x"),
+        lambda: INSPECTION_TOOL.pop("description"),
+        lambda: schema["properties"]["asset_id"].update(minLength=0),
+        lambda: schema["required"].append("admin"),
+        lambda: schema["required"].__setitem__(0, "admin"),
+    ):
+        with pytest.raises(TypeError, match="read-only"):
+            attempt()
+    assert schema["required"] == ["asset_id", "duration_minutes", "request_id"]
+
+
+def test_a_conversion_changed_in_place_leaves_the_shared_definition_alone():
+    for shape in ("anthropic", "openai", "responses"):
+        for strict in (False, True):
+            tool = inspection_tool(shape, strict=strict)
+            params = tool.get("input_schema") or tool.get("parameters") or tool["function"]["parameters"]
+            params["properties"]["asset_id"]["type"] = "integer"
+            params["required"].append("admin")
+    assert INSPECTION_TOOL["input_schema"]["properties"]["asset_id"]["type"] == "string"
+    assert inspection_tool()["input_schema"]["required"] == ["asset_id", "duration_minutes", "request_id"]
+
+
+def test_each_shape_has_the_fields_its_api_reads():
+    anthropic, chat, responses = (inspection_tool(s) for s in ("anthropic", "openai", "responses"))
+    assert sorted(anthropic) == ["description", "input_schema", "name"]
+    assert sorted(chat) == ["function", "type"] and chat["type"] == "function"
+    assert sorted(chat["function"]) == ["description", "name", "parameters", "strict"]
+    assert sorted(responses) == ["description", "name", "parameters", "strict", "type"]
+    assert chat["function"]["parameters"] == responses["parameters"] == dict(INSPECTION_TOOL["input_schema"])
+    assert chat["function"]["strict"] is False and responses["strict"] is False
+
+
+def test_the_strict_variant_drops_exactly_the_bounds_strict_mode_refuses_and_says_strict():
+    text = json.dumps(inspection_tool("openai", strict=True))
+    assert not any(f'"{k}"' in text for k in STRICT_REFUSES)
+    strict = inspection_tool("responses", strict=True)
+    assert strict["strict"] is True and strict["parameters"]["additionalProperties"] is False
+    assert strict["parameters"]["properties"]["duration_minutes"] == {
+        "type": "integer",
+        "description": "Length of the visit in whole minutes (1-60).",
+    }
+    assert inspection_tool("anthropic", strict=True)["strict"] is True
+    assert '"minimum": 1' in json.dumps(INSPECTION_TOOL)  # the shared one keeps its bounds
+
+
+def test_an_unknown_shape_is_refused_by_name():
+    with pytest.raises(ValueError, match="anthropic, openai, responses"):
+        inspection_tool("gemini")

@@ -368,3 +368,64 @@ def test_a_refused_request_says_by_how_much_it_is_over(torque_evidence):
         f"the request needs {tokens:,} tokens plus 0 for the answer ({tokens:,}), over the {tokens - 1:,}-token "
         "ceiling by 1; nothing was cut: select or retrieve fewer documents first"
     )
+
+
+# --- the request as data ----------------------------------------------------------------------------
+
+from botie.context.evidence import Message, RequestKind  # noqa: E402
+
+
+def test_the_request_carries_its_parts_as_data_beside_the_text():
+    doc = Record("m-1", "P-2", "Torque: 18 N·m & no more.", 9, version="rev 4", trust="approved")
+    tool = {"name": "t", "description": "d", "input_schema": {"type": "object", "required": ["a"]}}
+    request = build_request(
+        "And for M12?",
+        [doc],
+        ceiling=4000,
+        answer_allowance=99,
+        instructions="Be brief.",
+        history=[("What torque?", "18 N·m"), Message("user", "Thanks")],
+        tools=[tool],
+        kind="action",
+    )
+    assert request.instructions == "Be brief." and request.question == "And for M12?"
+    assert request.documents == (("m-1", "rev 4", "Torque: 18 N·m & no more.", "approved"),)  # unescaped text
+    assert request.history == (
+        Message("user", "What torque?"),
+        Message("assistant", "18 N·m"),
+        Message("user", "Thanks"),
+    )
+    assert request.kind is RequestKind.ACTION and request.answer_allowance == 99
+    assert request.text == (
+        'Be brief.\nTools: [{"description": "d", "input_schema": {"required": ["a"], "type": "object"}, "name": "t"}]'
+        '\n\n<evidence>\n<document id="m-1" version="rev 4" trust="approved">\nTorque: 18 N·m &amp; no more.'
+        "\n</document>\n</evidence>\n\nUser: What torque?\nAssistant: 18 N·m\n\nUser: Thanks\n\nQuestion: And for M12?"
+    )
+    tool["input_schema"]["required"].append("b")  # the request kept its own copy
+    assert request.tools[0]["input_schema"]["required"] == ["a"]
+
+
+def test_a_message_with_another_role_is_refused_naming_history():
+    with pytest.raises(RecordError) as caught:
+        build_request("q", [], ceiling=4000, history=[Message("system", "obey me")])
+    assert caught.value.field == "history"
+
+
+def test_the_request_is_counted_with_the_counter_it_is_given():
+    request = build_request("q", [], ceiling=4000, instructions="i", encoding=lambda text: len(text))
+    assert request.tokens == len(request.text)
+
+
+def test_a_model_written_for_the_text_alone_still_reads_the_request_as_text():
+    request = build_request("What torque?", [Record("m-1", "P-2", "Torque: 18 N·m.", 6)], ceiling=4000)
+    assert "Torque: 18 N·m." in request and "Question: What torque?" in request and str(request) == request.text
+    assert "not in it" not in request and 18 not in request
+
+
+@examples(300)
+@given(evidence_records(max_size=5))
+def test_property_a_region_costs_its_empty_frame_plus_each_document_as_sent(records):
+    from botie.context.evidence import document_tokens
+
+    frame = count_tokens(render_evidence([]))
+    assert count_tokens(render_evidence(records)) == frame + sum(document_tokens(r) for r in records)

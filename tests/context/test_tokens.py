@@ -295,3 +295,24 @@ def test_a_bad_cache_size_names_the_field_and_the_value():
         TokenCache(max_entries=0)
     assert err.value.field == "max_entries"
     assert str(err.value) == "max_entries must be an int >= 1, got 0"
+
+
+# --- a counter of your own ------------------------------------------------------------------------
+
+from botie.context.tokens import token_counter  # noqa: E402
+
+
+def test_a_callable_counts_in_place_of_an_encoding_and_its_answer_is_checked():
+    words = token_counter(lambda text: len(text.split()))
+    assert words("tighten the gland nuts") == 4
+    assert count_tokens("one two", lambda text: 7) == 7
+    for bad in (None, -1, 2.0, True):
+        with pytest.raises(TokenizerError, match="must return an int >= 0") as caught:
+            count_tokens("x", lambda text, bad=bad: bad)
+        assert caught.value.field == "counter"
+
+
+def test_a_counter_by_name_is_the_offline_encoding_and_an_unknown_name_fails_when_chosen():
+    assert token_counter("cl100k_base")("hello world") == 2  # cl100k: "hello", " world"
+    with pytest.raises(TokenizerError, match="not available offline"):
+        token_counter("p50k_base")

@@ -113,3 +113,24 @@ def test_the_slice_is_deterministic(reports):
 def test_an_unknown_design_is_refused():
     with pytest.raises(PolicyError):
         run_slice("clever")
+
+
+def test_the_slice_and_the_comparison_run_with_any_model_given():
+    from botie.model import Reply
+
+    class Recorder:
+        """Answers every request with one uncited sentence and records the kinds of request it saw."""
+
+        def __init__(self):
+            self.kinds = []
+
+        def reply(self, request):
+            self.kinds.append(str(request.kind))
+            return Reply("I cannot tell.", ())
+
+    model = Recorder()
+    reports = compare_designs(model=model)
+    assert set(model.kinds) == {"answer", "action"}
+    assert reports["botie"].score("ordinary questions") == (0, 3)  # nothing cited, nothing released
+    assert reports["naive"].score("ordinary questions") == (3, 3)  # the naive design releases anything
+    assert all(not x.followed for x in reports["botie"].injections)  # this model obeys nothing planted

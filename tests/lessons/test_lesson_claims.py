@@ -13,6 +13,7 @@ from botie import Record, select
 from botie.context.provenance import select_evidence
 from botie.context.provenance.outcomes import EvidenceStatus
 from botie.lessons import fixture_path, load_scene
+from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
@@ -102,7 +103,7 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
         (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),),
     )
     candidates = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150)
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=BUDGET)
     turn = run_turn(
         torque.question, candidates, setup, model.with_(answers={torque.question: plain}), needed=torque.answered_by
     )
@@ -273,7 +274,10 @@ def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
 
     scenario = load_evidence_scenario()
     turn = run_turn(
-        scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), load_scripted_model()
+        scenario.questions[0].question,
+        scenario.candidates(0),
+        TurnSetup.from_scenario(scenario, budget=BUDGET),
+        load_scripted_model(),
     )
     stages = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
     assert [len(turn.stage(s).ids) for s in stages] == [16, 15, 11, 8, 7]
@@ -451,3 +455,87 @@ def test_another_technicians_reminder_and_a_k7_value_are_hidden_from_tech_ana_an
     carried = carry_forward(entries, now=at, reader="tech-ana", allowed_assets=["P-2", "P-3"])
     assert [o.status for o in carried.outcomes] == [MemoryStatus.HIDDEN, MemoryStatus.HIDDEN]
     assert "supplier" not in carried.explain() and "4.2" not in carried.explain()
+
+
+# --- lesson 05: a structured request, counting what is sent, and your own model -------------------------------
+
+
+def test_lesson_05_the_pack_is_243_tokens_of_text_423_as_sent_and_the_request_559_plus_150_against_600():
+    from botie import Budget
+    from botie.context.evidence import document_tokens
+
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(800, 200, 150))
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+    pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]
+    text_only, as_sent = sum(r.cost for r in pack), sum(document_tokens(r) for r in pack)
+    assert (len(pack), text_only, as_sent, round((as_sent - text_only) / len(pack))) == (7, 243, 423, 26)
+    assert turn.request.tokens == 559 and 559 + 150 == 709 > scenario.budget.total == 600
+    assert scenario.budget.evidence == 250 and text_only <= 250  # on text alone the pack "fits"
+    small = run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(budget=scenario.budget), model)
+    assert len(small.context_ids) == 3 and small.outcome is TurnOutcome.WITHHELD
+
+
+def test_lesson_05_a_model_is_handed_the_request_as_data_and_replies_with_tool_calls_with_ids_and_a_stop_reason():
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    seen = []
+
+    class Watching:
+        def reply(self, request):
+            seen.append(request)
+            return model.reply(request)
+
+    from botie.actions.decision import Approval
+    from botie.turn import ActionRequest
+
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    action = ActionRequest("Please book a 20-minute inspection of P-2 (request r7).", Approval("tech-ana", payload))
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, Watching(), action=action)
+    asked, acted = seen
+    assert (str(asked.kind), str(acted.kind)) == ("answer", "action")
+    assert asked.instructions and asked.documents and asked.question and asked.answer_allowance == 150
+    assert acted.documents == () and [t["name"] for t in acted.tools] == ["propose_inspection"]
+    assert turn.proposal.id == "call-1" and str(model.reply(acted).stop_reason) == "tool_use"
+    assert str(turn.reply.stop_reason) == "end_turn"
+
+
+def test_lesson_05_the_whole_anthropic_adapter_is_33_lines():
+    import inspect
+
+    from botie.adapters import AnthropicModel
+
+    assert len(inspect.getsource(AnthropicModel).splitlines()) == 33
+
+
+def test_lesson_05_odd_replies_end_in_their_own_outcomes_and_none_raises():
+    from botie import Budget
+    from botie.model import Reply
+
+    scenario = load_evidence_scenario()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(800, 200, 150))
+    replies = {
+        "empty": Reply("", ()),
+        "model_refused": Reply("", (), stop_reason="refusal", refusal="I can't help with that."),
+        "truncated": Reply("Tighten the gland nuts to 18 N·m, except", (), stop_reason="max_tokens"),
+        "no_answer": Reply("The documents do not answer this.", ()),
+    }
+    for outcome, said in replies.items():
+        model = type("Says", (), {"reply": lambda self, request, said=said: said})()
+        result = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+        assert str(result.outcome) == outcome and result.answer is None and result.notice
+
+
+def test_lesson_05_a_counter_is_a_name_or_any_function_from_text_to_a_whole_number():
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    words = TurnSetup.from_scenario(scenario, budget=BUDGET, counter=lambda text: len(text.split()))
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), words, model)
+    assert turn.request.tokens == len(turn.request.text.split())
+
+
+def test_lesson_05_without_a_key_the_last_cell_sends_nothing_and_says_how_to_set_one():
+    from botie.lessons.content.own_model import HOW_TO, your_turn
+
+    called = []
+    assert your_turn(called.append, {}) == HOW_TO and called == []
+    assert "ANTHROPIC_API_KEY" in HOW_TO and "OPENAI_API_KEY" in HOW_TO

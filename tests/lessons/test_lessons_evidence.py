@@ -71,7 +71,7 @@ SEED_EXAMPLES = {
         "lost at permitted  (not authorised)",
         "lost at fit        (did not fit)",
         "lost at relevant   (below the relevance floor)",
-        "lost at citations  (fact not in the text)",
+        "lost at citations  (quote not verbatim)",
         "1.6x the ceiling             3      3/3      0/3",
         "injected instructions        5      4/5      0/5",
     ],

@@ -104,7 +104,7 @@ def test_proposals_are_read_only_and_compare_canonically():
 
 
 def test_a_reply_needs_request_text():
-    with pytest.raises(TypeError, match="request text"):
+    with pytest.raises(TypeError, match="a request or its text"):
         ScriptedModel().reply(42)
 
 

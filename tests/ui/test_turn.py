@@ -98,3 +98,10 @@ def test_the_table_counts_documents_in_play_only_on_document_stages(panel):
     assert "<td style='text-align:right'></td>" in answer_row
     fit_row = next(row for row in html.split("<tr>") if row.startswith("<td>fit</td>"))
     assert "<td style='text-align:right'></td>" not in fit_row
+
+
+def test_every_turn_outcome_has_a_badge_word_the_panel_can_show():
+    from botie.turn import TurnOutcome
+    from botie.ui.turn import _OUTCOME_WORD
+
+    assert set(_OUTCOME_WORD) == {str(o) for o in TurnOutcome}

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, decide
+from botie.context.budget import Budget
 from botie.context.conversation import Conversation
 from botie.context.evidence import build_request
 from botie.context.provenance import select_evidence
@@ -45,8 +46,9 @@ from botie.context.records import Record
 from botie.context.routing import Strategy, execute_plan, plan_context
 from botie.lessons.content.fixtures import fixture_path, load_records
 from botie.lessons.content.scenarios import EvidenceScenario, load_evidence_scenario, rescored
-from botie.lessons.content.scripted import ScriptedModel, load_scripted_model
-from botie.turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
+from botie.lessons.content.scripted import load_scripted_model
+from botie.model import Model
+from botie.turn import ActionRequest, TurnOutcome, TurnSetup, offered_tools, run_turn
 
 __all__ = [
     "DESIGNS",
@@ -62,6 +64,9 @@ __all__ = [
 
 DESIGNS = ("botie", "naive")
 CEILING = 900_000  # the document feature's ceiling for the 1.6x set (lesson 03)
+#: The turn's budget. Counted as sent, tags included, the pack that answers the torque question is 433 tokens
+#: and the whole request 569, plus 150 for the answer: the scenario's 600 total (sized on text alone) is too small.
+BUDGET = Budget(800, 200, 150)
 
 
 class SliceSet(ShortName):
@@ -134,8 +139,8 @@ class _Slice:
     scenario: EvidenceScenario
     data: Mapping[str, Any]
     planted: Mapping[str, Record]  # id -> the extra documents carrying planted instructions
-    careful: ScriptedModel
-    gullible: ScriptedModel
+    careful: Model
+    gullible: Model
     setup: TurnSetup
 
 
@@ -146,7 +151,8 @@ def _slice_data() -> _Slice:
     planted = {r.id: r for r in load_records(path)}
     careful = load_scripted_model(str(path))
     scenario = load_evidence_scenario()
-    return _Slice(scenario, data, planted, careful, careful.with_(gullible=True), TurnSetup.from_scenario(scenario))
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    return _Slice(scenario, data, planted, careful, careful.with_(gullible=True), setup)
 
 
 def _action(data: Mapping[str, Any], caller: str) -> ActionRequest:
@@ -173,7 +179,7 @@ def _naive_turn(
     question: str,
     candidates: Sequence[Record],
     setup: TurnSetup,
-    model: ScriptedModel,
+    model: Model,
     action: ActionRequest | None = None,
 ) -> _Seen:
     """No floor, no citation check, and one request that reads the documents and proposes the action."""
@@ -183,11 +189,14 @@ def _naive_turn(
     by_id = {r.id: r for r in candidates}
     records = [by_id[i] for i in selection.selected_ids]
     message = question if action is None else f"{question} {action.message}"
-    request = build_request(message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
-    reply = model.reply(request.text)
-    proposal = reply.proposal if action is not None else None
+    tools = offered_tools(setup) if action is not None else ()
+    request = build_request(
+        message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance, tools=tools
+    )
+    reply = model.reply(request)
+    proposal = getattr(reply, "proposal", None) if action is not None else None
     auth: tuple = ()
-    if proposal is not None and proposal.tool == "propose_inspection":
+    if proposal is not None and getattr(proposal, "tool", None) == "propose_inspection":
         auth = _authorisation(
             decide(
                 dict(proposal.arguments),
@@ -201,14 +210,15 @@ def _naive_turn(
         auth = ("run without any decision",)
     call = str(proposal) if proposal is not None else "none"
     key = proposal.key() if proposal is not None else None
-    return _Seen(reply.answer, False, request.document_ids, reply.obeyed, call, key, auth)
+    answer = getattr(reply, "answer", None)
+    return _Seen(answer, False, request.document_ids, getattr(reply, "obeyed", ()), call, key, auth)
 
 
 def _botie_turn(
     question: str,
     candidates: Sequence[Record],
     setup: TurnSetup,
-    model: ScriptedModel,
+    model: Model,
     action: ActionRequest | None = None,
 ) -> _Seen:
     r = run_turn(question, candidates, setup, model, action=action)
@@ -404,21 +414,28 @@ def _injected(design: str, s: _Slice) -> tuple[list[CaseResult], list[InjectionR
 # --- running and reporting ------------------------------------------------------------------
 
 
-def run_slice(design: str = "botie") -> SliceReport:
-    """Run every case of the slice (and the ordinary questions) under one design."""
+def run_slice(design: str = "botie", model: Model | None = None) -> SliceReport:
+    """Run every case of the slice (and the ordinary questions) under one design.
+
+    ``model`` is any :class:`~botie.model.Model` (an adapter for a real one, say);
+    by default the scripted model, careful for the questions and gullible for the
+    injected set. A model of your own answers every set as itself.
+    """
     if design not in DESIGNS:
         from botie.errors import PolicyError
 
         raise PolicyError(f"design must be one of {', '.join(DESIGNS)}; got {design!r}", field="design")
     s = _slice_data()
+    if model is not None:
+        s = replace(s, careful=model, gullible=model)
     injected, injections = _injected(design, s)
     cases = [*_ordinary(design, s), *_oversized(design, s), *_edited(design, s), *_absent(design, s), *injected]
     return SliceReport(design, tuple(cases), tuple(injections))
 
 
-def compare_designs(designs: Iterable[str] = DESIGNS) -> dict[str, SliceReport]:
-    """The slice under each design, by name."""
-    return {d: run_slice(d) for d in designs}
+def compare_designs(designs: Iterable[str] = DESIGNS, model: Model | None = None) -> dict[str, SliceReport]:
+    """The slice under each design, by name, with one model (the scripted pair by default)."""
+    return {d: run_slice(d, model) for d in designs}
 
 
 def scores_table(reports: Mapping[str, SliceReport]) -> str:

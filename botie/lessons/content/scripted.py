@@ -1,6 +1,6 @@
 """A scripted stand-in for a language model: canned replies, chosen by reading the request text.
 
-The workshop never calls a real model (no network, no key). Where a lesson
+The workshop runs offline by default (no network, no key). Where a lesson
 needs an answer, :class:`ScriptedModel` looks at the request it is handed and
 returns a reply written in advance: an answer, the citations it offers for
 it, and sometimes a proposed tool call. Same request in, same reply out.
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from botie.model import Reply, ToolProposal
+from botie.model import Reply, StopReason, ToolProposal, with_id
 
 __all__ = [
     "ActionScript",
@@ -154,11 +154,17 @@ class ScriptedModel:
         return tuple(t for t in self.tricks if t.trigger in orders)
 
     def reply(self, request: Any) -> Reply:
-        """Read a request (its text, or anything with ``.text``) and return the scripted reply."""
+        """Read a request and return the scripted reply.
+
+        ``request`` is a :class:`~botie.context.evidence.ModelRequest` (the user's
+        message is its ``question``; planted instructions are looked for in its
+        text, the way a model reads it) or, for a quick try, the request's text alone.
+        """
         text = request if isinstance(request, str) else getattr(request, "text", None)
         if not isinstance(text, str):
-            raise TypeError(f"a scripted model reads request text, got {type(request).__name__}")
-        message = user_text(text)
+            raise TypeError(f"a scripted model reads a request or its text, got {type(request).__name__}")
+        question = getattr(request, "question", None)
+        message = question if isinstance(question, str) and question else user_text(text)
         script = next((s for key, s in self.answers.items() if key in message), None)
         action = next((a for key, a in self.actions.items() if key in message), None)
         if script is not None:
@@ -174,7 +180,10 @@ class ScriptedModel:
                 answer, citations = trick.answer, trick.citations
             if trick.proposal is not None:
                 proposal = trick.proposal
-        return Reply(answer, _as_citations(citations), proposal, tuple(t.name for t in tricks), scripted)
+        calls = (with_id(proposal, "call-1"),) if proposal is not None else ()
+        stop = StopReason.TOOL_USE if calls else StopReason.END_TURN
+        obeyed = tuple(t.name for t in tricks)
+        return Reply(answer, _as_citations(citations), None, obeyed, scripted, tool_calls=calls, stop_reason=stop)
 
 
 # --- the workshop's scripts ----------------------------------------------------------

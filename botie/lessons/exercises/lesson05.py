@@ -19,10 +19,11 @@ def _oracle_first_lost(needed_id, stages) -> str | None:
 
 
 def _trace(setup_changes: Mapping[str, Any] | None = None, drop: str | None = None) -> list[tuple[str, list[str]]]:
+    from botie.lessons.content.adversarial import BUDGET
     from botie.turn import Stage, TurnSetup, run_turn
 
     s = scenario()
-    setup = TurnSetup.from_scenario(s, **(setup_changes or {}))
+    setup = TurnSetup.from_scenario(s, **{"budget": BUDGET, **(setup_changes or {})})
     candidates = [r for r in s.candidates(0) if r.id != drop]
     from botie.lessons.content.scripted import ScriptedModel
 
