@@ -120,7 +120,7 @@ bench-class: $(CLASSROOM_STAMP)
 
 # The style checks CI runs before the tests: lint, formatting, types (mypy reads its paths and its
 # strict and looser parts from pyproject.toml). .pre-commit-config.yaml runs the same three commands;
-# tests/test_packaging.py fails if the two drift apart.
+# tests/test_lint.py fails if the two drift apart.
 LINT_PATHS := botie tests bench tools classroom noxfile.py
 
 lint: $(STAMP)
