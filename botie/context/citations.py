@@ -120,12 +120,12 @@ def _check_one(position: int, citation: Any, texts: Mapping[str, str]) -> Citati
     if cid not in texts:
         return fail(CitationProblem.UNKNOWN_ID, f"{cid} did not enter the context", cid)
     if quote not in texts[cid]:
-        missing = _missing_fact(quote, texts[cid])
+        absent = _missing_fact(quote, texts[cid])
         why = f"the quote {quote[:50]!r} does not appear verbatim in {cid}"
-        if missing is None:
+        if absent is None:
             why += ", though what it states does: the quote is not verbatim, the fact is in the text"
             return fail(CitationProblem.NOT_VERBATIM, why, cid)
-        return fail(CitationProblem.FACT_NOT_IN_TEXT, f"{why}, and neither does {missing}", cid)
+        return fail(CitationProblem.FACT_NOT_IN_TEXT, f"{why}, and neither does {absent}", cid)
     return cid, quote
 
 
