@@ -39,6 +39,7 @@ help:
 	@echo "make learner  regenerate the learner notebooks from notebooks/instructor/"
 	@echo "make bench    the benchmark report (make bench-extras first adds the LangChain peer row)"
 	@echo "make mutation  mutmut over the library, one module at a time (MUTATION_ARGS=botie.context.budget for one)"
+	@echo "make lint     ruff check, ruff format --check and mypy, as CI runs them before the tests"
 	@echo "make check    pre-flight: is this machine ready for the workshop? one table, a fix per failure"
 	@echo "make present  LESSON=01: a lesson's panels without code, in Voila, for the projector"
 	@echo "make publish-learner  commit the learner edition (no solutions) onto the branch 'learner' for nbgitpuller"
@@ -117,8 +118,15 @@ publish-learner:
 bench-class: $(CLASSROOM_STAMP)
 	$(BIN)/python -m bench.classroom --learners $(LEARNERS)
 
+# The style checks CI runs before the tests: lint, formatting, types (mypy reads its paths and its
+# strict and looser parts from pyproject.toml). .pre-commit-config.yaml runs the same three commands;
+# tests/test_lint.py fails if the two drift apart.
+LINT_PATHS := botie tests bench tools classroom noxfile.py
+
 lint: $(STAMP)
-	$(BIN)/python -m ruff check botie tests bench
+	$(BIN)/python -m ruff check $(LINT_PATHS)
+	$(BIN)/python -m ruff format --check $(LINT_PATHS)
+	$(BIN)/python -m mypy
 
 clean:
-	rm -rf $(VENV) .nox .pytest_cache .hypothesis mutants
+	rm -rf $(VENV) .nox .pytest_cache .hypothesis .mypy_cache mutants

@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
         repo = f"file://{workshop_repo(ROOT, Path(scratch))}"
         with LocalHub(ROOT, Path(scratch), users) as hub:
             stop = threading.Event()
-            sampler = threading.Thread(target=_sample, args=(hub.process.pid, peaks, stop), daemon=True)
+            sampler = threading.Thread(target=_sample, args=(hub.running.pid, peaks, stop), daemon=True)
             sampler.start()
             started = time.perf_counter()
             with ThreadPoolExecutor(max_workers=len(users)) as pool:

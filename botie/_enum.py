@@ -14,4 +14,4 @@ class ShortName(str, Enum):
     """
 
     def __str__(self) -> str:
-        return self.value
+        return str(self.value)  # already a str: str() only tells the type checker so

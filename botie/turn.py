@@ -366,7 +366,9 @@ def run_turn(
     )
     answer = _answer(question, records, selection, setup, model, conversation)
     stages = _filter_stages(records, selection) + answer.stages
-    action_request = proposal = decision = None
+    action_request: ModelRequest | None = None
+    proposal: ToolProposal | None = None
+    decision: Decision | None = None
     leaked: tuple[str, ...] = ()
     if action is None:
         stages += [_skip(Stage.PROPOSAL, "no action was asked for"), _skip(Stage.DECISION, "no action was asked for")]
@@ -486,11 +488,13 @@ def _assemble(
             turn = conversation.ask(question, records)
             if turn.request is None:
                 changed = tuple(c.document_id for c in turn.changes)
+                notice = turn.notice
+                assert notice is not None  # Conversation.ask gives a notice whenever it gives no request
                 return (
                     TurnOutcome.STOPPED,
                     None,
-                    turn.notice,
-                    StageResult(Stage.REQUEST, StageStatus.FAILED, changed, turn.notice),
+                    notice,
+                    StageResult(Stage.REQUEST, StageStatus.FAILED, changed, notice),
                 )
             request = turn.request
     except RequestTooLargeError as exc:
@@ -526,10 +530,20 @@ def _answer_stage(reply: Reply) -> StageResult:
     return StageResult(Stage.ANSWER, StageStatus.PASSED, reply.citation_ids, "; ".join(parts))
 
 
-def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tuple[str, ...], why: str):
+class _Acted(NamedTuple):
+    """Stages 9-10 of a turn: the request without documents, the model's proposal and the decision."""
+
+    request: ModelRequest
+    proposal: ToolProposal | None
+    decision: Decision | None
+    leaked: tuple[str, ...]  # ids of documents whose text reached the action request anyway
+    stages: list[StageResult]
+
+
+def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tuple[str, ...], why: str) -> _Acted:
     """The action stages when the proposal fails before any decision: nothing to decide."""
     stages = [StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), why), _skip(Stage.DECISION, "nothing to decide")]
-    return request, proposal, None, leaked, stages
+    return _Acted(request, proposal, None, leaked, stages)
 
 
 def _invalid(field: str, problem: Problem, message: str) -> Decision:
@@ -580,7 +594,7 @@ def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
     )
 
 
-def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]):
+def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]) -> _Acted:
     """Stages 9-10: a request without documents, the model's proposal, and the decision."""
     request = build_request(
         action.message,
@@ -608,7 +622,7 @@ def _act(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequenc
         f"{said}, from a request with {_count(len(leaked), 'document')} in it",
     )
     decided = StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}")
-    return request, proposal, decision, leaked, [proposed, decided]
+    return _Acted(request, proposal, decision, leaked, [proposed, decided])
 
 
 def _citation_loss(rid: str, failure: CitationFailure) -> Loss:
@@ -650,13 +664,13 @@ def _losses(
         if loss is not None:
             found.setdefault(rid, loss)
     for failure in check.failures if check is not None else ():
-        rid = failure.citation_id
-        if rid is None or rid in found:
+        cited = failure.citation_id
+        if cited is None or cited in found:
             continue
-        if rid in sent:
-            found[rid] = _citation_loss(rid, failure)
+        if cited in sent:
+            found[cited] = _citation_loss(cited, failure)
         else:
-            loss = lost(rid)
+            loss = lost(cited)
             if loss is not None:
-                found[rid] = loss
+                found[cited] = loss
     return tuple(found.values())

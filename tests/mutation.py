@@ -27,9 +27,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10: mutmut brings the toml package there
+else:  # Python 3.10: mutmut brings the toml package there
     import toml as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent

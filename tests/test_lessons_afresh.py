@@ -67,7 +67,11 @@ def rerun(nb) -> list[tuple[str, str, str]]:
 def run_cell(source: str, namespace: dict) -> None:
     """Like a kernel: run the statements, and echo the value of a final bare expression unless it is None."""
     tree = ast.parse(source)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    last = tree.body[-1] if tree.body else None
+    if isinstance(last, ast.Expr):
+        tree.body.pop()  # run the statements before it, then echo its value
+    else:
+        last = None
     exec(compile(tree, "<lesson cell>", "exec"), namespace)
     if last is not None:
         value = eval(compile(ast.Expression(last.value), "<lesson cell>", "eval"), namespace)

@@ -22,7 +22,9 @@ _REQ = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*(.*)$")
 
 
 def _split(requirement: str) -> tuple[str, str]:
-    name, spec = _REQ.match(requirement).groups()
+    found = _REQ.match(requirement)
+    assert found is not None, f"not a requirement: {requirement!r}"
+    name, spec = found.groups()
     return re.sub(r"[-_.]+", "-", name).lower(), spec.replace(" ", "")
 
 

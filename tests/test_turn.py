@@ -405,6 +405,20 @@ def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
     ]
 
 
+@pytest.mark.parametrize(
+    ("proposal", "branch"),
+    [(None, None), (ToolProposal("refund_customer", {"order_id": "1"}), "invalid")],
+    ids=["no-proposal", "unoffered-tool"],
+)
+def test_a_proposal_that_fails_still_shows_the_request_sent_what_came_back_and_any_pasted_document(proposal, branch):
+    """No call: nothing decided; an unoffered tool: invalid. Either way the result keeps the request and the leak."""
+    pasted = ActionRequest(f"book 20 minutes on P-2 as r7. {GLAND.text}", Approval("tech-ana", PAYLOAD))
+    r = run_turn("What torque?", WORLD, _setup(), Desk(action=proposal), action=pasted)
+    assert (None if r.decision is None else str(r.decision.branch)) == branch and r.proposal == proposal
+    assert r.action_request is not None and pasted.message in r.action_request.text
+    assert r.documents_in_action_request == ("gland",)
+
+
 def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
     misread = Reply(
         "18 N·m",

@@ -203,6 +203,8 @@ def workshop_repo(root: Path, scratch: Path) -> Path:
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("botie_publish", root / "classroom" / "publish.py")
+    if spec is None or spec.loader is None:  # only when the file is missing or is not Python
+        raise FileNotFoundError(root / "classroom" / "publish.py")
     publish = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(publish)
     src = scratch / "src"
@@ -278,6 +280,13 @@ class LocalHub:
         self.seen: set[int] = set()
         self.left_behind: set[int] = set()
 
+    @property
+    def running(self) -> subprocess.Popen:
+        """The hub's process, which exists only inside ``with LocalHub(...)``."""
+        if self.process is None:
+            raise RuntimeError("the hub runs only inside `with LocalHub(...)`")
+        return self.process
+
     def __enter__(self) -> LocalHub:
         self._log = self.log_path.open("w")
         self.process = subprocess.Popen(
@@ -309,12 +318,13 @@ class LocalHub:
                 self.client.stop_server(self.operator, user)
             except OSError:
                 pass
-        self.process.send_signal(signal.SIGTERM)
+        process = self.running
+        process.send_signal(signal.SIGTERM)
         try:
-            self.process.wait(timeout=60)
+            process.wait(timeout=60)
         except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
         self._log.close()
         deadline = time.monotonic() + 20
         while _alive(self.seen) and time.monotonic() < deadline:

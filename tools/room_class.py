@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from botie.lessons.classroom.progress import FORMAT, PLACES, Entry, Prediction
@@ -155,7 +156,7 @@ def serve(hub: FakeHub) -> Iterator[str]:
         server.server_close()
 
 
-def page_for(n: int, now: datetime, scratch: Path, **options: object) -> str:
+def page_for(n: int, now: datetime, scratch: Path, **options: Any) -> str:
     """The room's page for ``n`` simulated learners, read through the stand-in as the service reads them."""
     from botie.lessons.classroom.room import RoomReader
     from botie.lessons.classroom.room_page import room_html

@@ -25,7 +25,7 @@ decision carries no job id, no payload and no hint whether one exists.
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from json.encoder import encode_basestring as _json_str
 from types import MappingProxyType
@@ -239,9 +239,9 @@ class StoredRequest:
         created_at: _dt.datetime | None = None,
     ) -> StoredRequest:
         """A request that already created ``job_id``: its payload and the receipt it earned."""
-        receipt = Receipt(
-            job_id, payload.get("request_id"), payload.get("asset_id"), payload.get("duration_minutes"), created_at
-        )
+        # Copied as first sent, so typed Any: Receipt itself refuses a missing or empty request id.
+        get: Callable[[str], Any] = payload.get
+        receipt = Receipt(job_id, get("request_id"), get("asset_id"), get("duration_minutes"), created_at)
         return cls(payload, receipt, stored_at=created_at)
 
 
@@ -457,7 +457,7 @@ def _idempotency(
         why = _compare_text(f"{rid} was first used for", previous.payload, payload)
         reason = f"{why}; the first request stands, and a different inspection needs a new request id"
         return Branch.CONFLICT, Check(CheckName.IDEMPOTENCY, Verdict.FAILED, reason), None
-    if previous.state is KeyState.DONE:
+    if previous.receipt is not None:  # state done: StoredRequest holds a receipt exactly then
         job = previous.receipt.job_id
         reason = f"{rid} already created {job} with this exact payload: returning {job} instead of booking again"
         return Branch.REUSE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), previous.receipt

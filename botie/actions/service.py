@@ -282,7 +282,8 @@ class InspectionService:
         rid = payload["request_id"]
         with self.store.transaction() as tx:
             previous = tx.lookup(caller, rid)
-            if self._expired(previous, now):
+            last_used = self._expired_use(previous, now)
+            if last_used is not None:
                 tx.forget(caller, rid)
                 fresh = decide(
                     payload,
@@ -292,7 +293,7 @@ class InspectionService:
                     previous=None,
                     approvers=self.approvers,
                 )
-                decision, previous = self._note_expiry(fresh, previous), None
+                decision, previous = self._note_expiry(fresh, rid, last_used), None
             else:
                 decision = decide(
                     payload,
@@ -330,19 +331,16 @@ class InspectionService:
         tx.reserve(caller, payload, fingerprint(payload), now, token)
         return decision, token
 
-    def _expired(self, previous: StoredRequest | None, now: _dt.datetime) -> bool:
-        return (
-            previous is not None
-            and previous.state is KeyState.DONE
-            and previous.stored_at is not None
-            and previous.stored_at <= now - self.retention
-        )
+    def _expired_use(self, previous: StoredRequest | None, now: _dt.datetime) -> _dt.datetime | None:
+        """When ``previous`` was stored, if it is done and that is beyond the retention (its key expired)."""
+        if previous is None or previous.state is not KeyState.DONE or previous.stored_at is None:
+            return None
+        return previous.stored_at if previous.stored_at <= now - self.retention else None
 
-    def _note_expiry(self, decision: Decision, previous: StoredRequest) -> Decision:
+    def _note_expiry(self, decision: Decision, rid: str, last_used: _dt.datetime) -> Decision:
         if decision.branch is not Branch.CREATE:
             return decision
-        rid = previous.payload["request_id"]
-        used = previous.stored_at.astimezone(_dt.timezone.utc)
+        used = last_used.astimezone(_dt.timezone.utc)
         reason = (
             f"{rid} was last used at {used:%Y-%m-%d %H:%M} UTC, beyond the "
             f"{self.retention} retention: its key has expired, so this is a new request"
@@ -369,6 +367,8 @@ class InspectionService:
         return self._complete(decision, caller, rid, token, external_ref)
 
     def _call(self, order: JobOrder) -> str:
+        # Only a reservation leads here, and the service reserves a key only when it has a downstream.
+        assert self.downstream is not None
         external_ref = self.downstream(order)
         if type(external_ref) is not str or not external_ref:
             raise TypeError(f"the downstream must return the booking's id as a non-empty str, got {external_ref!r}")

@@ -58,7 +58,7 @@ _DESCRIPTION = (
 )
 
 
-class _ReadOnlyDict(dict):
+class _ReadOnlyDict(dict[str, Any]):
     """A dict that refuses to change: botie's own definition is shared, so nobody may edit it in place.
 
     Still a dict, so ``json.dumps`` and ``==`` work as on the plain definition."""
@@ -70,11 +70,11 @@ class _ReadOnlyDict(dict):
     __ior__ = _refuse  # type: ignore[assignment]
 
 
-class _ReadOnlyList(list):
+class _ReadOnlyList(list[Any]):
     def _refuse(self, *args: Any, **kwargs: Any) -> None:
         raise TypeError("INSPECTION_TOOL is read-only; inspection_tool() gives you a fresh copy to change")
 
-    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse  # type: ignore[assignment]
+    __setitem__ = __delitem__ = append = extend = insert = pop = remove = clear = sort = reverse = _refuse
     __iadd__ = __imul__ = _refuse  # type: ignore[assignment]
 
 

@@ -38,9 +38,13 @@ class CitationProblem(ShortName):
 
 
 class CitationFailure(NamedTuple):
-    """One failed citation: its position in the list (None for the list as a whole), the id and why."""
+    """One failed citation: its position in the list (None for the list as a whole), the id and why.
 
-    index: int | None
+    The field is ``position``, not ``index``: a NamedTuple is a tuple, and a field named ``index``
+    would hide ``tuple.index`` (and a type checker rejects the override).
+    """
+
+    position: int | None
     citation_id: str | None
     problem: CitationProblem
     reason: str
@@ -65,7 +69,7 @@ class CitationCheck:
             what = "the one citation is" if n == 1 else f"all {n} citations are"
             return f"release: {what} verbatim in documents that were in the context"
         lines = [f"withhold: {len(self.failures)} citation problem(s)"]
-        lines += [f"  {'-' if f.index is None else f.index}: {f.problem}: {f.reason}" for f in self.failures]
+        lines += [f"  {'-' if f.position is None else f.position}: {f.problem}: {f.reason}" for f in self.failures]
         return "\n".join(lines)
 
 
@@ -99,9 +103,9 @@ def _context_texts(context: Any) -> dict[str, str]:
     return texts
 
 
-def _check_one(index: int, citation: Any, texts: Mapping[str, str]) -> CitationFailure | tuple[str, str]:
+def _check_one(position: int, citation: Any, texts: Mapping[str, str]) -> CitationFailure | tuple[str, str]:
     def fail(problem: CitationProblem, reason: str, cid: str | None = None) -> CitationFailure:
-        return CitationFailure(index, cid, problem, reason)
+        return CitationFailure(position, cid, problem, reason)
 
     if not isinstance(citation, Mapping):
         return fail(CitationProblem.MALFORMED, f"expected an object with id and quote, got {type(citation).__name__}")
@@ -116,12 +120,12 @@ def _check_one(index: int, citation: Any, texts: Mapping[str, str]) -> CitationF
     if cid not in texts:
         return fail(CitationProblem.UNKNOWN_ID, f"{cid} did not enter the context", cid)
     if quote not in texts[cid]:
-        missing = _missing_fact(quote, texts[cid])
+        absent = _missing_fact(quote, texts[cid])
         why = f"the quote {quote[:50]!r} does not appear verbatim in {cid}"
-        if missing is None:
+        if absent is None:
             why += ", though what it states does: the quote is not verbatim, the fact is in the text"
             return fail(CitationProblem.NOT_VERBATIM, why, cid)
-        return fail(CitationProblem.FACT_NOT_IN_TEXT, f"{why}, and neither does {missing}", cid)
+        return fail(CitationProblem.FACT_NOT_IN_TEXT, f"{why}, and neither does {absent}", cid)
     return cid, quote
 
 
@@ -170,8 +174,8 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
         return CitationCheck(False, (failure,), (), ids)
     failures: list[CitationFailure] = []
     verified: list[tuple[str, str]] = []
-    for index, citation in enumerate(citations):
-        result = _check_one(index, citation, texts)
+    for position, citation in enumerate(citations):
+        result = _check_one(position, citation, texts)
         if isinstance(result, CitationFailure):
             failures.append(result)
         else:

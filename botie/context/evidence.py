@@ -205,8 +205,9 @@ def parse_evidence(region: str) -> tuple[EvidenceDocument, ...]:
         body = region[body_start:close]
         if "<" in body or ">" in body:
             raise EvidenceError(f"unescaped markup inside the document at offset {pos}", field="region")
-        doc_id, version, trust = (unescape(g) if g is not None else None for g in header.groups())
-        documents.append(EvidenceDocument(doc_id, version, unescape(body), trust))
+        doc_id, version, trust = header.groups()  # id and version always match; only trust may be absent
+        trust = None if trust is None else unescape(trust)
+        documents.append(EvidenceDocument(unescape(doc_id), unescape(version), unescape(body), trust))
         # The closing tag was searched for before ``end``, so the loop stops exactly there: text after the
         # last document is not a header, and the check above refuses it.
         pos = close + len(_CLOSE)

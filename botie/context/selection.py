@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple, overload
 
 from botie._checks import allowed_set
 from botie._enum import ShortName
@@ -75,7 +75,7 @@ class Coverage:
     total: int
 
     @classmethod
-    def of(cls, outcomes: Iterable[tuple], statuses: Iterable[str], kept: str = "selected") -> Coverage:
+    def of(cls, outcomes: Iterable[Sequence[Any]], statuses: Iterable[str], kept: str = "selected") -> Coverage:
         counts = dict.fromkeys((str(s) for s in statuses), 0)
         excluded = []
         n = 0
@@ -92,7 +92,7 @@ class Coverage:
         return f"{parts} = {self.total} candidates"
 
 
-class Outcomes(Sequence):
+class Outcomes(Sequence[Outcome]):
     """Every candidate's :class:`Outcome`, in input order, each built when it is read.
 
     :func:`select` records only a status per candidate (a column of shared
@@ -114,7 +114,12 @@ class Outcomes(Sequence):
     def __len__(self) -> int:
         return len(self._records)
 
-    def __getitem__(self, index):
+    @overload
+    def __getitem__(self, index: int) -> Outcome: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Outcome, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> Outcome | tuple[Outcome, ...]:
         if isinstance(index, slice):
             return tuple(self[i] for i in range(*index.indices(len(self))))
         r, status = self._records[index], self._statuses[index]
@@ -138,7 +143,9 @@ class Outcomes(Sequence):
             return NotImplemented
         return len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
-    __hash__ = None  # like a list: equal to sequences of the same outcomes, so not hashable
+    # Like a list: equal to sequences of the same outcomes, so not hashable. (object declares __hash__
+    # a method; None is how Python spells "unhashable", which the type checker cannot follow.)
+    __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
         return f"Outcomes({list(self)!r})"
@@ -220,7 +227,9 @@ def select(
     return Selection(tuple(kept), used, allowance, outcomes, policy)
 
 
-def _pack(records: tuple[Record, ...], allowed: frozenset[str], allowance: int, *, stop: bool):
+def _pack(
+    records: tuple[Record, ...], allowed: frozenset[str], allowance: int, *, stop: bool
+) -> tuple[list[Status], list[str], int, str | None]:
     """Walk the ranked records once: a status for each, the kept ids, the tokens used, where it stopped.
 
     Permission first: a record the caller may not read never competes for room.
@@ -228,7 +237,7 @@ def _pack(records: tuple[Record, ...], allowed: frozenset[str], allowance: int, 
     statuses: list[Status] = []
     kept: list[str] = []
     used = 0
-    stopped_at = None
+    stopped_at: str | None = None
     for r in records:
         if r.asset not in allowed:
             statuses.append(NOT_PERMITTED)

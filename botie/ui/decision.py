@@ -18,7 +18,7 @@ function's branch beside ``decide``'s, as
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ipywidgets as widgets
 
@@ -26,6 +26,9 @@ from botie.lessons.content.scenarios import STORED_JOB, stored_previous
 from botie.lessons.exercises.yours import compare_branch
 
 from ._common import Panel, badge, control, esc, function_name
+
+if TYPE_CHECKING:  # decide() itself is imported when the panel first draws
+    from botie.actions.decision import Decision
 
 __all__ = ["DecisionPanel", "decision_panel", "PREVIOUS_CHOICES"]
 
@@ -56,7 +59,7 @@ class DecisionPanel(Panel):
         self.caller = caller
         self.allowed_assets = tuple(allowed_assets)
         start = dict(DEFAULT_PROPOSAL if proposal is None else proposal)
-        self.decision = None
+        self.decision: Decision | None = None
         self.approved_payload: dict[str, Any] | None = None
 
         self.asset = control(widgets.Text(str(start["asset_id"]), description="asset", continuous_update=True), "asset")

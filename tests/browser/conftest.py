@@ -162,7 +162,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         note = f"could not take a screenshot: {exc}"
     print(f"\n{item.nodeid}: {note}")
     report.sections.append(("browser screenshot", note))
-    server = item.funcargs.get("lab")
+    server = getattr(item, "funcargs", {}).get("lab")  # a test function's fixtures (pytest.Function)
     if server is not None:  # what the server said went wrong, if anything
         errors = [
             line

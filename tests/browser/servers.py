@@ -68,6 +68,7 @@ class Server:
         self.base = f"http://{HOST}:{port}"
         self.ready_path, self.query = ready_path, query
         self.proc: subprocess.Popen | None = None
+        self.token: str | None = None  # set for a Jupyter server, which asks for one
 
     def start(self, timeout: float = 90.0) -> Server:
         self._log = open(self.log_path, "wb")  # closed in stop()

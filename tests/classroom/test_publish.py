@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 from tests.test_notebooks import ROOT
 
 _spec = importlib.util.spec_from_file_location("botie_publish", ROOT / "classroom" / "publish.py")
+assert _spec is not None and _spec.loader is not None, "classroom/publish.py is missing"
 publish = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(publish)
 

@@ -27,8 +27,15 @@ def test_an_id_that_did_not_enter_the_context_fails_even_if_it_exists_elsewhere(
     check = verify_citations([{"id": "man-p2-r3-s3.2", "quote": "15 N·m"}], CONTEXT)
     assert not check.ok
     (failure,) = check.failures
-    assert (failure.index, failure.citation_id, failure.problem) == (0, "man-p2-r3-s3.2", CitationProblem.UNKNOWN_ID)
+    assert (failure.position, failure.citation_id, failure.problem) == (0, "man-p2-r3-s3.2", CitationProblem.UNKNOWN_ID)
     assert failure.reason == "man-p2-r3-s3.2 did not enter the context"
+
+
+def test_a_failure_names_its_position_and_keeps_the_tuple_index_method():
+    """A failure is a tuple: its field is `position`, so `index` is still tuple.index, not a field hiding it."""
+    (failure,) = verify_citations(["not an object", {"id": "man-p2-r4-s3.2", "quote": "to 18 N·m"}], CONTEXT).failures
+    assert failure.position == 0
+    assert failure.index(CitationProblem.MALFORMED) == 2
 
 
 def test_a_quote_that_is_not_verbatim_fails():
@@ -102,7 +109,7 @@ def test_malformed_citations_are_reported_not_raised(citation, reason):
 def test_citations_that_are_not_a_list_are_one_malformed_failure(citations):
     check = verify_citations(citations, CONTEXT)
     assert not check.ok
-    assert check.failures[0].index is None and check.failures[0].problem is CitationProblem.MALFORMED
+    assert check.failures[0].position is None and check.failures[0].problem is CitationProblem.MALFORMED
 
 
 def test_an_answer_with_no_citations_is_withheld_unless_allowed():
@@ -185,7 +192,7 @@ def test_an_empty_answer_is_not_released():
 
 def test_a_blank_quote_keeps_the_id_it_was_cited_under():
     (failure,) = verify_citations([{"id": "man-p2-r4-s3.2", "quote": "  "}], CONTEXT).failures
-    assert (failure.index, failure.citation_id) == (0, "man-p2-r4-s3.2")
+    assert (failure.position, failure.citation_id) == (0, "man-p2-r4-s3.2")
 
 
 def test_a_long_quote_that_is_not_verbatim_is_shown_cut_to_50_characters():

@@ -43,7 +43,7 @@ def test_error_for_a_bad_asset_names_the_record():
 
 def test_text_must_be_a_string():
     with pytest.raises(RecordError) as caught:
-        Record("m-1", "P-2", None, 1)  # type: ignore[arg-type]
+        Record("m-1", "P-2", None, 1)
     assert caught.value.field == "text"
 
 
@@ -79,7 +79,7 @@ def test_relations_accept_a_single_id_or_a_list_and_store_tuples():
 def test_record_is_frozen_and_hashable():
     r = Record("m-1", "P-2", "t", 1)
     with pytest.raises(AttributeError):
-        r.cost = 2  # type: ignore[misc]
+        r.cost = 2
     assert {r, Record("m-1", "P-2", "t", 1)} == {r}
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from botie.lessons.exercises import catalogue
@@ -96,7 +99,7 @@ def _prefix(records, allowance, *, keep=lambda used, cost, allowance: used + cos
     return chosen
 
 
-WRONG = {
+WRONG: dict[str, dict[str, Callable[..., Any]]] = {
     "evidence_allowance": {
         "forgets the output reserve": lambda t, i, o: t - i,
         "silent zero: max(0, ...)": lambda t, i, o: max(0, t - i - o),

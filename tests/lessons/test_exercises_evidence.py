@@ -3,7 +3,8 @@ stubs get "not yet". The same mutation tests as tests/lessons/test_checks.py, fo
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import pytest
 
@@ -195,7 +196,7 @@ def _span(citations, context, *, same=lambda quote, text: quote in text, empty_o
     return True
 
 
-WRONG = {
+WRONG: dict[str, dict[str, Callable[..., Any]]] = {
     "shortlist": {
         "ranks first, filters the top k afterwards": lambda c, a, o, k: shortlist(c, a, o, k, rank_first=True),
         "ignores superseded_by": lambda c, a, o, k: shortlist(c, a, o, k, supersede=False),

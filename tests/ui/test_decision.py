@@ -39,13 +39,17 @@ def approve(panel, actor=None):
     panel.approved.value = True
 
 
+def _set(control, value):
+    control.value = value
+
+
 SETUPS = {
-    "invalid": lambda p: setattr(p.duration, "value", 0),
-    "denied": lambda p: (approve(p), setattr(p.asset, "value", "K-7")),
+    "invalid": lambda p: _set(p.duration, 0),
+    "denied": lambda p: (approve(p), _set(p.asset, "K-7")),
     "needs_approval": lambda p: None,
     "create": lambda p: approve(p),
-    "reuse": lambda p: (approve(p), setattr(p.previous, "value", "same")),
-    "conflict": lambda p: (approve(p), setattr(p.previous, "value", "different")),
+    "reuse": lambda p: (approve(p), _set(p.previous, "same")),
+    "conflict": lambda p: (approve(p), _set(p.previous, "different")),
 }
 
 PATHS = {

@@ -109,6 +109,7 @@ class _MemoryTransaction:
         if key is None or key.state is not KeyState.FAILED:
             raise StoreError(f"({caller}, {request_id}) is not a failed reservation", field="request_id")
         self._keys[(caller, request_id)] = replace(key, state=KeyState.PENDING)
+        assert key.token is not None  # a failed key was a reservation, and every reservation has a token
         return key.token
 
     def complete(
@@ -135,6 +136,7 @@ class _MemoryTransaction:
         for caller, rid in {**self._store._keys, **self._keys}:
             key = self._key(caller, rid)
             if key is not None and key.state is not KeyState.DONE and key.stored_at <= reserved_before:
+                assert key.token is not None  # only create() stores a key without a token, and it is done
                 found.append(Reservation(caller, rid, json.loads(key.payload), key.token, key.state, key.stored_at))
         return sorted(found, key=lambda r: r.reserved_at)
 

@@ -140,7 +140,9 @@ class _SQLiteTransaction:
             "INSERT INTO jobs (caller, asset_id, duration_minutes, created_at, external_ref) VALUES (?, ?, ?, ?, ?)",
             (caller, payload["asset_id"], payload["duration_minutes"], _when(now), ref),
         )
-        return cursor.lastrowid
+        row_id = cursor.lastrowid
+        assert row_id is not None  # sqlite3 sets it after every INSERT that succeeded
+        return row_id
 
     def _insert_receipt(self, row_id: int, caller: str, request_id: str, fingerprint: str) -> None:
         self._conn.execute(
@@ -196,7 +198,8 @@ class _SQLiteTransaction:
         if row is None:
             raise StoreError(f"({caller}, {request_id}) is not a failed reservation", field="request_id")
         self._conn.execute("UPDATE idempotency_keys SET state = 'pending'" + where, (caller, request_id))
-        return row[0]
+        token: str = row[0]  # sqlite3 rows are untyped; a reservation's token column holds a str
+        return token
 
     def complete(
         self, caller: str, request_id: str, token: str, external_ref: str, now: _dt.datetime

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from botie._checks import allowed_set, as_date, unit_interval
@@ -142,7 +142,7 @@ def _band(score: float, width: float) -> int:
     return math.floor(round(score / width, 9))
 
 
-def _rank_key(r: Record, width: float) -> tuple:
+def _rank_key(r: Record, width: float) -> tuple[int, int, int, float]:
     """Relevance band first; within a band, authority, then the newer effective date, then the score.
 
     A full tie keeps the input order: sorted() is stable and the eligible records arrive in input order.
@@ -296,7 +296,7 @@ _UNIT = "unit"  # the single "asset" of the synthetic records handed to select()
 
 
 def _refusal(
-    records: list[Record],
+    records: Sequence[Record],
     decided: dict[str, EvidenceOutcome],
     budget: Budget | int,
     today: _dt.date,

@@ -162,7 +162,7 @@ class Prediction:
     def from_json(cls, question: str, raw: Any) -> Prediction:
         if not isinstance(raw, dict):
             raise ValueError(f"prediction {question!r} is not an object")
-        values = (raw.get("attempts"), raw.get("first_right"), raw.get("right"))
+        values: tuple[Any, Any, Any] = (raw.get("attempts"), raw.get("first_right"), raw.get("right"))
         if type(values[0]) is not int or type(values[1]) is not bool or type(values[2]) is not bool:
             raise ValueError(f"prediction {question!r} has attempts or answers that make no sense")
         choices = (raw.get("first_choice"), raw.get("choice"))

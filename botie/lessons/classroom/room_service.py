@@ -130,6 +130,8 @@ def make_app() -> web.Application:
 
 async def main() -> None:
     where = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
+    if where.port is None:  # the hub gives every service it starts a port; without one there is nothing to bind
+        raise SystemExit(f"JUPYTERHUB_SERVICE_URL names no port: {where.geturl()}")
     server = make_app().listen(where.port, where.hostname)
     stop = asyncio.Event()
     # The hub stops its services with SIGINT, then SIGTERM; a parent shell may have told us to ignore SIGINT.

@@ -196,7 +196,7 @@ def _naive_turn(
     reply = model.reply(request)
     proposal = getattr(reply, "proposal", None) if action is not None else None
     auth: tuple = ()
-    if proposal is not None and getattr(proposal, "tool", None) == "propose_inspection":
+    if action is not None and proposal is not None and getattr(proposal, "tool", None) == "propose_inspection":
         auth = _authorisation(
             decide(
                 dict(proposal.arguments),
@@ -337,11 +337,11 @@ def _edited(design: str, s: _Slice) -> list[CaseResult]:
             got = f"{second.outcome}: {second.notice}" if second.notice else str(second.outcome)
         else:
             _naive_turn(question, before, s.setup, s.careful)
-            second = _naive_turn(question, after, s.setup, s.careful)
+            seen = _naive_turn(question, after, s.setup, s.careful)
             ok = False
             got = (
                 "turn 2 answered from the edited text; nothing marks the change"
-                if rid in second.context_ids
+                if rid in seen.context_ids
                 else "turn 2 answered; the edited document was not even sent"
             )
         out.append(CaseResult(SliceSet.EDITED, name, ok, wants, got))

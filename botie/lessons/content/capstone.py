@@ -78,7 +78,8 @@ class CapstoneReport:
         if not missed:
             return "every case passed"
         # A stub or a crash fails many cases with one message: say it once, with the count.
-        lines, seen = [], {}
+        lines: list[str] = []
+        seen: dict[str, int] = {}
         for c in missed:
             if c.got.startswith(("not yet", "your ")):
                 seen[c.got] = seen.get(c.got, 0) + 1

@@ -26,7 +26,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from botie._checks import allowed_set
 from botie._enum import ShortName
@@ -228,7 +228,9 @@ def just_in_time(
     turn fails. ``count`` counts the identifier lines (default: the tokenizer).
     """
     if count is None:
-        from botie.context.tokens import count_tokens as count
+        from botie.context.tokens import count_tokens
+
+        count = count_tokens
     question, needed = scenario.questions[index].question, _needed(scenario, index)
     listed = scenario.select(index, budget=_UNLIMITED)
     if listed.refused:
@@ -360,7 +362,7 @@ def compare_loading(
     from botie.context.tokens import TokenCache
 
     count = TokenCache().count
-    jit = {
+    jit: dict[str, Any] = {
         "latency": latency,
         "overhead_tokens": overhead_tokens,
         "max_tokens": max_tokens,

@@ -138,7 +138,7 @@ class ScriptedModel:
 
     def with_(self, **changes: Any) -> ScriptedModel:
         """The same model with some settings changed (``gullible=True``, say)."""
-        fields = {
+        fields: dict[str, Any] = {
             "answers": self.answers,
             "actions": self.actions,
             "tricks": self.tricks,
@@ -189,10 +189,13 @@ class ScriptedModel:
 # --- the workshop's scripts ----------------------------------------------------------
 
 
-def _proposal(entry: Mapping[str, Any] | None) -> ToolProposal | None:
-    if entry is None:
-        return None
+def _proposal(entry: Mapping[str, Any]) -> ToolProposal:
     return ToolProposal(str(entry["tool"]), dict(entry["arguments"]))
+
+
+def _optional_proposal(entry: Mapping[str, Any] | None) -> ToolProposal | None:
+    """A trick may propose nothing; an action script always proposes (a null there is a malformed fixture)."""
+    return None if entry is None else _proposal(entry)
 
 
 def _pairs(entries: Iterable[Iterable[str]]) -> tuple[tuple[str, str], ...]:
@@ -219,7 +222,11 @@ def load_scripted_model(name: str = "scripted_turns.json", *, gullible: bool = F
         actions = {e["phrase"]: ActionScript(_proposal(e["proposal"])) for e in data.get("actions", ())}
         tricks = tuple(
             Trick(
-                e["name"], e["trigger"], e.get("answer"), _pairs(e.get("citations", ())), _proposal(e.get("proposal"))
+                e["name"],
+                e["trigger"],
+                e.get("answer"),
+                _pairs(e.get("citations", ())),
+                _optional_proposal(e.get("proposal")),
             )
             for e in data.get("tricks", ())
         )

@@ -229,7 +229,7 @@ def same_record_objects(got: Any, expected: list[str]) -> str | None:
 
 def same_records(got: Any, expected: list[str]) -> str | None:
     ids, problem = record_ids(got, "the list")
-    if problem:
+    if ids is None:  # record_ids gives ids or a problem, never both
         return problem
     if ids == expected:
         return None

@@ -111,7 +111,7 @@ def _branch_cases() -> tuple[Case, ...]:
     ]
     cases = []
     for label, proposal, caller, allow, approval, previous, shown in plan:
-        kwargs = {"caller": caller, "allowed_assets": allow, "approval": approval, "previous": previous}
+        kwargs: dict[str, Any] = {"caller": caller, "allowed_assets": allow, "approval": approval, "previous": previous}
         branch = str(decide(proposal, **kwargs).branch)
         cases.append(Case(label, (proposal,), branch, kwargs, shown=shown))
     return tuple(cases)

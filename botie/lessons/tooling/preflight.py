@@ -21,6 +21,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from botie.lessons.tooling import locks
@@ -176,7 +177,15 @@ def _direct_names() -> set[str]:
         requires = metadata.requires("botie") or []
     except metadata.PackageNotFoundError:
         return {locks.canonical_name(n) for n in PACKAGES}
-    return {locks.canonical_name(re.match(r"\s*([A-Za-z0-9_.\-]+)", r).group(1)) for r in requires}
+    return {locks.canonical_name(_requirement_name(r)) for r in requires}
+
+
+def _requirement_name(requirement: str) -> str:
+    """The package a requirement names ("pytest>=7" -> "pytest"); metadata always starts with one."""
+    found = re.match(r"\s*([A-Za-z0-9_.\-]+)", requirement)
+    if found is None:
+        raise ValueError(f"not a requirement: {requirement!r}")
+    return found.group(1)
 
 
 def _differs(installed: str, locked: str) -> bool:
@@ -399,9 +408,7 @@ def check_folder(folder: str | os.PathLike[str] | None = None) -> Row:
 def checks(folder: str | os.PathLike[str] | None = None, *, kernel: bool = True) -> list[tuple[str, Callable[[], Row]]]:
     """Every check, in table order: (name, zero-argument callable)."""
     found: list[tuple[str, Callable[[], Row]]] = [("Python", check_python)]
-    found += [
-        (f"package {name}", lambda n=name, s=spec: check_package(n, s)) for name, spec in _required_packages().items()
-    ]
+    found += [(f"package {name}", partial(check_package, name, spec)) for name, spec in _required_packages().items()]
     found += [("versions as locked", check_lock)]
     found += [("widgets extension", check_widgets), ("tokenizer (offline)", check_tokenizer)]
     if kernel:
