@@ -74,6 +74,18 @@ c.Spawner.http_timeout = 120
 c.Spawner.args = [f"--config={HERE / 'jupyter_server_config.py'}"]
 if os.geteuid() == 0:
     c.Spawner.args.append("--allow-root")  # only where the hub itself runs as root (tests, containers)
+# Idle kernels: each learner's server stops a kernel nobody has used for KERNEL_IDLE seconds, even with
+# its tab open (a learner who opened all six lessons would otherwise hold six kernels all day). Longer
+# than the longest break (lunch, 45 minutes), so the lesson a learner left at lunch is still there after
+# it; a busy kernel is never stopped. A stopped kernel's notebook is untouched: Kernel > Restart Kernel
+# and Run All Cells brings it back.
+KERNEL_IDLE = int(os.environ.get("BOTIE_KERNEL_IDLE", "3600"))
+c.Spawner.args += [
+    f"--MappingKernelManager.cull_idle_timeout={KERNEL_IDLE}",
+    "--MappingKernelManager.cull_interval=300",
+    "--MappingKernelManager.cull_connected=True",
+    "--MappingKernelManager.cull_busy=False",
+]
 c.Spawner.environment = {
     "JUPYTERHUB_SINGLEUSER_EXTENSION": "1",  # the Jupyter Server 2 extension, which honours custom scopes
     "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # git for nbgitpuller, this Python for kernels
@@ -113,7 +125,22 @@ c.JupyterHub.services = [
         "display": True,
     }
 ]
+# Idle servers: the hub's culler stops a learner's server after SERVER_IDLE seconds without activity
+# (files stay in the learner's home; the nbgitpuller link starts it again). While the room page is open,
+# its reads count as activity, so during class servers stay up and only idle kernels are stopped.
+SERVER_IDLE = int(os.environ.get("BOTIE_SERVER_IDLE", "7200"))
+c.JupyterHub.services.append(
+    {
+        "name": "idle-culler",
+        "command": [sys.executable, "-m", "jupyterhub_idle_culler", f"--timeout={SERVER_IDLE}", "--cull-every=300"],
+    }
+)
 c.JupyterHub.load_roles = [
+    {
+        "name": "idle-culler",
+        "scopes": ["list:users", "read:users:activity", "read:servers", "delete:servers"],
+        "services": ["idle-culler"],
+    },
     {"name": "user", "scopes": ["self", "custom:jupyter_server:execute:*!user"]},
     {"name": "botie-room", "scopes": list(ROOM_SCOPES), "services": ["botie-room"]},
     {"name": "instructor", "scopes": ["access:services!service=botie-room"], "users": sorted(INSTRUCTORS)},
