@@ -77,10 +77,14 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
         started = time.perf_counter()
         try:
             kernel = client.open_notebook(user, token, f"{TARGET}/notebooks/{lesson}")
-            for number, source in enumerate(cells, start=1):
-                run = client.execute(user, token, kernel, source)
-                if run.error and run.error != "NotImplementedError":
-                    errors.append(f"{user}: {lesson} cell {number}: {run.error}")
+            ws = client.channel(user, token, kernel)  # one channel for the whole lesson, as a JupyterLab tab keeps
+            try:
+                for number, source in enumerate(cells, start=1):
+                    run = client.execute(user, token, kernel, source, ws=ws)
+                    if run.error and run.error != "NotImplementedError":
+                        errors.append(f"{user}: {lesson} cell {number}: {run.error}")
+            finally:
+                ws.close()
             client.request("DELETE", f"/user/{user}/api/kernels/{kernel}", token)
         except Exception as exc:
             errors.append(f"{user}: {lesson}: {type(exc).__name__}: {exc}")
@@ -105,7 +109,7 @@ def report(learners: int, timings: dict, peaks: dict, errors: list, wall: float,
             f"{statistics.median(mib):.0f}, max {mib[-1]:.0f} MiB, over {len(mib)} learners"
         )
     lines.append(f"wall time for the whole class: {wall:.0f} s on {psutil.cpu_count()} cores")
-    lines.append(f"kernel websocket handshakes retried once (as JupyterLab reconnects): {reconnects}")
+    lines.append(f"kernel websocket reconnects (JupyterLab's policy: up to 7, growing random waits): {reconnects}")
     lines.extend(f"error: {e}" for e in errors)
     lines.append(f"{learners} learners, {len(LESSONS)} lessons each, {len(errors)} errors")
     return "\n".join(lines)

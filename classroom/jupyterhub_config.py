@@ -49,7 +49,17 @@ c.JupyterHub.bind_url = HUB_URL
 c.JupyterHub.hub_bind_url = os.environ.get("BOTIE_HUB_API_URL", "http://127.0.0.1:8081")
 c.ConfigurableHTTPProxy.api_url = os.environ.get("BOTIE_PROXY_API_URL", "http://127.0.0.1:8001")
 # The Python configurable-http-proxy package (no Node.js needed), from this environment.
-c.ConfigurableHTTPProxy.command = [shutil.which("configurable-http-proxy", path=str(BIN)) or "configurable-http-proxy"]
+# How long the proxy waits for a learner's server to answer a request or a kernel websocket handshake.
+# Unset, the Python proxy inherits tornado's 20 s request timeout and answers 599 "Timeout during request"
+# when a kernel is slow to start under load (a room pressing Run All at once on a small server); the
+# server itself waits up to KERNEL_INFO_WAIT for a new kernel, so the proxy must wait longer than that,
+# or the learner gets the proxy's timeout instead of the server's answer.
+KERNEL_INFO_WAIT = int(os.environ.get("BOTIE_KERNEL_INFO_WAIT", "60"))
+PROXY_TIMEOUT = int(os.environ.get("BOTIE_PROXY_TIMEOUT", "120"))
+c.ConfigurableHTTPProxy.command = [
+    shutil.which("configurable-http-proxy", path=str(BIN)) or "configurable-http-proxy",
+    f"--proxy-timeout={PROXY_TIMEOUT * 1000}",  # milliseconds
+]
 c.JupyterHub.db_url = f"sqlite:///{STATE / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(STATE / "jupyterhub_cookie_secret")
 c.JupyterHub.pid_file = str(STATE / "jupyterhub.pid")
@@ -85,6 +95,7 @@ c.Spawner.args += [
     "--MappingKernelManager.cull_interval=300",
     "--MappingKernelManager.cull_connected=True",
     "--MappingKernelManager.cull_busy=False",
+    f"--MappingKernelManager.kernel_info_timeout={KERNEL_INFO_WAIT}",
 ]
 c.Spawner.environment = {
     "JUPYTERHUB_SINGLEUSER_EXTENSION": "1",  # the Jupyter Server 2 extension, which honours custom scopes

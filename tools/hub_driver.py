@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import secrets
 import signal
 import subprocess
@@ -22,7 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Hub", "KernelRun", "LocalHub", "free_ports", "workshop_repo"]
+__all__ = ["RECONNECT_LIMIT", "Hub", "KernelRun", "LocalHub", "free_ports", "workshop_repo"]
+
+#: How many times JupyterLab reconnects a kernel channel before it shows the kernel as disconnected.
+RECONNECT_LIMIT = 7
 
 
 @dataclass(frozen=True)
@@ -39,7 +43,7 @@ class Hub:
     def __init__(self, url: str, timeout: float = 60.0) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
-        self.reconnects = 0  # kernel websocket handshakes that failed once and were retried
+        self.reconnects = 0  # kernel websocket handshakes that failed and were tried again
 
     def request(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:
         """One HTTP request; returns (status, parsed JSON or text). Never raises for an HTTP status."""
@@ -121,26 +125,40 @@ class Hub:
             raise RuntimeError(f"a kernel for {user}: HTTP {status} {body}")
         return body["kernel"]["id"]
 
-    def execute(self, user: str, token: str, kernel: str, code: str, limit: float = 300.0) -> KernelRun:
-        """Run ``code`` in a kernel over its websocket; collect what it printed until it is idle."""
+    def channel(self, user: str, token: str, kernel: str, limit: float = 300.0) -> Any:
+        """Open a kernel's websocket as JupyterLab does, reconnecting after a failed handshake as it does.
+
+        JupyterLab (@jupyterlab/services, KernelConnection._reconnect) tries again up to 7 times, the
+        n-th time (n = 0, 1, ...) after a random wait of 0 to 2**n - 1 seconds; so does this, and each
+        retry is counted in ``reconnects`` so a report shows them.
+        """
         import websocket  # websocket-client, a Jupyter Server dependency
 
         ws_url = self.url.replace("http", "ws", 1) + f"/user/{user}/api/kernels/{kernel}/channels"
         header = [f"Authorization: token {token}"]
-        try:
-            ws = websocket.create_connection(ws_url, header=header, timeout=limit)
-        except (websocket.WebSocketBadStatusException, OSError):
-            # JupyterLab reconnects a kernel channel whose handshake failed; so does a simulated learner,
-            # once, and the reconnect is counted so a report can show it.
-            self.reconnects += 1
-            time.sleep(1.0)
-            ws = websocket.create_connection(ws_url, header=header, timeout=limit)
+        for attempt in range(RECONNECT_LIMIT + 1):
+            try:
+                return websocket.create_connection(ws_url, header=header, timeout=limit)
+            except (websocket.WebSocketBadStatusException, websocket.WebSocketTimeoutException, OSError):
+                if attempt == RECONNECT_LIMIT:
+                    raise
+                self.reconnects += 1
+                time.sleep(random.uniform(0, 2**attempt - 1))
+        raise AssertionError("unreachable")
+
+    def execute(self, user: str, token: str, kernel: str, code: str, limit: float = 300.0, ws: Any = None) -> KernelRun:
+        """Run ``code`` in a kernel over its websocket (``ws``, or a channel opened for this one request);
+        collect what it printed until it is idle."""
+        own = ws is None
+        if own:
+            ws = self.channel(user, token, kernel, limit)
         try:
             msg_id = uuid.uuid4().hex
             ws.send(json.dumps(_execute_request(msg_id, code)))
             return _collect(ws, msg_id)
         finally:
-            ws.close()
+            if own:
+                ws.close()
 
     def stop_server(self, operator: str, user: str) -> None:
         self.request("DELETE", f"/hub/api/users/{user}/server", operator)

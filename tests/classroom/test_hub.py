@@ -36,7 +36,7 @@ for _ in range(3):
 hint("permitted"); hint("permitted")
 """
 STUB = """
-from botie.lessons.exercises.engine import check
+from botie.lessons import check
 def permitted(records, allowed_assets):
     raise NotImplementedError("your code here")
 check(permitted)

@@ -24,7 +24,7 @@ def test_the_learner_branch_has_no_solutions_and_grows_from_its_last_commit(tmp_
     head, status = _git(repo, "rev-parse", "HEAD"), _git(repo, "status", "--porcelain")
     first = publish.learner_branch(cwd=str(repo))
     files = _git(repo, "ls-tree", "-r", "--name-only", "learner").split()
-    assert "notebooks/01_which_records.ipynb" in files and "botie/lessons/checks.py" in files
+    assert "notebooks/01_which_records.ipynb" in files and "botie/lessons/exercises/engine.py" in files
     assert not [f for f in files if f.startswith(("notebooks/instructor/", "tests/", "classroom/", "bench/"))]
     assert "BEGIN SOLUTION" not in _git(repo, "show", "learner:notebooks/01_which_records.ipynb")
     # the instructor's checkout is as it was: same HEAD, same uncommitted work, same branch
