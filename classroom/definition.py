@@ -220,17 +220,69 @@ def helm_values(s: Settings, hub: str = "https://hub.example.org") -> dict:
     }
 
 
+def room_manifests(s: Settings) -> list[dict]:
+    """The room view on Kubernetes: a Deployment running it from the learners' image, and its Service.
+
+    The chart registers the service (hub.services) and keeps its token in the hub's Secret; the room
+    reads learners' files through the proxy, as on one server.
+    """
+    prefix = f"/services/{ROOM}/"
+    env = {
+        "JUPYTERHUB_API_URL": "http://hub:8081/hub/api",
+        "JUPYTERHUB_SERVICE_NAME": ROOM,
+        "JUPYTERHUB_SERVICE_URL": f"http://0.0.0.0:{ROOM_PORT}",
+        "JUPYTERHUB_SERVICE_PREFIX": prefix,
+        "JUPYTERHUB_CLIENT_ID": f"service-{ROOM}",
+        "JUPYTERHUB_OAUTH_CALLBACK_URL": f"{prefix}oauth_callback",
+        "JUPYTERHUB_BASE_URL": "/",
+        "BOTIE_HUB_PUBLIC_URL": "http://proxy-public",
+        "BOTIE_ROOM_REFRESH": str(s.room_refresh),
+    }
+    token = {"secretKeyRef": {"name": "hub", "key": f"hub.services.{ROOM}.apiToken"}}
+    labels = {"app": ROOM}
+    container = {
+        "name": ROOM,
+        "image": f"{s.image}:{s.tag}",
+        "command": ["python", "-m", "botie.lessons.classroom.room_service"],
+        "env": [{"name": k, "value": v} for k, v in env.items()]
+        + [{"name": "JUPYTERHUB_API_TOKEN", "valueFrom": token}],
+        "ports": [{"containerPort": ROOM_PORT}],
+    }
+    # The chart's network policy lets the hub be reached only by pods carrying this label.
+    pod_labels = {**labels, "hub.jupyter.org/network-access-hub": "true"}
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": ROOM, "labels": dict(labels)},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": dict(labels)},
+            "template": {"metadata": {"labels": pod_labels}, "spec": {"containers": [container]}},
+        },
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": ROOM},
+        "spec": {"selector": dict(labels), "ports": [{"port": ROOM_PORT, "targetPort": ROOM_PORT}]},
+    }
+    return [deployment, service]
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
     import yaml  # PyYAML: installed with Jupyter Server (jupyter_events), so with the classroom extra
 
     parser = argparse.ArgumentParser(description="Render the class for Zero to JupyterHub.")
-    parser.add_argument("what", choices=["helm"])
+    parser.add_argument("what", choices=["helm", "room"], help="helm: the chart's values; room: the room's manifests")
     parser.add_argument("--hub", default="https://hub.example.org", help="the hub's public address, for the link")
     args = parser.parse_args(argv)
-    header = "# Zero to JupyterHub values for the Botie class, from classroom/definition.py. Do not edit: re-render.\n"
-    print(header + yaml.safe_dump(helm_values(settings(), args.hub), sort_keys=False, width=120), end="")
+    header = f"# {args.what} for the Botie class on Zero to JupyterHub, from classroom/definition.py. Re-render.\n"
+    if args.what == "helm":
+        print(header + yaml.safe_dump(helm_values(settings(), args.hub), sort_keys=False, width=120), end="")
+    else:
+        print(header + yaml.safe_dump_all(room_manifests(settings()), sort_keys=False, width=120), end="")
     return 0
 
 

@@ -163,7 +163,7 @@ def test_the_helm_command_prints_yaml_of_these_values(env, capsys):
     definition = _load("botie_class_definition", ROOT / "classroom" / "definition.py")
     assert definition.main(["helm"]) == 0
     printed = capsys.readouterr().out
-    assert printed.startswith("# Zero to JupyterHub values")
+    assert printed.startswith("# helm for the Botie class")
     assert yaml.safe_load(printed) == definition.helm_values(definition.settings())
 
 
@@ -181,3 +181,25 @@ def test_the_example_values_file_is_the_current_rendering(monkeypatch, capsys):
         "re-render: BOTIE_LEARNERS=ana,bo,cy BOTIE_INSTRUCTORS=lee python classroom/definition.py helm "
         "> classroom/z2jh-values.example.yaml"
     )
+
+
+def test_the_room_on_kubernetes_is_where_the_values_say_and_holds_the_charts_token(env):
+    definition = _load("botie_class_definition", ROOT / "classroom" / "definition.py")
+    deployment, service = definition.room_manifests(definition.settings())
+    url = definition.helm_values(definition.settings())["hub"]["services"]["botie-room"]["url"]
+    assert url == f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+    pod = deployment["spec"]["template"]
+    (container,) = pod["spec"]["containers"]
+    env = {e["name"]: e for e in container["env"]}
+    assert env["JUPYTERHUB_API_TOKEN"]["valueFrom"]["secretKeyRef"]["key"] == "hub.services.botie-room.apiToken"
+    assert env["JUPYTERHUB_SERVICE_PREFIX"]["value"] == "/services/botie-room/"
+    assert pod["metadata"]["labels"]["hub.jupyter.org/network-access-hub"] == "true"  # else the chart blocks it
+    assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+
+
+def test_the_learners_image_is_built_from_the_lock_and_holds_no_solutions():
+    lines = (ROOT / "classroom" / "Dockerfile").read_text(encoding="utf-8").splitlines()
+    copied = " ".join(line for line in lines if line.startswith("COPY"))
+    assert "requirements/classroom.txt" in copied and any("--require-hashes" in line for line in lines)
+    assert "notebooks" not in copied and "tests" not in copied and "COPY . " not in copied
+    assert lines[-1] == 'CMD ["jupyterhub-singleuser"]'
