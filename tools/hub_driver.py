@@ -240,6 +240,15 @@ def _tree(pid: int) -> set[int]:
         return set()
 
 
+def _command(pid: int) -> str:
+    import psutil
+
+    try:
+        return " ".join(psutil.Process(pid).cmdline())[:160]
+    except psutil.Error:
+        return "?"
+
+
 def _alive(pids: set[int]) -> set[int]:
     import psutil
 
@@ -295,6 +304,7 @@ class LocalHub:
         self.process: subprocess.Popen | None = None
         self.seen: set[int] = set()
         self.left_behind: set[int] = set()
+        self.left_behind_commands: dict[int, str] = {}
 
     def __enter__(self) -> LocalHub:
         self._log = self.log_path.open("w")
@@ -329,7 +339,10 @@ class LocalHub:
                 pass
         self.process.send_signal(signal.SIGTERM)
         try:
-            self.process.wait(timeout=60)
+            # Longer than the hub's own cleanup: it stops each server with SIGINT, waits up to 30 s, SIGTERM,
+            # 30 s, SIGKILL, 5 s (the Spawner's defaults), all servers at once; killing the hub sooner would
+            # strand a server that was still shutting its kernels down.
+            self.process.wait(timeout=120)
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
@@ -338,5 +351,10 @@ class LocalHub:
         while _alive(self.seen) and time.monotonic() < deadline:
             time.sleep(0.5)
         self.left_behind = _alive(self.seen)
+        self.left_behind_commands = {pid: _command(pid) for pid in self.left_behind}
         for pid in self.left_behind:  # never leave them running, whatever the caller then reports
             os.kill(pid, signal.SIGKILL)
+
+    def left_behind_text(self) -> str:
+        """Which processes outlived the hub, and what each was (a server, a kernel, a service, the proxy)."""
+        return "; ".join(f"{pid} ({self.left_behind_commands.get(pid, '?')})" for pid in sorted(self.left_behind))
