@@ -16,6 +16,8 @@ memory with all six kernels open is reported: what idle-kernel culling gives bac
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import statistics
 import tempfile
 import threading
@@ -105,6 +107,17 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
         timings[lesson].append(time.perf_counter() - started)
 
 
+def handshakes(log: str) -> tuple[int, int, float]:
+    """From the hub's log: kernel websocket handshakes, how many took over 20 s, the slowest (s).
+
+    20 s is what the Python proxy allowed before the class set its own timeout (tornado's default): each of
+    those would have been a 599 "Timeout during request"."""
+    took = [
+        float(ms) / 1000 for ms in re.findall(r"101 GET /user/\S+/api/kernels/\S+/channels \(.*?\) ([\d.]+)ms", log)
+    ]
+    return len(took), sum(1 for t in took if t > 20), max(took, default=0.0)
+
+
 def _percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))] if ordered else float("nan")
@@ -127,7 +140,14 @@ def _all_lessons_open(hub: LocalHub, users: tuple[str, ...], repo: str, errors: 
 
 
 def report(
-    learners: int, timings: dict, peaks: dict, errors: list, wall: float, reconnects: int = 0, all_open: list = ()
+    learners: int,
+    timings: dict,
+    peaks: dict,
+    errors: list,
+    wall: float,
+    reconnects: int = 0,
+    all_open: list = (),
+    shakes: tuple = (),
 ) -> str:
     lines = [f"{'lesson':<36}{'runs':>6}{'p50 s':>9}{'p95 s':>9}"]
     for lesson in LESSONS:
@@ -147,6 +167,11 @@ def report(
         )
     lines.append(f"wall time for the whole class: {wall:.0f} s on {psutil.cpu_count()} cores")
     lines.append(f"kernel websocket reconnects (JupyterLab's policy: up to 7, growing random waits): {reconnects}")
+    if shakes:
+        lines.append(
+            f"kernel websocket handshakes: {shakes[0]}, slowest {shakes[2]:.1f} s, {shakes[1]} over 20 s "
+            "(the Python proxy's old limit: each would have been a 599)"
+        )
     lines.extend(f"error: {e}" for e in errors)
     lines.append(f"{learners} learners, {len(LESSONS)} lessons each, {len(errors)} errors")
     return "\n".join(lines)
@@ -158,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--all-open", type=int, default=3, help="then this many learners run every lesson keeping all kernels open"
     )
+    parser.add_argument("--keep-log", help="copy the hub's log (servers and kernels too) here before it is removed")
     args = parser.parse_args(argv)
     users = tuple(f"learner{i:03d}" for i in range(1, args.learners + 1))
     timings: dict[str, list[float]] = defaultdict(list)
@@ -179,7 +205,10 @@ def main(argv: list[str] | None = None) -> int:
             all_open = _all_lessons_open(hub, users[: args.all_open], repo, errors) if args.all_open else []
         if hub.left_behind:
             errors.append(f"processes left behind after the hub stopped: {hub.left_behind_text()}")
-    print(report(args.learners, timings, peaks, errors, wall, hub.client.reconnects, all_open))
+        log = hub.log_path.read_text(encoding="utf-8", errors="replace")
+        if args.keep_log:
+            shutil.copyfile(hub.log_path, args.keep_log)
+    print(report(args.learners, timings, peaks, errors, wall, hub.client.reconnects, all_open, handshakes(log)))
     return 1 if errors else 0
 
 

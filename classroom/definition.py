@@ -151,6 +151,11 @@ def server_args(s: Settings) -> list[str]:
         "--MappingKernelManager.cull_connected=True",  # a tab left open does not keep a kernel forever
         "--MappingKernelManager.cull_busy=False",  # a running cell is never stopped
         f"--MappingKernelManager.kernel_info_timeout={s.kernel_info_wait}",
+        # A kernel's ports are picked free by the server and bound by the kernel a moment later; with a room
+        # of kernels starting at once, another connection can take one in between ("Address already in
+        # use"). By default the server caches the ports it picked and restarts the kernel on the same
+        # taken port five times, then leaves it dead (seen in bench-class); uncached, a restart gets new ones.
+        "--KernelManager.cache_ports=False",
     ]
 
 

@@ -40,7 +40,9 @@ class KernelRun:
 class Hub:
     """A hub at ``url`` (the proxy's address), seen with one token at a time."""
 
-    def __init__(self, url: str, timeout: float = 60.0) -> None:
+    # Longer than the class's proxy timeout (120 s, classroom/definition.py), so a slow request is ended
+    # by the hub's side, as a learner would see it: JupyterLab's own requests have no timeout.
+    def __init__(self, url: str, timeout: float = 150.0) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
         self.reconnects = 0  # kernel websocket handshakes that failed and were tried again
