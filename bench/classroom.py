@@ -6,8 +6,8 @@ Not a test and not part of ``make bench``. It starts ``classroom/jupyterhub_conf
 on 127.0.0.1 (test mode), gives every learner the workshop through nbgitpuller from a
 local bare clone, and then, all learners at once, opens each lesson as JupyterLab does
 (a session, so the kernel runs in the notebook's folder) and runs its code cells in
-order over the kernel websocket. A lesson's kernel is shut down when it is done, as a
-learner closing the tab would. It reports per-lesson p50/p95 run time, peak memory per
+order over one kernel websocket. A lesson's session is closed when it is done, as a
+learner closing the tab and shutting the kernel down would. It reports per-lesson p50/p95 run time, peak memory per
 learner (their server plus the kernel, sampled every half second), and every error seen.
 Then a few learners (``--all-open``) run every lesson again without closing any, and their
 memory with all six kernels open is reported: what idle-kernel culling gives back.
@@ -88,7 +88,7 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
         cells = _cells(lesson)
         started = time.perf_counter()
         try:
-            kernel = client.open_notebook(user, token, f"{TARGET}/notebooks/{lesson}")
+            session, kernel = client.open_session(user, token, f"{TARGET}/notebooks/{lesson}")
             ws = client.channel(user, token, kernel)  # one channel for the whole lesson, as a JupyterLab tab keeps
             try:
                 for number, source in enumerate(cells, start=1):
@@ -98,9 +98,9 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
             finally:
                 ws.close()
             if keep is None:
-                client.request("DELETE", f"/user/{user}/api/kernels/{kernel}", token)
+                client.close_session(user, token, session)
             else:
-                keep.append(kernel)
+                keep.append(session)
         except Exception as exc:
             errors.append(f"{user}: {lesson}: {type(exc).__name__}: {exc}")
             continue
@@ -132,10 +132,10 @@ def _all_lessons_open(hub: LocalHub, users: tuple[str, ...], repo: str, errors: 
             pool.submit(_one_learner, hub, user, repo, defaultdict(list), errors, kept[user])
     groups = _learner_pids(hub.process.pid)
     sizes = [_memory(groups.get(user, set())) for user in users if len(kept[user]) == len(LESSONS)]
-    for user, kernels in kept.items():
+    for user, sessions in kept.items():
         token = hub.client.token_for(hub.operator, user)
-        for kernel in kernels:
-            hub.client.request("DELETE", f"/user/{user}/api/kernels/{kernel}", token)
+        for session in sessions:
+            hub.client.close_session(user, token, session)
     return sizes
 
 

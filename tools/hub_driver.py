@@ -117,6 +117,15 @@ class Hub:
 
     def open_notebook(self, user: str, token: str, path: str) -> str:
         """Start a kernel for a notebook as JupyterLab does (a session), so it runs in the notebook's folder."""
+        return self.open_session(user, token, path)[1]
+
+    def close_session(self, user: str, token: str, session: str) -> None:
+        """Close a notebook and shut its kernel down as JupyterLab does: the session goes, and its kernel with it
+        (deleting only the kernel leaves the session behind, and reopening the notebook then finds a dead one)."""
+        self.request("DELETE", f"/user/{user}/api/sessions/{session}", token)
+
+    def open_session(self, user: str, token: str, path: str) -> tuple[str, str]:
+        """Open a notebook's session; returns (session id, kernel id)."""
         status, body = self.request(
             "POST",
             f"/user/{user}/api/sessions",
@@ -125,7 +134,7 @@ class Hub:
         )
         if status != 201:
             raise RuntimeError(f"a kernel for {user}: HTTP {status} {body}")
-        return body["kernel"]["id"]
+        return body["id"], body["kernel"]["id"]
 
     def channel(self, user: str, token: str, kernel: str, limit: float = 300.0) -> Any:
         """Open a kernel's websocket as JupyterLab does, reconnecting after a failed handshake as it does.
@@ -307,6 +316,7 @@ class LocalHub:
         self.seen: set[int] = set()
         self.left_behind: set[int] = set()
         self.left_behind_commands: dict[int, str] = {}
+        self.seen_commands: dict[int, str] = {}  # what each process under the hub was, when it was seen
 
     def __enter__(self) -> LocalHub:
         self._log = self.log_path.open("w")
@@ -330,7 +340,9 @@ class LocalHub:
     def remember_processes(self) -> None:
         """Note every process under the hub now (servers, kernels), to check later that all ended."""
         if self.process is not None:
-            self.seen |= _tree(self.process.pid)
+            now = _tree(self.process.pid)
+            self.seen |= now
+            self.seen_commands.update({pid: _command(pid) for pid in now})
 
     def __exit__(self, *exc: object) -> None:
         self.remember_processes()

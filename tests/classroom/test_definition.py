@@ -203,3 +203,21 @@ def test_the_learners_image_is_built_from_the_lock_and_holds_no_solutions():
     assert "requirements/classroom.txt" in copied and any("--require-hashes" in line for line in lines)
     assert "notebooks" not in copied and "tests" not in copied and "COPY . " not in copied
     assert lines[-1] == 'CMD ["jupyterhub-singleuser"]'
+
+
+def test_the_instructor_guide_states_the_timeouts_the_class_uses(env):
+    """Each row of the guide's 'what stops on its own' table: its setting's default, in the unit it says."""
+    definition = _load("botie_class_definition", ROOT / "classroom" / "definition.py")
+    guide = (ROOT / "notebooks" / "instructor" / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| [^|]+ \| (\d+) (minutes|seconds) \| `(BOTIE_\w+)=(\d+)` \|", guide, flags=re.M)
+    field = {variable: name for name, variable in definition._VARIABLES.items()}
+    defaults = definition.Settings()
+    assert {variable for *_, variable, _ in rows} == {
+        "BOTIE_KERNEL_IDLE",
+        "BOTIE_SERVER_IDLE",
+        "BOTIE_PROXY_TIMEOUT",
+        "BOTIE_KERNEL_INFO_WAIT",
+    }
+    for amount, unit, variable, seconds in rows:
+        assert getattr(defaults, field[variable]) == int(seconds), variable
+        assert int(amount) * (60 if unit == "minutes" else 1) == int(seconds), variable
