@@ -86,7 +86,7 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
         return
     for lesson in LESSONS:
         cells = _cells(lesson)
-        started = time.perf_counter()
+        started, session = time.perf_counter(), None
         try:
             session, kernel = client.open_session(user, token, f"{TARGET}/notebooks/{lesson}")
             ws = client.channel(user, token, kernel)  # one channel for the whole lesson, as a JupyterLab tab keeps
@@ -97,14 +97,16 @@ def _one_learner(hub: LocalHub, user: str, repo: str, timings: dict, errors: lis
                         errors.append(f"{user}: {lesson} cell {number}: {run.error}")
             finally:
                 ws.close()
-            if keep is None:
-                client.close_session(user, token, session)
-            else:
-                keep.append(session)
+            timings[lesson].append(time.perf_counter() - started)
         except Exception as exc:
             errors.append(f"{user}: {lesson}: {type(exc).__name__}: {exc}")
-            continue
-        timings[lesson].append(time.perf_counter() - started)
+        if keep is not None and session is not None:
+            keep.append(session)
+        elif session is not None:
+            try:  # closed even after a failure, as a learner closes the tab of a lesson that went wrong
+                client.close_session(user, token, session)
+            except OSError as exc:
+                errors.append(f"{user}: {lesson}: closing: {type(exc).__name__}: {exc}")
 
 
 def handshakes(log: str) -> tuple[int, int, float]:
