@@ -31,8 +31,10 @@ FIRST_LESSON = "notebooks/00_welcome.ipynb"
 ROOM = "botie-room"
 CULLER = "jupyterhub-idle-culler"  # the name the Zero to JupyterHub chart gives its culler
 ROOM_PORT = 10101
-#: Measured by `make bench-class`: a learner's server plus one running kernel, at its peak (MiB).
-MEASURED_PEAK_MIB = 317
+#: Measured by `make bench-class LEARNERS=20`: a learner's server plus one running kernel at its peak, the
+#: highest of 20 learners (MiB); and the same learner's server with all six lessons' kernels open.
+MEASURED_PEAK_MIB = 339
+MEASURED_ALL_OPEN_MIB = 982
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,8 @@ class Settings:
     # server's answer rather than the proxy's timeout (599) when a room starts kernels at once.
     proxy_timeout: int = 120
     room_refresh: int = 5
-    # Per learner: 1.6 times the measured peak guaranteed (a second lesson's kernel before the first is
-    # culled), a limit of about three times it (three kernels) before the learner's kernel is killed.
+    # Per learner: the measured peak plus a second lesson's kernel guaranteed (what kernel culling leaves a
+    # learner moving through 40 to 50 minute lessons); a limit that holds all six lessons open.
     memory_guarantee: str = "512M"
     memory_limit: str = "1G"
     cpu_guarantee: float = 0.2  # 20 learners ran on 2 cores: a tenth of a core each on average
