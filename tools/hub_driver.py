@@ -287,6 +287,7 @@ class LocalHub:
         learners: tuple[str, ...],
         instructors: tuple[str, ...] = ("lee",),
         refresh: int = 5,
+        settings: dict[str, str] | None = None,
     ) -> None:
         self.root, self.scratch = root, scratch
         self.learners, self.instructors = learners, instructors
@@ -309,6 +310,7 @@ class LocalHub:
             "BOTIE_ROOM_TOKEN": self.room_token,
             "BOTIE_ROOM_REFRESH": str(refresh),
         }
+        self.env.update(settings or {})  # the class's own settings (classroom/definition.py), e.g. BOTIE_KERNEL_IDLE
         self.env.pop("BOTIE_PROGRESS_FILE", None)  # learners' kernels write where a real learner's would
         self.log_path = scratch / "hub.log"
         self.client = Hub(self.url)
