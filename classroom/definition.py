@@ -62,7 +62,8 @@ class Settings:
     # learner moving through 40 to 50 minute lessons); a limit that holds all six lessons open.
     memory_guarantee: str = "512M"
     memory_limit: str = "1G"
-    cpu_guarantee: float = 0.2  # 20 learners ran on 2 cores: a tenth of a core each on average
+    # 20 learners on 2 cores (a tenth each) waited 47 s for lesson 00 when all ran it at once; a fifth halves that
+    cpu_guarantee: float = 0.2
     cpu_limit: float = 1.0
 
 
