@@ -6,9 +6,12 @@ hub which ``custom:jupyter_server:<action>:<resource>`` scopes the caller holds:
 the learner holds ``execute:*`` on their own server (everything), the
 instructor's room service holds only ``read:contents`` (it can read the
 progress file and cannot run code or change anything).
+
+It also makes the server shut its kernels down when the hub stops it (below).
 """
 
 import os
+import signal
 
 from jupyterhub.singleuser.extension import JupyterHubAuthorizer
 
@@ -26,3 +29,15 @@ class ScopedAuthorizer(JupyterHubAuthorizer):
 
 c = get_config()  # noqa: F821
 c.ServerApp.authorizer_class = ScopedAuthorizer
+
+
+def stop_with_kernels(signum, frame):
+    """The hub stops a learner's server with SIGINT. Without a terminal, Jupyter Server takes SIGINT as
+    Ctrl-C and exits at once, leaving each kernel to notice its parent is gone; a kernel that cannot (one
+    whose start failed halfway) outlives the hub. Stop as on SIGTERM instead: kernels first, then the server."""
+    from jupyter_server.serverapp import ServerApp
+
+    ServerApp.instance()._signal_stop(signum, frame)
+
+
+signal.signal(signal.SIGINT, stop_with_kernels)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import secrets
 import signal
 import subprocess
@@ -22,7 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Hub", "KernelRun", "LocalHub", "free_ports", "workshop_repo"]
+__all__ = ["RECONNECT_LIMIT", "Hub", "KernelRun", "LocalHub", "free_ports", "workshop_repo"]
+
+#: How many times JupyterLab reconnects a kernel channel before it shows the kernel as disconnected.
+RECONNECT_LIMIT = 7
 
 
 @dataclass(frozen=True)
@@ -36,10 +40,12 @@ class KernelRun:
 class Hub:
     """A hub at ``url`` (the proxy's address), seen with one token at a time."""
 
-    def __init__(self, url: str, timeout: float = 60.0) -> None:
+    # Longer than the class's proxy timeout (120 s, classroom/definition.py), so a slow request is ended
+    # by the hub's side, as a learner would see it: JupyterLab's own requests have no timeout.
+    def __init__(self, url: str, timeout: float = 150.0) -> None:
         self.url = url.rstrip("/")
         self.timeout = timeout
-        self.reconnects = 0  # kernel websocket handshakes that failed once and were retried
+        self.reconnects = 0  # kernel websocket handshakes that failed and were tried again
 
     def request(self, method: str, path: str, token: str, body: Any = None) -> tuple[int, Any]:
         """One HTTP request; returns (status, parsed JSON or text). Never raises for an HTTP status."""
@@ -111,6 +117,15 @@ class Hub:
 
     def open_notebook(self, user: str, token: str, path: str) -> str:
         """Start a kernel for a notebook as JupyterLab does (a session), so it runs in the notebook's folder."""
+        return self.open_session(user, token, path)[1]
+
+    def close_session(self, user: str, token: str, session: str) -> None:
+        """Close a notebook and shut its kernel down as JupyterLab does: the session goes, and its kernel with it
+        (deleting only the kernel leaves the session behind, and reopening the notebook then finds a dead one)."""
+        self.request("DELETE", f"/user/{user}/api/sessions/{session}", token)
+
+    def open_session(self, user: str, token: str, path: str) -> tuple[str, str]:
+        """Open a notebook's session; returns (session id, kernel id)."""
         status, body = self.request(
             "POST",
             f"/user/{user}/api/sessions",
@@ -119,28 +134,42 @@ class Hub:
         )
         if status != 201:
             raise RuntimeError(f"a kernel for {user}: HTTP {status} {body}")
-        return body["kernel"]["id"]
+        return body["id"], body["kernel"]["id"]
 
-    def execute(self, user: str, token: str, kernel: str, code: str, limit: float = 300.0) -> KernelRun:
-        """Run ``code`` in a kernel over its websocket; collect what it printed until it is idle."""
+    def channel(self, user: str, token: str, kernel: str, limit: float = 300.0) -> Any:
+        """Open a kernel's websocket as JupyterLab does, reconnecting after a failed handshake as it does.
+
+        JupyterLab (@jupyterlab/services, KernelConnection._reconnect) tries again up to 7 times, the
+        n-th time (n = 0, 1, ...) after a random wait of 0 to 2**n - 1 seconds; so does this, and each
+        retry is counted in ``reconnects`` so a report shows them.
+        """
         import websocket  # websocket-client, a Jupyter Server dependency
 
         ws_url = self.url.replace("http", "ws", 1) + f"/user/{user}/api/kernels/{kernel}/channels"
         header = [f"Authorization: token {token}"]
-        try:
-            ws = websocket.create_connection(ws_url, header=header, timeout=limit)
-        except (websocket.WebSocketBadStatusException, OSError):
-            # JupyterLab reconnects a kernel channel whose handshake failed; so does a simulated learner,
-            # once, and the reconnect is counted so a report can show it.
-            self.reconnects += 1
-            time.sleep(1.0)
-            ws = websocket.create_connection(ws_url, header=header, timeout=limit)
+        for attempt in range(RECONNECT_LIMIT + 1):
+            try:
+                return websocket.create_connection(ws_url, header=header, timeout=limit)
+            except (websocket.WebSocketBadStatusException, websocket.WebSocketTimeoutException, OSError):
+                if attempt == RECONNECT_LIMIT:
+                    raise
+                self.reconnects += 1
+                time.sleep(random.uniform(0, 2**attempt - 1))
+        raise AssertionError("unreachable")
+
+    def execute(self, user: str, token: str, kernel: str, code: str, limit: float = 300.0, ws: Any = None) -> KernelRun:
+        """Run ``code`` in a kernel over its websocket (``ws``, or a channel opened for this one request);
+        collect what it printed until it is idle."""
+        own = ws is None
+        if own:
+            ws = self.channel(user, token, kernel, limit)
         try:
             msg_id = uuid.uuid4().hex
             ws.send(json.dumps(_execute_request(msg_id, code)))
             return _collect(ws, msg_id)
         finally:
-            ws.close()
+            if own:
+                ws.close()
 
     def stop_server(self, operator: str, user: str) -> None:
         self.request("DELETE", f"/hub/api/users/{user}/server", operator)
@@ -224,6 +253,15 @@ def _tree(pid: int) -> set[int]:
         return set()
 
 
+def _command(pid: int) -> str:
+    import psutil
+
+    try:
+        return " ".join(psutil.Process(pid).cmdline())[:160]
+    except psutil.Error:
+        return "?"
+
+
 def _alive(pids: set[int]) -> set[int]:
     import psutil
 
@@ -251,6 +289,7 @@ class LocalHub:
         learners: tuple[str, ...],
         instructors: tuple[str, ...] = ("lee",),
         refresh: int = 5,
+        settings: dict[str, str] | None = None,
     ) -> None:
         self.root, self.scratch = root, scratch
         self.learners, self.instructors = learners, instructors
@@ -273,12 +312,15 @@ class LocalHub:
             "BOTIE_ROOM_TOKEN": self.room_token,
             "BOTIE_ROOM_REFRESH": str(refresh),
         }
+        self.env.update(settings or {})  # the class's own settings (classroom/definition.py), e.g. BOTIE_KERNEL_IDLE
         self.env.pop("BOTIE_PROGRESS_FILE", None)  # learners' kernels write where a real learner's would
         self.log_path = scratch / "hub.log"
         self.client = Hub(self.url)
         self.process: subprocess.Popen | None = None
         self.seen: set[int] = set()
         self.left_behind: set[int] = set()
+        self.left_behind_commands: dict[int, str] = {}
+        self.seen_commands: dict[int, str] = {}  # what each process under the hub was, when it was seen
 
     @property
     def running(self) -> subprocess.Popen:
@@ -309,7 +351,9 @@ class LocalHub:
     def remember_processes(self) -> None:
         """Note every process under the hub now (servers, kernels), to check later that all ended."""
         if self.process is not None:
-            self.seen |= _tree(self.process.pid)
+            now = _tree(self.process.pid)
+            self.seen |= now
+            self.seen_commands.update({pid: _command(pid) for pid in now})
 
     def __exit__(self, *exc: object) -> None:
         self.remember_processes()
@@ -321,7 +365,10 @@ class LocalHub:
         process = self.running
         process.send_signal(signal.SIGTERM)
         try:
-            process.wait(timeout=60)
+            # Longer than the hub's own cleanup: it stops each server with SIGINT, waits up to 30 s, SIGTERM,
+            # 30 s, SIGKILL, 5 s (the Spawner's defaults), all servers at once; killing the hub sooner would
+            # strand a server that was still shutting its kernels down.
+            process.wait(timeout=120)
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
@@ -330,5 +377,10 @@ class LocalHub:
         while _alive(self.seen) and time.monotonic() < deadline:
             time.sleep(0.5)
         self.left_behind = _alive(self.seen)
+        self.left_behind_commands = {pid: _command(pid) for pid in self.left_behind}
         for pid in self.left_behind:  # never leave them running, whatever the caller then reports
             os.kill(pid, signal.SIGKILL)
+
+    def left_behind_text(self) -> str:
+        """Which processes outlived the hub, and what each was (a server, a kernel, a service, the proxy)."""
+        return "; ".join(f"{pid} ({self.left_behind_commands.get(pid, '?')})" for pid in sorted(self.left_behind))

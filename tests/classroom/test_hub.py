@@ -1,7 +1,7 @@
 """A class on one hub: three learners get the workshop through nbgitpuller, run a check and answer a
 prediction in their kernels, and the instructor's room shows the right rows, where the room is stuck and
 how it predicted (read in Chromium after logging in through the hub); learners cannot read each other's
-progress.
+progress; stopping the hub with servers, kernels and services running leaves no process behind.
 
 One hub for the whole module (127.0.0.1, dummy authenticator, local process spawner), stopped at the
 end with every process it started. Select it with ``-m hub``; it needs the ``classroom`` extra.
@@ -96,7 +96,12 @@ def hub(tmp_path_factory):
         }
         local.remember_processes()
     assert local.seen, "the test never saw the hub's processes, so it could not check they all ended"
-    assert not local.left_behind, f"processes left behind after the hub stopped: {sorted(local.left_behind)}"
+    seen = " ".join(local.seen_commands.values())
+    for piece in ("jupyterhub-singleuser", "ipykernel_launcher", "room_service", "jupyterhub_idle_culler", "proxy"):
+        assert piece in seen, f"the hub was stopped without a running {piece}, so this did not show it stops"
+    assert not local.left_behind, f"processes left behind after the hub stopped: {local.left_behind_text()}"
+    # each learner's server shut its own kernels down (rather than leaving them to notice it had gone)
+    assert local.log_path.read_text().count("Shutting down 1 kernel") >= len(LEARNERS) - 1  # bo's stopped earlier
 
 
 @pytest.fixture(scope="module")

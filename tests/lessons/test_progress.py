@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 
 import nbformat
@@ -111,7 +112,8 @@ def test_an_unwritable_place_is_said_once_and_the_check_still_answers(tmp_path, 
 
 def test_the_write_is_atomic_no_temporary_file_is_left(book, capsys, monkeypatch):
     check(permitted)
-    assert sorted(p.name for p in book.parent.iterdir()) == [progress.FILE_NAME]
+    leaves = sorted([progress.FILE_NAME, progress.lock_path(book).name])  # the file and its lock, no temporary
+    assert sorted(p.name for p in book.parent.iterdir()) == leaves
 
     def fail(*args, **kwargs):
         raise OSError(28, "No space left on device")
@@ -120,7 +122,7 @@ def test_the_write_is_atomic_no_temporary_file_is_left(book, capsys, monkeypatch
     monkeypatch.setattr(progress.json, "dump", fail)
     check(permitted)
     assert book.read_text() == before  # the old file survives a failed write whole
-    assert sorted(p.name for p in book.parent.iterdir()) == [progress.FILE_NAME]
+    assert sorted(p.name for p in book.parent.iterdir()) == leaves
     assert "No space left" in capsys.readouterr().out
 
 
@@ -321,3 +323,126 @@ def test_a_check_the_lesson_runs_on_its_own_wrong_function_is_not_recorded(book,
     assert "permitted" in out and out.count("cases passed") == 2  # the check still answers
     entry = _entries(book)["permitted"]
     assert (entry["status"], entry["attempts"]) == ("passed", 1)
+
+
+# --- several writers at once, and a writer that dies --------------------------------------------
+
+WRITERS = 4
+CHECKS_EACH = 60
+WAIT = 120  # seconds a worker may take before the test calls it stuck (a hang guard, not a timing claim)
+
+
+def _record_many(path: str, name: str, start, count: int) -> None:
+    """One notebook's kernel: record ``count`` checks of exercise ``name``, as fast as it can."""
+    import os
+
+    os.environ["BOTIE_PROGRESS_FILE"] = path
+    start.wait(WAIT)
+    for index in range(count):
+        progress.record_check(name, passed=index == count - 1)
+
+
+@pytest.mark.slow
+def test_several_processes_recording_at_once_lose_no_update(book):
+    ctx = multiprocessing.get_context("spawn")  # fresh interpreters, as on macOS and Windows: only the file is shared
+    start = ctx.Event()
+    names = sorted(progress.PLACES)[:WRITERS]
+    workers = [ctx.Process(target=_record_many, args=(str(book), n, start, CHECKS_EACH)) for n in names]
+    for w in workers:
+        w.start()
+    start.set()  # all of them at once: the learner presses check in one lesson while another runs all cells
+    for w in workers:
+        w.join(WAIT)
+        assert w.exitcode == 0, "a writer did not finish"
+    entries = _entries(book)
+    assert {n: entries[n]["attempts"] for n in names} == dict.fromkeys(names, CHECKS_EACH)
+    assert all(entries[n]["status"] == "passed" for n in names)  # each writer's last check passed
+
+
+def test_a_lock_held_too_long_is_said_once_and_the_check_still_answers(book, capsys, monkeypatch):
+    check("choose_evidence", wrong_permitted)
+    before = book.read_text()
+    monkeypatch.setattr(progress, "LOCK_WAIT", 0.2)
+    with progress._locked(book):  # another writer that does not let go (a stopped, not dead, kernel)
+        check(permitted)
+        check(permitted)
+    out = capsys.readouterr().out
+    assert out.count("cases passed") == 3
+    assert out.count("could not be saved") == 1 and "kept it locked" in out
+    assert book.read_text() == before  # nothing was written past the lock
+    check(permitted)
+    assert _entries(book)["permitted"]["attempts"] == 1  # once it is free, recording goes on
+
+
+def _die_inside_update(path: str, where: str, ready) -> None:
+    """Start an update and stop dead inside it (``where``: after reading, or halfway through writing)."""
+    import os
+    import time
+
+    os.environ["BOTIE_PROGRESS_FILE"] = path
+
+    def hang(*args, **kwargs):
+        ready.set()
+        time.sleep(WAIT)
+
+    if where == "writing":
+
+        def half_then_hang(body, out, **kwargs):
+            text = json.dumps(body)
+            out.write(text[: len(text) // 2])
+            out.flush()
+            hang()
+
+        progress.json.dump = half_then_hang  # type: ignore[assignment]
+        progress.record_check("permitted", passed=True)
+    else:
+        progress._update(lambda book: hang())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where", ["reading", "writing"])
+def test_a_writer_killed_mid_update_leaves_the_file_whole_and_unlocked(book, capsys, where):
+    check("choose_evidence", wrong_permitted)
+    before = book.read_text()
+    ctx = multiprocessing.get_context("spawn")
+    ready = ctx.Event()
+    writer = ctx.Process(target=_die_inside_update, args=(str(book), where, ready))
+    writer.start()
+    assert ready.wait(WAIT), "the writer never reached the middle of its update"
+    writer.kill()  # SIGKILL on POSIX: no cleanup code runs, as when a kernel is killed
+    writer.join(WAIT)
+    assert book.read_text() == before  # the file is the previous one, whole
+    check(permitted)  # the next writer gets in at once: the dead one's lock went with it
+    out = capsys.readouterr().out
+    assert "could not be saved" not in out
+    entries = _entries(book)
+    assert entries["permitted"]["attempts"] == 1 and entries["choose_evidence"]["attempts"] == 1
+    # a temporary file the dead writer left half-written is cleared by the next writer
+    assert not [p.name for p in book.parent.iterdir() if p.name.endswith(".tmp")]
+
+
+def _keep_writing(path: str, start, count: int) -> None:
+    _record_many(path, "permitted", start, count)
+
+
+@pytest.mark.slow
+def test_a_reader_sees_a_whole_file_or_the_previous_one_never_a_mix(book):
+    """What the room service does: read the file while the learner's kernels write it."""
+    ctx = multiprocessing.get_context("spawn")  # fresh interpreters, as on macOS and Windows: only the file is shared
+    start = ctx.Event()
+    writers = [ctx.Process(target=_keep_writing, args=(str(book), start, CHECKS_EACH)) for _ in range(2)]
+    for w in writers:
+        w.start()
+    start.set()
+    seen, states = [], set()
+    while any(w.is_alive() for w in writers):
+        found = progress.load(book)
+        states.add(found.state)
+        if found.state == "ok":
+            seen.append(found.entries["permitted"].attempts)
+    for w in writers:
+        w.join(WAIT)
+        assert w.exitcode == 0
+    assert states <= {"missing", "ok"}  # never "empty" or "corrupt": no half-written file was ever read
+    assert seen == sorted(seen)  # and never an older file after a newer one
+    assert _entries(book)["permitted"]["attempts"] == 2 * CHECKS_EACH

@@ -17,7 +17,11 @@ server the instructor's view reads it through the hub (see ``classroom/``).
 Recording progress must never get in the way of a check:
 
 - the file is written whole to a temporary file beside it, then renamed over
-  the old one, so a kernel stopped mid-write leaves the previous file intact;
+  the old one, so a kernel stopped mid-write leaves the previous file intact,
+  and a reader (the room view) gets the whole new file or the whole old one;
+- every change holds a lock across reading, changing and writing, so two
+  kernels recording at once (one running all cells, the learner pressing
+  check in another lesson) never overwrite each other's update;
 - a missing or empty file is a fresh start; a file that cannot be read as
   progress is kept aside (renamed, never deleted) and a fresh one begins;
 - any problem is said once per session, plainly, and the check still answers.
@@ -30,10 +34,14 @@ in the current folder, which in Jupyter is the notebook's folder.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
+import sys
 import tempfile
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -48,6 +56,7 @@ __all__ = [
     "Entry",
     "ProgressFile",
     "load",
+    "lock_path",
     "progress_path",
     "record_check",
     "record_hint",
@@ -241,6 +250,79 @@ def _keep_aside(path: Path, problem: str) -> None:
     )
 
 
+# The lock: the standard library's own primitive on each system, not the filelock package. Both
+# fcntl.flock (Linux, macOS) and msvcrt.locking (Windows) are released by the operating system when
+# the process holding them dies, which is the guarantee a killed kernel needs; the only other thing
+# filelock would add is the polling loop below, and it would be one more package in every learner's
+# install (pip, conda, Binder) for that. The lock is taken on a file of its own beside the progress
+# file, because the progress file is replaced by a rename on every write and a lock on it would be
+# left on the old copy.
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> None:
+        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # one byte at offset 0 stands for the whole file
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+#: How long a change waits for another writer before giving up (said once; the check still answers).
+#: A writer holds the lock for milliseconds; only a stopped-but-not-dead process could hold it longer.
+LOCK_WAIT = 10.0
+# "Someone else holds it": EAGAIN/EWOULDBLOCK from flock, EACCES or EDEADLOCK from msvcrt.locking.
+_BUSY = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)}
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside a progress file (a dot file: JupyterLab's file browser does not list it)."""
+    return path.with_name(f".{path.name}.lock")
+
+
+def _acquire(fd: int, wait: float) -> None:
+    """Take the lock, retrying while another writer holds it, for up to ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            return _try_lock(fd)
+        except OSError as exc:
+            if exc.errno not in _BUSY:
+                raise  # locking itself failed (say, a filesystem without locks): said like any write problem
+            if time.monotonic() >= deadline:
+                raise TimeoutError(errno.ETIMEDOUT, f"another notebook kept it locked for {wait:.0f} s") from exc
+        time.sleep(0.005)
+
+
+@contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold the progress file's lock for the body; raise TimeoutError (an OSError) after ``LOCK_WAIT`` seconds."""
+    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        _acquire(fd, LOCK_WAIT)
+        try:
+            yield
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
+
+
+def _clear_leftovers(path: Path) -> None:
+    """Remove temporary files a killed writer left (only called under the lock, so none is in use)."""
+    for leftover in path.parent.glob(f".{path.name}.*.tmp"):
+        leftover.unlink(missing_ok=True)
+
+
 def _write(path: Path, book: ProgressFile) -> None:
     """Write the whole file to a temporary file in the same folder, then rename it into place."""
     body = {
@@ -249,7 +331,6 @@ def _write(path: Path, book: ProgressFile) -> None:
         "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
         "last_activity": book.last_activity,
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -268,10 +349,13 @@ def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
     if path is None:
         return
     try:
-        current = load(path)
-        if current.state == "corrupt":
-            _keep_aside(path, current.problem)
-        _write(path, change(current))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with _locked(path):  # read, change and write as one step: no other writer in between
+            _clear_leftovers(path)
+            current = load(path)
+            if current.state == "corrupt":
+                _keep_aside(path, current.problem)
+            _write(path, change(current))
     except OSError as exc:
         _say_once(
             f"write:{path}",
