@@ -261,3 +261,21 @@ def test_cells_nbval_skips_are_not_run_when_the_edition_is_executed(tmp_path):
     assert nb.cells[0].source == "ran = True\nprint('hint shown')"  # put back as it was
     assert nb.cells[0].outputs == [] and nb.cells[0].execution_count is None
     assert nb.cells[1].outputs[0]["text"] == "False\n"  # the skipped cell never ran
+
+
+def test_a_machine_dependent_cell_runs_but_stores_no_output_so_the_editions_do_not_depend_on_the_machine():
+    """Lesson 00's pre-flight table names versions and folders: both editions store it empty, whatever ran it."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("print(1)"), nbformat.v4.new_code_cell("print(2)")]
+    for cell in nb.cells:
+        cell.outputs, cell.execution_count = [nbformat.v4.new_output("stream", text="x\n")], 1
+    nb.cells[1].metadata["tags"] = [_editions.MACHINE_TAG]
+    kept, dropped = _editions.drop_machine_output(nb).cells
+    assert (kept.outputs[0].text, kept.execution_count) == ("x\n", 1)
+    assert (dropped.outputs, dropped.execution_count) == ([], None)
+    for folder in ("notebooks/instructor", "notebooks"):
+        welcome = nbformat.read(ROOT / folder / "00_welcome.ipynb", as_version=4)
+        (preflight,) = [c for c in welcome.cells if _editions.MACHINE_TAG in c.metadata.get("tags", ())]
+        assert "preflight.run" in preflight.source and preflight.outputs == []

@@ -55,7 +55,9 @@ __all__ = [
     "IGNORE_MARKER",
     "IGNORE_TAG",
     "INSTRUCTOR_ONLY",
+    "MACHINE_TAG",
     "STUB",
+    "drop_machine_output",
     "EditionError",
     "execute",
     "generate",
@@ -312,6 +314,19 @@ def _sources(src_dir: Path, names: Iterable[str] | None) -> list[Path]:
     return paths
 
 
+#: A cell whose output describes the machine it ran on (versions, folders): stored without output, so
+#: the committed notebooks are the same whatever is installed where `make learner` ran.
+MACHINE_TAG = "machine-dependent"
+
+
+def drop_machine_output(nb: Any) -> Any:
+    """The same notebook with the outputs of cells tagged :data:`MACHINE_TAG` removed (they run, but store nothing)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and MACHINE_TAG in cell.get("metadata", {}).get("tags", ()):
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
 def generate(
     src_dir: Path,
     dst_dir: Path,
@@ -327,13 +342,14 @@ def generate(
         source_nb = _read(src)
         if execute_source:
             log(f"executing {src}")
-            source_nb = merge_streams(stable_widget_ids(execute(source_nb, src.parent), f"instructor/{src.stem}"))
+            executed = execute(source_nb, src.parent)
+            source_nb = drop_machine_output(merge_streams(stable_widget_ids(executed, f"instructor/{src.stem}")))
             _write(source_nb, src)
         nb = learner_notebook(source_nb, src.name)
         dst = dst_dir / src.name
         if run:
             log(f"executing {dst}")
-            nb = quiet_hints(merge_streams(stable_widget_ids(execute(nb, dst_dir), src.stem)))
+            nb = drop_machine_output(quiet_hints(merge_streams(stable_widget_ids(execute(nb, dst_dir), src.stem))))
         _write(nb, dst)
         written.append(dst)
     return written
