@@ -50,7 +50,7 @@ ARGUMENTS = "arguments"
 _DESCRIPTION = (
     "Book an on-site inspection of one asset for the signed-in technician. "
     "Effect: once the service has checked that the technician may schedule this asset and has "
-    "approved exactly this asset and duration, it reserves a technician's time and returns a job id; "
+    "approved exactly this asset, duration and request id, it reserves a technician's time and returns a job id; "
     "without that approval nothing is booked and the result says approval is needed. "
     f"duration_minutes is the length of the visit in whole minutes, from {MIN_MINUTES} through "
     f"{MAX_MINUTES}. request_id names this one intended booking: reuse it unchanged when you retry, "

@@ -62,7 +62,7 @@ class Strategy(ShortName):
     """How the attachments will reach the model."""
 
     STUFF_ALL = "stuff_all"  # everything fits: send every document whole
-    SELECT_DOCUMENTS = "select_documents"  # send the most relevant whole documents that fit, search the rest
+    SELECT_DOCUMENTS = "select_documents"  # send the most relevant whole documents that fit; the rest are not read
     RETRIEVE_WITHIN_DOCUMENT = "retrieve_within_document"  # one document alone is too big: retrieve passages
     RETRIEVE_CHUNKS = "retrieve_chunks"  # far too much in total: retrieve passages across all documents
 
@@ -211,7 +211,7 @@ def plan_context(
     if selectable:
         why = (
             f"{total:,} tokens is over the {soft:,}-token soft budget but within {times} of them: "
-            "read the most relevant whole documents that fit, search the rest"
+            "read the most relevant whole documents that fit; the rest are not read, and the coverage record names them"
         )
         return plan(Strategy.SELECT_DOCUMENTS, why, checks)
     why = (

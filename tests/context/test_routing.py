@@ -421,7 +421,7 @@ def test_first_failing_turn_refuses_settings_it_cannot_read(bad):
                 "540,001 tokens <= 2,160,000 (4 soft budgets)",
             ],
             "540,001 tokens is over the 540,000-token soft budget but within 4 of them: "
-            "read the most relevant whole documents that fit, search the rest",
+            "read the most relevant whole documents that fit; the rest are not read, and the coverage record names them",
         ),
         (
             (540_000,) * 4 + (1,),

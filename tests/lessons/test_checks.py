@@ -184,6 +184,13 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             if dict(k["previous"].payload) == dict(p)
             else "conflict"
         ),
+        "a stored same payload is reused without looking at the approval": lambda p, **k: (
+            "denied"
+            if p["asset_id"] not in k["allowed_assets"]
+            else "reuse"
+            if k["previous"] is not None and dict(k["previous"].payload) == dict(p)
+            else choose_branch(p, **k)
+        ),
         "approval checked before permission": lambda p, **k: (
             "needs_approval" if not _approved_exactly(k["approval"], p, k["caller"]) else choose_branch(p, **k)
         ),

@@ -246,6 +246,12 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "reports duplicates": lambda cs, pack: [c.get("id") for c in cs if c.get("id") not in pack],
         "skips citations with no usable id": lambda cs, pack: [i for i in untraceable(cs, pack) if i is not None],
         "reports None once, like an id": lambda cs, pack: list(dict.fromkeys(untraceable(cs, pack))),
+        "sorted, the Nones first": lambda cs, pack: sorted(
+            untraceable(cs, pack), key=lambda i: (i is not None, i or "")
+        ),
+        "the Nones at the end": lambda cs, pack: (
+            [i for i in untraceable(cs, pack) if i] + [None] * untraceable(cs, pack).count(None)
+        ),
         "substring test against the joined pack": lambda cs, pack: [
             c.get("id") for c in cs if not isinstance(c.get("id"), str) or c["id"] not in " ".join(pack)
         ],
@@ -284,6 +290,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             bool(cs) and all(c.get("id") in ctx and c.get("quote", "") in ctx[c["id"]] for c in cs)
         ),
         "checks ids only": lambda cs, ctx: bool(cs) and all(c.get("id") in ctx for c in cs),
+        "strips the quote before matching": lambda cs, ctx: _span(
+            cs, ctx, same=lambda q, t: bool(q.strip()) and q.strip() in t
+        ),
         "a quote of only spaces passes": lambda cs, ctx: (
             bool(cs) and all(c.get("id") in ctx and c.get("quote") and c["quote"] in ctx[c["id"]] for c in cs)
         ),

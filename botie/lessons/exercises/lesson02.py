@@ -221,6 +221,17 @@ def _untraceable_cases() -> tuple[Case, ...]:
         ("the right id in capitals", cite("MAN-P2-R4-S3.2"), pack, False),
         ("a prefix of a packed id", cite("man-p2-r4-s3"), pack, False),
         ("the same bad id twice, then a good one", cite("forum-999", "forum-999", "forum-8812"), pack, False),
+        (
+            "two different untraceable ids and one with no id: in the order first cited",
+            [
+                {"id": "zeta-1", "quote": "x"},
+                {"quote": "y"},
+                {"id": "alpha-2", "quote": "z"},
+                {"id": "zeta-1", "quote": "x"},
+            ],
+            pack,
+            False,
+        ),
         ("a citation with no id", [{"quote": "18 N·m"}], pack, False),
         (
             "two citations with no id and one with an empty id: one None for each",

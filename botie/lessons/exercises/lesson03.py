@@ -191,6 +191,11 @@ def _span_cases() -> tuple[Case, ...]:
         ("'18 Nm' where the text says '18 N·m'", cite(("man-p2-r4-s3.2", "cross pattern to 18 Nm")), False),
         ("two spaces where the text has one", cite(("man-p2-r4-s3.2", "cross  pattern")), False),
         (
+            "a space after the figure where the text has a full stop",
+            cite(("man-p2-r4-s3.2", "never above 20 N·m ")),
+            False,
+        ),
+        (
             "a real quote attributed to the wrong document",
             cite(("forum-8812", "tighten the gland nuts to 16 N·m only")),
             False,

@@ -79,6 +79,7 @@ def _branch_cases() -> tuple[Case, ...]:
         ("'p-2' is not 'P-2'", _with(_P2, asset_id="p-2"), ana, allowed, None, None, False),
         ("nobody may schedule anything: allowed []", _P2, ana, [], ok, None, False),
         ("no approval recorded", _P2, ana, allowed, None, None, False),
+        ("no approval, though r7 is stored with this very payload", _P2, ana, allowed, None, same, False),
         ("no approval, and r7 stored with a different payload", _P2, ana, allowed, None, longer, False),
         ("approved by sup-lee, but tech-ana is the caller", _P2, ana, allowed, Approval("sup-lee", _P2), None, False),
         (
