@@ -93,7 +93,7 @@ def test_a_ceiling_is_a_whole_positive_number_of_tokens(bad):
 )
 def test_both_ceiling_callers_share_the_rule(call):
     assert ceiling_tokens(1) == 1
-    with pytest.raises(BudgetError, match=r"^ceiling must be a whole number of tokens \(an int > 0\), got True$"):
+    with pytest.raises(BudgetError, match=r"^ceiling must be a whole number of tokens \(an int >= 1\), got True$"):
         call(True)
 
 
@@ -113,7 +113,7 @@ def test_a_unit_interval_setting_names_its_field(bad):
     with pytest.raises(SettingError, match="floor must be a number from 0 to 1") as caught:
         unit_interval(bad, field="floor")
     assert caught.value.field == "floor"
-    with pytest.raises(SettingError, match="band must be a number from above 0 to 1"):
+    with pytest.raises(SettingError, match="band must be a number above 0 and at most 1"):
         unit_interval(0, field="band", allow_zero=False)
 
 

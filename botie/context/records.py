@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from botie._checks import as_date, digest
+from botie._checks import as_date, digest, whole_number
 from botie.errors import RecordError
 
 __all__ = ["Record", "unique_records", "version_hash"]
@@ -27,16 +27,6 @@ def _need_text(value: Any, name: str, record: str | None, *, optional: bool = Fa
         raise RecordError(
             f"record {record or '?'}: {name} must be a non-empty string, got {shown}",
             field=name,
-            record=record,
-        )
-
-
-def _need_whole_tokens(value: Any, record: str) -> None:
-    # bool is a subclass of int: True is not "one token".
-    if type(value) is not int or value < 0:
-        raise RecordError(
-            f"record {record}: cost must be a whole number of tokens (an int >= 0), got {value!r}",
-            field="cost",
             record=record,
         )
 
@@ -116,7 +106,7 @@ class Record:
         _need_text(self.asset, "asset", rid)
         if not isinstance(self.text, str):
             raise RecordError(f"record {rid}: text must be a string, got {self.text!r}", field="text", record=rid)
-        _need_whole_tokens(self.cost, rid)
+        whole_number(self.cost, field="cost", what="a whole number of tokens", error=RecordError, record=rid)
         for name in ("version", "location", "source_uri", "trust", "superseded_by", "duplicate_of"):
             _need_text(getattr(self, name), name, rid, optional=True)
         # Normalise in place: the dataclass is frozen, so go through object.

@@ -13,7 +13,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, whole_number
 from botie._enum import ShortName
 from botie.context.budget import Budget
 from botie.context.records import Record, unique_records
@@ -174,12 +174,7 @@ class Selection:
 def _allowance(budget: Budget | int) -> int:
     if isinstance(budget, Budget):
         return budget.evidence
-    if type(budget) is not int or budget < 0:
-        raise BudgetError(
-            f"budget must be a Budget or a whole number of tokens (an int >= 0), got {budget!r}",
-            field="budget",
-        )
-    return budget
+    return whole_number(budget, field="budget", what="a Budget or a whole number of tokens", error=BudgetError)
 
 
 def select(

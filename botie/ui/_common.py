@@ -10,6 +10,7 @@ import html
 import io
 import re
 import traceback
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -139,14 +140,39 @@ def function_name(fn: Any) -> str:
     return name if name.isidentifier() else "your function"
 
 
+#: Cell styles for :func:`table_html`: numbers line up on the right, a text preview reads smaller.
+RIGHT = "text-align:right"
+SMALL = "font-size:90%"
+
+
+def table_html(
+    css_class: str, columns: Sequence[str], rows: Iterable[Sequence[str]], *, styles: Mapping[str, str] | None = None
+) -> str:
+    """A table with a named column over each cell: every panel's tables are built here, the same way.
+
+    Each row gives one cell per column, already HTML (escape text with :func:`esc`);
+    ``styles`` maps a column to the inline style of its cells (:data:`RIGHT`, :data:`SMALL`).
+    """
+    styles = styles or {}
+    head = "".join(f"<th style='text-align:left'>{esc(name)}</th>" for name in columns)
+    body = "".join(
+        "<tr>" + "".join(_cell(cell, styles.get(name)) for name, cell in zip(columns, row, strict=True)) + "</tr>"
+        for row in rows
+    )
+    return f"<table class='{esc(css_class)}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _cell(content: str, style: str | None) -> str:
+    return f"<td style='{style}'>{content}</td>" if style else f"<td>{content}</td>"
+
+
 def yours_html(comparison: Any, asked: str) -> str:
     """The learner's answer beside the reference, then the one-line verdict (a word and a symbol, not colour alone)."""
     yours = comparison.yours or "(no answer)"
+    answers = [(esc(comparison.reference), esc(yours))]
     return (
         f"<p><b>Your function</b> ({esc(asked)})</p>"
-        "<table class='botie-yours-table'><thead><tr><th style='text-align:left'>reference</th>"
-        "<th style='text-align:left'>your function</th></tr></thead>"
-        f"<tbody><tr><td>{esc(comparison.reference)}</td><td>{esc(yours)}</td></tr></tbody></table>"
+        f"{table_html('botie-yours-table', ('reference', 'your function'), answers)}"
         f"<p>{badge(str(comparison.agreement))} {esc(comparison.line())}</p>"
     )
 

@@ -22,7 +22,7 @@ from botie.context.provenance import EvidenceSelection, trust_of
 from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.exercises.yours import compare_shortlist
 
-from ._common import Panel, badge, control, esc, function_name, preview
+from ._common import RIGHT, SMALL, Panel, badge, control, esc, function_name, preview, table_html
 
 __all__ = ["ProvenancePanel", "provenance_panel"]
 
@@ -136,26 +136,27 @@ class ProvenancePanel(Panel):
             r = records[outcome.record_id]
             fate = "survived" if str(outcome.status) == "selected" else "excluded"
             rows.append(
-                "<tr>"
-                f"<td>{n}</td><td><code>{esc(r.id)}</code></td><td>{esc(trust_of(r))}</td>"
-                f'<td style="text-align:right">{r.score:.2f}</td>'
-                f"<td>{fate}</td><td>{badge(str(outcome.status))}</td>"
-                f"<td>{esc(outcome.check)}</td><td>{esc(outcome.reason)}</td>"
-                f'<td style="font-size:90%">{esc(preview(r.text, _PREVIEW))}</td>'
-                "</tr>"
+                (
+                    str(n),
+                    f"<code>{esc(r.id)}</code>",
+                    esc(trust_of(r)),
+                    f"{r.score:.2f}",
+                    fate,
+                    badge(str(outcome.status)),
+                    esc(outcome.check),
+                    esc(outcome.reason),
+                    esc(preview(r.text, _PREVIEW)),
+                )
             )
-        head = "".join(
-            f"<th style='text-align:left'>{h}</th>"
-            for h in ("#", "id", "trust", "score", "fate", "status", "check", "why", "text")
-        )
+        columns = ("#", "id", "trust", "score", "fate", "status", "check", "why", "text")
+        table = table_html("botie-candidates", columns, rows, styles={"score": RIGHT, "text": SMALL})
         conflicts = "".join(self._conflict_html(c, records) for c in selection.conflicts)
         allowed = ", ".join(self.allowed) or "none"
         return (
             f"<p style='font-size:110%'>{verdict}</p>"
             f"<p>observed on {selection.observed_on} · allowed assets: {esc(allowed)} · "
             f"relevance floor {selection.floor:.2f} · evidence budget {selection.allowance} tokens</p>"
-            f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"{conflicts}<p>{esc(selection.coverage.summary())}</p>"
+            f"{table}{conflicts}<p>{esc(selection.coverage.summary())}</p>"
         )
 
     @staticmethod

@@ -20,7 +20,7 @@ from botie.errors import BudgetError
 from botie.lessons.content.fixtures import Scene
 from botie.lessons.exercises.yours import compare_selection
 
-from ._common import Panel, badge, control, esc, function_name, preview
+from ._common import RIGHT, SMALL, Panel, badge, control, esc, function_name, preview, table_html
 from .figures import window_bars, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
@@ -125,24 +125,21 @@ class SelectionPanel(Panel):
 
     def _result_html(self, budget: Budget, selection: Selection) -> str:
         chosen = ", ".join(selection.selected_ids) or "nothing"
-        rows = []
-        records = {r.id: r for r in self.scene.records}
-        for rank, outcome in enumerate(selection.outcomes, start=1):
-            record = records[outcome.record_id]
-            rows.append(
-                "<tr>"
-                f"<td>{rank}</td>"
-                f"<td><code>{esc(outcome.record_id)}</code></td>"
-                f"<td>{esc(outcome.asset)}</td>"
-                f'<td style="text-align:right">{outcome.cost}</td>'
-                f"<td>{badge(str(outcome.status))}</td>"
-                f"<td>{esc(outcome.reason)}</td>"
-                f'<td style="font-size:90%">{esc(preview(record.text))}</td>'
-                "</tr>"
+        texts = {r.id: r.text for r in self.scene.records}
+        rows = [
+            (
+                str(rank),
+                f"<code>{esc(o.record_id)}</code>",
+                esc(o.asset),
+                str(o.cost),
+                badge(str(o.status)),
+                esc(o.reason),
+                esc(preview(texts[o.record_id])),
             )
-        head = "".join(
-            f"<th style='text-align:left'>{h}</th>" for h in ("#", "id", "asset", "cost", "status", "why", "text")
-        )
+            for rank, o in enumerate(selection.outcomes, start=1)
+        ]
+        columns = ("#", "id", "asset", "cost", "status", "why", "text")
+        table = table_html("botie-candidates", columns, rows, styles={"cost": RIGHT, "text": SMALL})
         allowed = ", ".join(self.allowed) or "none"
         return (
             f"<p><b>selected:</b> {esc(chosen)}<br>"
@@ -150,8 +147,7 @@ class SelectionPanel(Panel):
             f"(evidence allowance {esc(budget.explain())}; policy {esc(selection.policy)}; "
             f"allowed assets: {esc(allowed)})<br>"
             f"{esc(window_text(budget.total, budget.input_reserve, budget.output_reserve, selection.used))}</p>"
-            f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<p>{esc(selection.coverage.summary())}</p>"
+            f"{table}<p>{esc(selection.coverage.summary())}</p>"
         )
 
     def _summary(self) -> str:

@@ -19,7 +19,7 @@ from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.content.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
 
-from ._common import Panel, badge, control, esc
+from ._common import RIGHT, Panel, badge, control, esc, table_html
 
 __all__ = ["TurnPanel", "turn_panel"]
 
@@ -150,14 +150,18 @@ class TurnPanel(Panel):
     def _result_html(turn: TurnResult) -> str:
         outcome = str(turn.outcome)
         said = turn.answer if turn.answer is not None else turn.notice
-        rows = "".join(
-            f"<tr><td>{esc(s.stage)}</td><td>{badge(_STATUS_WORD[str(s.status)])}</td>"
-            f"<td>{esc(s.status)}</td><td style='text-align:right'>{_count(s.documents_in_play)}</td>"
-            f"<td>{esc(s.detail)}</td></tr>"
+        rows = [
+            (
+                esc(s.stage),
+                badge(_STATUS_WORD[str(s.status)]),
+                esc(s.status),
+                _count(s.documents_in_play),
+                esc(s.detail),
+            )
             for s in turn.stages
-        )
+        ]
         columns = ("stage", "result", "status", "documents in play", "detail")
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in columns)
+        table = table_html("botie-stages", columns, rows, styles={"documents in play": RIGHT})
         losses = "".join(
             f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): {esc(x.detail)}</li>"
             for x in turn.losses
@@ -171,8 +175,7 @@ class TurnPanel(Panel):
         return (
             f"<p style='font-size:115%'>{badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
             f"<p>{esc(said or '')}</p>"
-            f"<table class='botie-stages'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-            f"{lost}{decision}"
+            f"{table}{lost}{decision}"
         )
 
     def _summary(self) -> str:

@@ -8,7 +8,7 @@ import re
 import nbformat
 import pytest
 
-from botie.lessons.classroom import progress
+from botie.lessons.classroom import files, progress
 from botie.lessons.exercises.catalogue import EXERCISES, check, hint
 from botie.lessons.tooling.editions import STUB
 from tests.lessons.test_checks import permitted
@@ -117,7 +117,7 @@ def test_the_write_is_atomic_no_temporary_file_is_left(book, capsys, monkeypatch
         raise OSError(28, "No space left on device")
 
     before = book.read_text()
-    monkeypatch.setattr(progress.json, "dump", fail)
+    monkeypatch.setattr(files.os, "fsync", fail)  # the disk fills while the new text is being written
     check(permitted)
     assert book.read_text() == before  # the old file survives a failed write whole
     assert sorted(p.name for p in book.parent.iterdir()) == [progress.FILE_NAME]

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from botie.lessons.classroom.files import write_atomically
 from botie.lessons.exercises.questions import QUESTIONS
 
 __all__ = [
@@ -217,23 +217,13 @@ def _keep_aside(path: Path, problem: str) -> None:
 
 
 def _write(path: Path, book: ProgressFile) -> None:
-    """Write the whole file to a temporary file in the same folder, then rename it into place."""
+    """Write the whole file at once, so a reader never finds half of it."""
     body = {
         "format": FORMAT,
         "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
         "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(body, out, indent=1)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)  # atomic on one filesystem: readers see the old file or the new one
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, json.dumps(body, indent=1))
 
 
 def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
