@@ -108,6 +108,33 @@ def control(widget: widgets.Widget, name: str, label: str | None = None) -> widg
     return widget
 
 
+def asset_boxes(records: Iterable[Any], allowed_assets: Iterable[str]) -> dict[str, widgets.Checkbox]:
+    """One tickbox per asset the records mention or the caller may read, ticked where the caller may."""
+    allowed = set(allowed_assets)
+    return {
+        asset: control(
+            widgets.Checkbox(
+                value=asset in allowed, description=asset, indent=False, layout=widgets.Layout(width="auto")
+            ),
+            f"asset-{asset}",
+        )
+        for asset in sorted({r.asset for r in records} | allowed)
+    }
+
+
+def question_control(questions: Sequence[Any]) -> widgets.Dropdown:
+    """A drop-down of a scenario's questions; its value is the question's index."""
+    return control(
+        widgets.Dropdown(
+            options=[(q.question, i) for i, q in enumerate(questions)],
+            value=0,
+            description="question",
+            layout=widgets.Layout(width="95%"),
+        ),
+        "question",
+    )
+
+
 def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -218,6 +245,7 @@ class Panel:
     """Base of every panel: the root widget, the result widget, and a guarded refresh."""
 
     kind = "panel"
+    assets: dict[str, widgets.Checkbox]  # on the panels that let the learner choose the allowed assets
 
     def __init__(self) -> None:
         from ._access import Access
@@ -237,6 +265,11 @@ class Panel:
         root.add_class(f"botie-{self.kind}-panel")
         self.access.names = control_names(root)
         return root
+
+    @property
+    def allowed(self) -> list[str]:
+        """The allowed assets the learner ticked, in the tickboxes' order (see :func:`asset_boxes`)."""
+        return [asset for asset, box in self.assets.items() if box.value]
 
     def _watch(self, *controls: widgets.Widget) -> None:
         for widget in controls:

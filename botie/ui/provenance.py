@@ -22,7 +22,19 @@ from botie.context.provenance import EvidenceSelection, trust_of
 from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.exercises.yours import compare_shortlist
 
-from ._common import RIGHT, SMALL, Panel, badge, control, esc, function_name, preview, table_html
+from ._common import (
+    RIGHT,
+    SMALL,
+    Panel,
+    asset_boxes,
+    badge,
+    control,
+    esc,
+    function_name,
+    preview,
+    question_control,
+    table_html,
+)
 
 __all__ = ["ProvenancePanel", "provenance_panel"]
 
@@ -45,31 +57,11 @@ class ProvenancePanel(Panel):
         allowance = scenario.budget.evidence
         top = max_budget or max(600, 2 * allowance)
 
-        self.question = control(
-            widgets.Dropdown(
-                options=[(q.question, i) for i, q in enumerate(scenario.questions)],
-                value=0,
-                description="question",
-                layout=widgets.Layout(width="95%"),
-            ),
-            "question",
-        )
+        self.question = question_control(scenario.questions)
         self.observed_on = control(
             widgets.DatePicker(value=scenario.observed_on, description="observed on"), "observed-on"
         )
-        assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
-        self.assets: dict[str, widgets.Checkbox] = {
-            asset: control(
-                widgets.Checkbox(
-                    value=asset in scenario.allowed_assets,
-                    description=asset,
-                    indent=False,
-                    layout=widgets.Layout(width="auto"),
-                ),
-                f"asset-{asset}",
-            )
-            for asset in assets
-        }
+        self.assets = asset_boxes(scenario.records, scenario.allowed_assets)
         self.floor = control(
             widgets.FloatSlider(
                 value=scenario.floor, min=0.0, max=1.0, step=0.01, readout_format=".2f", description="relevance floor"
@@ -94,10 +86,6 @@ class ProvenancePanel(Panel):
         )
         self._watch(self.question, self.observed_on, self.floor, self.budget, *self.assets.values())
         self.refresh()
-
-    @property
-    def allowed(self) -> list[str]:
-        return [asset for asset, box in self.assets.items() if box.value]
 
     def _render(self) -> None:
         day = self.observed_on.value

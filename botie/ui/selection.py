@@ -20,7 +20,18 @@ from botie.errors import BudgetError
 from botie.lessons.content.fixtures import Scene
 from botie.lessons.exercises.yours import compare_selection
 
-from ._common import RIGHT, SMALL, Panel, badge, control, esc, function_name, preview, table_html
+from ._common import (
+    RIGHT,
+    SMALL,
+    Panel,
+    asset_boxes,
+    badge,
+    control,
+    esc,
+    function_name,
+    preview,
+    table_html,
+)
 from .figures import window_bars, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
@@ -39,19 +50,7 @@ class SelectionPanel(Panel):
         budget = scene.budget
         top = max_tokens or max(40, 2 * budget.total)
 
-        assets = sorted({r.asset for r in scene.records} | set(scene.allowed_assets))
-        self.assets: dict[str, widgets.Checkbox] = {
-            asset: control(
-                widgets.Checkbox(
-                    value=asset in scene.allowed_assets,
-                    description=asset,
-                    indent=False,
-                    layout=widgets.Layout(width="auto"),
-                ),
-                f"asset-{asset}",
-            )
-            for asset in assets
-        }
+        self.assets = asset_boxes(scene.records, scene.allowed_assets)
         self.total = control(widgets.IntSlider(budget.total, min=0, max=top, description="total (tokens)"), "total")
         self.input_reserve = control(
             widgets.IntSlider(budget.input_reserve, min=0, max=top, description="input reserve"), "input-reserve"
@@ -93,10 +92,6 @@ class SelectionPanel(Panel):
         )
         self._watch(self.total, self.input_reserve, self.output_reserve, self.policy, *self.assets.values())
         self.refresh()
-
-    @property
-    def allowed(self) -> list[str]:
-        return [asset for asset, box in self.assets.items() if box.value]
 
     def _render(self) -> None:
         total, ins, outs = self.total.value, self.input_reserve.value, self.output_reserve.value

@@ -19,7 +19,7 @@ from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.content.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
 
-from ._common import RIGHT, Panel, badge, control, esc, table_html
+from ._common import RIGHT, Panel, asset_boxes, badge, control, esc, question_control, table_html
 
 __all__ = ["TurnPanel", "turn_panel"]
 
@@ -54,29 +54,12 @@ class TurnPanel(Panel):
         self.setup = setup or TurnSetup.from_scenario(scenario)
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
-        self.question = control(
-            widgets.Dropdown(
-                options=[(q.question, i) for i, q in enumerate(scenario.questions)],
-                value=0,
-                description="question",
-                layout=widgets.Layout(width="95%"),
-            ),
-            "question",
-        )
+        self.question = question_control(scenario.questions)
         self.budget = control(
             widgets.IntSlider(scenario.budget.evidence, min=0, max=600, description="evidence budget (tokens)"),
             "budget",
         )
-        assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
-        self.assets: dict[str, widgets.Checkbox] = {
-            a: control(
-                widgets.Checkbox(
-                    value=a in scenario.allowed_assets, description=a, indent=False, layout=widgets.Layout(width="auto")
-                ),
-                f"asset-{a}",
-            )
-            for a in assets
-        }
+        self.assets = asset_boxes(scenario.records, scenario.allowed_assets)
         self.model_kind = control(
             widgets.ToggleButtons(
                 options=["careful", "gullible"],
@@ -136,7 +119,7 @@ class TurnPanel(Panel):
         candidates = list(self.scenario.candidates(index))
         if self.planted.value:
             candidates.append(self.planted_docs[self.planted.value])
-        allowed = tuple(a for a, box in self.assets.items() if box.value)
+        allowed = tuple(self.allowed)
         setup = self.setup.with_(budget=self.budget.value, allowed_assets=allowed)
         model = self.model.with_(gullible=self.model_kind.value == "gullible")
         action = None
