@@ -20,7 +20,6 @@ from botie.actions.decision import (
     Receipt,
     StoredRequest,
     Verdict,
-    _inspection_json,
     decide,
 )
 from botie.actions.tool import Problem
@@ -32,7 +31,6 @@ from tests.strategies import (
     examples,
     inspection_arguments,
     inspection_assets,
-    valid_proposals,
 )
 
 ANA = DECIDER  # "tech-ana"
@@ -357,13 +355,6 @@ def test_decide_matches_the_plain_reference_model(inputs):
     assert all(c.reason for c in d.checks)
     assert (d.receipt is not None) == (d.branch is Branch.REUSE)
     assert bool(d.errors) == (d.branch is Branch.INVALID)
-
-
-@examples(1000)
-@given(valid_proposals())
-def test_fast_canonical_text_equals_the_general_one(proposal):
-    fast = _inspection_json(proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"])
-    assert fast == canonical_json(proposal)
 
 
 # --- trusted inputs that cannot be interpreted raise ---------------------------------
