@@ -54,7 +54,7 @@ def budgets(draw) -> Budget:
     return Budget(total, input_reserve, output_reserve)
 
 
-# --- tool arguments and decisions (issue 3) ------------------------------------
+# --- tool arguments and decisions ---------------------------------------------
 
 # What a model might put in a field: the right type, near misses, and JSON's other shapes.
 json_scalars = st.one_of(
@@ -109,7 +109,7 @@ def valid_proposals(draw) -> dict:
     }
 
 
-# --- evidence rendering, provenance selection and routing (issue 4) -------------
+# --- evidence rendering, provenance selection and routing -----------------------
 
 import datetime as _dt  # noqa: E402
 
@@ -263,7 +263,7 @@ def attachment_cases(draw, max_size: int = 12) -> tuple[list[Record], int]:
     return [Record(f"doc{i}", "acct", f"document {i}", size) for i, size in enumerate(sizes)], ceiling
 
 
-# --- decisions over every branch (issue 11) -----------------------------------------
+# --- decisions over every branch: one route drawn per branch, so none is rare ---------
 
 DECIDER = "tech-ana"
 _SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}

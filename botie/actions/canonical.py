@@ -17,6 +17,7 @@ from typing import Any
 
 __all__ = ["canonical_json", "fingerprint"]
 
+
 def canonical_json(payload: Any) -> str:
     """The canonical JSON text of ``payload``; ``TypeError``/``ValueError`` if it has none."""
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
