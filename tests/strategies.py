@@ -169,7 +169,7 @@ def provenance_candidates(draw, max_size: int = 12) -> list[Record]:
 
     Each relation is drawn for a minority of records, and most scores clear the default floor, so
     that most examples answer and the relations (supersession, copies, conflicts, dependencies)
-    still turn up often: see tests/test_strategies.py for the measured spread.
+    still turn up often (tests/test_strategies.py shows each is reachable).
     """
     n = draw(st.integers(min_value=0, max_value=max_size))
     ids = [f"c{i}" for i in range(n)]
@@ -321,7 +321,7 @@ def decision_cases(draw) -> tuple[object, list[str], object, object]:
     return proposal, allowed, approval, StoredRequest(payload, receipt, KeyState(state))
 
 
-# --- what an example reached (hypothesis.event in the properties, shares in tests/test_strategies.py) ---
+# --- what an example reached (hypothesis.event in the properties, reachability in tests/test_strategies.py) ---
 
 
 def selection_labels(selection) -> set[str]:
