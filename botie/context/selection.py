@@ -163,9 +163,9 @@ def _pack(records: tuple[Record, ...], allowed: frozenset[str], allowance: int, 
 
     Permission first: a record the caller may not read never competes for room.
     """
-    outcomes = []
+    outcomes: list[Outcome] = []
     used = 0
-    stopped_at = None  # under "prefix": the record that did not fit; nothing after it is considered
+    stopped_at: str | None = None  # under "prefix": the record that did not fit; nothing after it is considered
     for r in records:
         if r.asset not in allowed:
             status = Status.NOT_PERMITTED
