@@ -271,6 +271,12 @@ class Panel:
         """The allowed assets the learner ticked, in the tickboxes' order (see :func:`asset_boxes`)."""
         return [asset for asset, box in self.assets.items() if box.value]
 
+    def _start(self, children: list[widgets.Widget], *controls: widgets.Widget) -> None:
+        """Lay the panel out, redraw whenever one of ``controls`` changes, and draw it once now."""
+        self.widget = self._root(children)
+        self._watch(*controls)
+        self.refresh()
+
     def _watch(self, *controls: widgets.Widget) -> None:
         for widget in controls:
             widget.observe(self._on_change, names="value")

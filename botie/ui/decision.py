@@ -81,7 +81,9 @@ class DecisionPanel(Panel):
             f"Signed in: <b>{esc(caller)}</b>, who may schedule: <b>{esc(', '.join(self.allowed_assets) or 'nothing')}"
             "</b> (trusted application state, never read from the model's proposal)."
         )
-        self.widget = self._root(
+        self.approved.observe(self._on_approval, names="value")
+        self.approval_actor.observe(self._on_change, names="value")
+        self._start(
             [
                 who,
                 widgets.HTML("<b>The proposal</b> (what the model wrote):"),
@@ -98,12 +100,12 @@ class DecisionPanel(Panel):
                 self.inputs,
                 self.result,
                 *self._yours_widgets(yours),
-            ]
+            ],
+            self.asset,
+            self.duration,
+            self.request_id,
+            self.previous,
         )
-        self.approved.observe(self._on_approval, names="value")
-        self.approval_actor.observe(self._on_change, names="value")
-        self._watch(self.asset, self.duration, self.request_id, self.previous)
-        self.refresh()
 
     # -- building the inputs of decide() from the controls -------------------------
 

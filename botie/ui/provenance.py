@@ -71,7 +71,7 @@ class ProvenancePanel(Panel):
         self.budget = control(
             widgets.IntSlider(value=allowance, min=0, max=top, step=1, description="evidence budget (tokens)"), "budget"
         )
-        self.widget = self._root(
+        self._start(
             [
                 widgets.HTML(f"<b>{esc(scenario.caller)}</b> asks (retrieval's scores change with the question):"),
                 self.question,
@@ -82,10 +82,13 @@ class ProvenancePanel(Panel):
                 self.budget,
                 self.result,
                 *self._yours_widgets(yours),
-            ]
+            ],
+            self.question,
+            self.observed_on,
+            self.floor,
+            self.budget,
+            *self.assets.values(),
         )
-        self._watch(self.question, self.observed_on, self.floor, self.budget, *self.assets.values())
-        self.refresh()
 
     def _render(self) -> None:
         day = self.observed_on.value

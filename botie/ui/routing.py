@@ -64,7 +64,7 @@ class RoutingPanel(Panel):
         )
         # An HTML bar, not a PNG: it redraws in microseconds on every slider step and its legend is text.
         self.figure = widgets.HTML(layout=widgets.Layout(width="100%"))
-        self.widget = self._root(
+        self._start(
             [
                 widgets.HTML(
                     "Attachments are counted in tokens before any prompt exists. One is the largest; the "
@@ -77,10 +77,13 @@ class RoutingPanel(Panel):
                 self.soft_fraction,
                 self.figure,
                 self.result,
-            ]
+            ],
+            self.count,
+            self.size,
+            self.largest,
+            self.ceiling,
+            self.soft_fraction,
         )
-        self._watch(self.count, self.size, self.largest, self.ceiling, self.soft_fraction)
-        self.refresh()
 
     def docs(self) -> tuple[Record, ...]:
         return attachments(self.count.value, self.size.value, self.largest.value)

@@ -77,7 +77,7 @@ class SelectionPanel(Panel):
             f"<b>{esc(scene.caller)}</b> asks: {esc(scene.question)}<br>"
             f"Allowed assets (trusted, from the sign-in), one box per asset in the candidates:"
         )
-        self.widget = self._root(
+        self._start(
             [
                 who,
                 widgets.HBox(list(self.assets.values())),
@@ -88,10 +88,13 @@ class SelectionPanel(Panel):
                 self.figure,
                 self.result,
                 *self._yours_widgets(yours),
-            ]
+            ],
+            self.total,
+            self.input_reserve,
+            self.output_reserve,
+            self.policy,
+            *self.assets.values(),
         )
-        self._watch(self.total, self.input_reserve, self.output_reserve, self.policy, *self.assets.values())
-        self.refresh()
 
     def _render(self) -> None:
         total, ins, outs = self.total.value, self.input_reserve.value, self.output_reserve.value

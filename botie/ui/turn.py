@@ -95,7 +95,7 @@ class TurnPanel(Panel):
             ),
             "approved",
         )
-        self.widget = self._root(
+        self._start(
             [
                 self.question,
                 self.budget,
@@ -106,12 +106,15 @@ class TurnPanel(Panel):
                 self.ask,
                 self.approved,
                 self.result,
-            ]
+            ],
+            self.question,
+            self.budget,
+            self.model_kind,
+            self.planted,
+            self.ask,
+            self.approved,
+            *self.assets.values(),
         )
-        self._watch(
-            self.question, self.budget, self.model_kind, self.planted, self.ask, self.approved, *self.assets.values()
-        )
-        self.refresh()
 
     def _render(self) -> None:
         index = self.question.value
