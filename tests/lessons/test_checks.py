@@ -371,6 +371,7 @@ def test_call_learner_turns_an_exception_or_a_stub_into_a_value():
     def stub():
         raise NotImplementedError
 
+    assert call_learner(lambda **kw: sorted(kw), fn=1, args=2).value == ["args", "fn"]  # any keyword reaches it
     failed = call_learner(broken, "a", y="b")
     assert isinstance(failed.error, KeyError) and failed.message == "KeyError: 'ab'" and not failed.not_written
     assert failed.value is None

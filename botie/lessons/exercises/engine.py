@@ -170,7 +170,7 @@ class LearnerCall:
         return "" if self.error is None else describe_exception(self.error)
 
 
-def call_learner(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> LearnerCall:
+def call_learner(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> LearnerCall:
     """Call a learner's function on fresh copies of its arguments; whatever it raises comes back as a value.
 
     Every caller (the checker, the panel comparison, the capstone) decides what a stub or an error
