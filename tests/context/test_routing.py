@@ -118,6 +118,7 @@ def test_the_guard_matters_because_whole_document_selection_could_never_include_
 def test_a_document_exactly_at_the_soft_budget_is_not_oversized():
     plan = plan_context(_docs(540_000, 1), ceiling=CEILING)
     assert plan.strategy is Strategy.SELECT_DOCUMENTS
+    assert plan.oversized_ids == ()  # above the soft budget, not at it
 
 
 def test_far_too_much_in_total_retrieves_chunks():
