@@ -420,3 +420,12 @@ def test_a_failure_rate_is_a_unit_interval_setting():
     with pytest.raises(SettingError) as info:
         FailureInjector(1.5)
     assert (str(info.value), info.value.field) == ("failure_rate must be a number from 0 to 1, got 1.5", "failure_rate")
+
+
+def test_unique_records_names_the_first_problem_met_reading_in_order():
+    with pytest.raises(RecordError, match=r"^record a: duplicate id") as dup:
+        unique_records([A, A, "not a record"])
+    assert dup.value.record == "a"
+    with pytest.raises(RecordError, match=r"^candidate 0 is not a Record") as bad:
+        unique_records(["not a record", A, A])
+    assert bad.value.record == "0"

@@ -133,23 +133,14 @@ def unique_records(records: Iterable[Any], *, noun: str = "candidate") -> tuple[
 
     ``noun`` names an entry in the message ("candidate 3 is not a Record",
     "document 3 ..."), so the learner reads the word their own code used.
+    Entries are read in order, and the first problem met is the one named.
     """
     records = tuple(records)
-    # Two whole-list tests first (they run at C speed); the loops below only find the culprit to name.
-    if not all(isinstance(r, Record) for r in records):
-        index, bad = next((i, r) for i, r in enumerate(records) if not isinstance(r, Record))
-        raise RecordError(f"{noun} {index} is not a Record: {bad!r:.80}", field="record", record=str(index))
-    if len({r.id for r in records}) != len(records):
-        duplicate = _first_repeat(r.id for r in records)
-        raise RecordError(f"record {duplicate}: duplicate id (ids must be unique)", field="id", record=duplicate)
-    return records
-
-
-def _first_repeat(ids: Iterable[str]) -> str | None:
-    """The first id met a second time, reading in order; None when every id is new."""
     seen: set[str] = set()
-    for rid in ids:
-        if rid in seen:
-            return rid
-        seen.add(rid)
-    return None
+    for index, r in enumerate(records):
+        if not isinstance(r, Record):
+            raise RecordError(f"{noun} {index} is not a Record: {r!r:.80}", field="record", record=str(index))
+        if r.id in seen:
+            raise RecordError(f"record {r.id}: duplicate id (ids must be unique)", field="id", record=r.id)
+        seen.add(r.id)
+    return records
