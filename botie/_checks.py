@@ -12,11 +12,22 @@ import datetime as _dt
 import hashlib
 import math
 from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
-from botie.errors import AssetsError, BudgetError, RecordError, SettingError
+from botie.errors import AssetsError, BudgetError, InputError, RecordError, SettingError
 
-__all__ = ["allowed_set", "as_date", "ceiling_tokens", "digest", "unit_interval"]
+__all__ = [
+    "allowed_set",
+    "as_date",
+    "ceiling_tokens",
+    "digest",
+    "exact_number",
+    "unit_fraction",
+    "unit_interval",
+    "whole_number",
+]
 
 
 def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
@@ -42,11 +53,36 @@ def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
         ) from None
 
 
+def whole_number(
+    value: Any,
+    *,
+    field: str,
+    least: int = 0,
+    what: str = "a whole number",
+    error: type[InputError] = SettingError,
+    record: str | None = None,
+    where: str | None = None,
+) -> int:
+    """An int of at least ``least``: a token count, a size, a number of attempts.
+
+    ``type(value) is int`` refuses bool (``True`` is not one token) as well as
+    ``2.0``. ``what`` says what was expected (``"a whole number of tokens"``),
+    ``error`` which :class:`InputError` the caller's readers catch; a record's
+    field names the record, and ``where`` (such as one sub-question) starts the
+    message instead when there is no record.
+    """
+    if type(value) is not int or value < least:
+        if where is None:
+            where = f"record {record}" if record is not None else ""
+        start = f"{where}: " if where else ""
+        message = f"{start}{field} must be {what} (an int >= {least}), got {value!r}"
+        raise error(message, field=field, record=record)
+    return value
+
+
 def ceiling_tokens(value: Any) -> int:
     """A model's hard limit: a whole number of tokens above zero (bool refused)."""
-    if type(value) is not int or value <= 0:
-        raise BudgetError(f"ceiling must be a whole number of tokens (an int > 0), got {value!r}", field="ceiling")
-    return value
+    return whole_number(value, field="ceiling", least=1, what="a whole number of tokens", error=BudgetError)
 
 
 def as_date(value: Any, *, field: str, record: str | None = None) -> _dt.date:
@@ -70,13 +106,36 @@ def as_date(value: Any, *, field: str, record: str | None = None) -> _dt.date:
     raise error(f"{where}{field} must be a date (YYYY-MM-DD), got {value!r}", field=field, record=record)
 
 
+def exact_number(value: Any, *, field: str) -> Fraction:
+    """A numeric setting as an exact fraction: a float is read as the decimal you typed (0.6 is 3/5).
+
+    Binary floating point cannot hold 0.6, so ``900_000 * 0.6`` is not sure to
+    land on 540,000; the exact fraction is. bool, NaN and infinity are refused.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, Decimal)):
+        raise SettingError(f"{field} must be a number, got {value!r}", field=field)
+    if isinstance(value, (float, Decimal)) and not math.isfinite(value):
+        raise SettingError(f"{field} must be finite, got {value!r}", field=field)
+    if isinstance(value, float):
+        return Fraction(repr(value))  # repr is the shortest decimal that round-trips
+    return Fraction(value)
+
+
+def unit_fraction(value: Any, *, field: str, allow_zero: bool = True) -> Fraction:
+    """A share of a whole, exact: a number from 0 (or, without ``allow_zero``, above 0) to 1."""
+    span = "from 0 to 1" if allow_zero else "above 0 and at most 1"
+    try:
+        share = exact_number(value, field=field)
+    except SettingError:
+        share = None  # not a number at all: the message below says what is wanted
+    if share is None or share < 0 or share > 1 or (share == 0 and not allow_zero):
+        raise SettingError(f"{field} must be a number {span}, got {value!r}", field=field)
+    return share
+
+
 def unit_interval(value: Any, *, field: str, allow_zero: bool = True) -> float:
-    """A finite number from 0 (or above 0) to 1, such as a relevance floor; bool refused."""
-    ok = not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
-    if not ok or value < 0 or value > 1 or (value == 0 and not allow_zero):
-        lower = "0" if allow_zero else "above 0"
-        raise SettingError(f"{field} must be a number from {lower} to 1, got {value!r}", field=field)
-    return float(value)
+    """:func:`unit_fraction` as a float, for settings compared with float scores (a relevance floor)."""
+    return float(unit_fraction(value, field=field, allow_zero=allow_zero))
 
 
 def digest(text: str) -> bytes:

@@ -90,7 +90,7 @@ class PolicyError(InputError):
     """An option names a policy or strategy that does not exist."""
 
 
-# --- tool calls, decisions and stores (issue 3) -------------------------------
+# --- tool calls, decisions and stores: the actions half ------------------------
 
 
 class DecisionError(InputError):
@@ -113,7 +113,7 @@ class StoreBusyError(StoreError):
     """The store stayed locked by another writer; the operation changed nothing and may be retried."""
 
 
-# --- tokens, provenance, routing, evidence and citations (issue 4) ------------
+# --- tokens, provenance, routing, evidence and citations: the context half ----
 
 
 class TokenizerError(InputError):

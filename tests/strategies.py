@@ -55,7 +55,7 @@ def budgets(draw) -> Budget:
     return Budget(total, input_reserve, output_reserve)
 
 
-# --- tool arguments and decisions (issue 3) ------------------------------------
+# --- tool arguments and decisions ---------------------------------------------
 
 # What a model might put in a field: the right type, near misses, and JSON's other shapes.
 json_scalars = st.one_of(
@@ -110,7 +110,7 @@ def valid_proposals(draw) -> dict:
     }
 
 
-# --- evidence rendering, provenance selection and routing (issue 4) -------------
+# --- evidence rendering, provenance selection and routing -----------------------
 
 import datetime as _dt  # noqa: E402
 
@@ -170,7 +170,7 @@ def provenance_candidates(draw, max_size: int = 12) -> list[Record]:
 
     Each relation is drawn for a minority of records, and most scores clear the default floor, so
     that most examples answer and the relations (supersession, copies, conflicts, dependencies)
-    still turn up often: see tests/test_strategies.py for the measured spread.
+    still turn up often (tests/test_strategies.py shows each is reachable).
     """
     n = draw(st.integers(min_value=0, max_value=max_size))
     ids = [f"c{i}" for i in range(n)]
@@ -264,7 +264,7 @@ def attachment_cases(draw, max_size: int = 12) -> tuple[list[Record], int]:
     return [Record(f"doc{i}", "acct", f"document {i}", size) for i, size in enumerate(sizes)], ceiling
 
 
-# --- decisions over every branch (issue 11) -----------------------------------------
+# --- decisions over every branch: one route drawn per branch, so none is rare ---------
 
 DECIDER = "tech-ana"
 _SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
@@ -345,7 +345,7 @@ def turn_budget_labels(result) -> set[str]:
     return {"request with documents" if result.request.document_ids else "request without documents"}
 
 
-# --- what an example reached (hypothesis.event in the properties, shares in tests/test_strategies.py) ---
+# --- what an example reached (hypothesis.event in the properties, reachability in tests/test_strategies.py) ---
 
 
 def selection_labels(selection) -> set[str]:

@@ -17,14 +17,10 @@ from typing import Any
 
 __all__ = ["canonical_json", "fingerprint"]
 
-# One encoder, built once: json.dumps with custom options would build a new
-# encoder on every call, which dominates the cost of a small payload.
-_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
 
 def canonical_json(payload: Any) -> str:
     """The canonical JSON text of ``payload``; ``TypeError``/``ValueError`` if it has none."""
-    return _ENCODER.encode(payload)
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def fingerprint(payload: Any) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from botie._checks import whole_number
 from botie.actions.decision import Decision
 from botie.errors import SettingError
 
@@ -71,8 +72,7 @@ def submit_with_retries(
     called before attempt ``n + 1``, for a back-off; tests and lessons pass
     nothing and do not sleep.
     """
-    if type(limit) is not int or limit < 1:
-        raise SettingError(f"limit must be an int >= 1, got {limit!r}", field="limit")
+    whole_number(limit, field="limit", least=1)
     attempts: list[Decision] = []
     while True:
         decision = send()

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+from botie._checks import whole_number
 from botie._enum import ShortName
 from botie.actions.canonical import fingerprint
 from botie.actions.decision import (
@@ -176,8 +177,7 @@ class InspectionService:
             )
         if downstream is not None and not callable(downstream):
             raise SettingError(f"downstream must be callable, got {downstream!r}", field="downstream")
-        if type(attempts) is not int or attempts < 1:
-            raise SettingError(f"attempts must be an int >= 1, got {attempts!r}", field="attempts")
+        whole_number(attempts, field="attempts", least=1)
         self.store = store
         self.clock = clock or _utc_now
         self.retention = (

@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
+from botie._checks import whole_number
 from botie.errors import BudgetError
 
 __all__ = ["Budget"]
-
-
-def _need_tokens(value: Any, name: str) -> None:
-    if type(value) is not int or value < 0:
-        raise BudgetError(f"{name} must be a whole number of tokens (an int >= 0), got {value!r}", field=name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +29,7 @@ class Budget:
 
     def __post_init__(self) -> None:
         for name in ("total", "input_reserve", "output_reserve"):
-            _need_tokens(getattr(self, name), name)
+            whole_number(getattr(self, name), field=name, what="a whole number of tokens", error=BudgetError)
         reserved = self.input_reserve + self.output_reserve
         if reserved > self.total:
             raise BudgetError(
@@ -57,7 +52,7 @@ class Budget:
         within :attr:`total` with the output reserve kept; when it is smaller,
         they still get no more than :attr:`evidence`.
         """
-        _need_tokens(fixed, "fixed")
+        whole_number(fixed, field="fixed", what="a whole number of tokens", error=BudgetError)
         return max(0, min(self.evidence, self.total - self.output_reserve - fixed))
 
     def explain(self) -> str:

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
+from botie._checks import whole_number
 from botie.context.records import Record
 from botie.context.tokens import count_tokens
 from botie.errors import RecordError
@@ -62,8 +63,15 @@ def split_record(record: Record, max_tokens: int, *, encoding: str = "cl100k_bas
     """
     if not isinstance(record, Record):
         raise RecordError(f"split_record takes a Record, got {record!r:.80}", field="record")
-    if type(max_tokens) is not int or max_tokens < 1:
-        raise RecordError(f"max_tokens must be an int >= 1, got {max_tokens!r}", field="max_tokens", record=record.id)
+    whole_number(
+        max_tokens,
+        field="max_tokens",
+        least=1,
+        what="a whole number of tokens",
+        error=RecordError,
+        record=record.id,
+        where="",
+    )
     pieces = _pieces(_SENTENCE_END.split(record.text.strip()), max_tokens, encoding)
     where = record.location or record.id
     return tuple(

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from botie._checks import ceiling_tokens
+from botie._checks import ceiling_tokens, whole_number
 from botie._enum import ShortName
 from botie.context.records import Record, version_hash
 from botie.context.routing import ALERT_FRACTION, alert_threshold
@@ -342,11 +342,7 @@ def request_text(
 
 
 def _need_inputs(question: Any, instructions: Any, answer_allowance: Any) -> None:
-    if type(answer_allowance) is not int or answer_allowance < 0:
-        raise BudgetError(
-            f"answer_allowance must be a whole number of tokens (an int >= 0), got {answer_allowance!r}",
-            field="answer_allowance",
-        )
+    whole_number(answer_allowance, field="answer_allowance", what="a whole number of tokens", error=BudgetError)
     for name, value in (("question", question), ("instructions", instructions)):
         if not isinstance(value, str):
             raise RecordError(f"{name} must be a str, got {value!r:.80}", field=name)

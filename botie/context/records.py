@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from botie._checks import as_date, digest
+from botie._checks import as_date, digest, whole_number
 from botie.errors import RecordError
 
 __all__ = ["Record", "unique_records", "version_hash"]
@@ -27,16 +27,6 @@ def _need_text(value: Any, name: str, record: str | None, *, optional: bool = Fa
         raise RecordError(
             f"record {record or '?'}: {name} must be a non-empty string, got {shown}",
             field=name,
-            record=record,
-        )
-
-
-def _need_whole_tokens(value: Any, record: str) -> None:
-    # bool is a subclass of int: True is not "one token".
-    if type(value) is not int or value < 0:
-        raise RecordError(
-            f"record {record}: cost must be a whole number of tokens (an int >= 0), got {value!r}",
-            field="cost",
             record=record,
         )
 
@@ -122,7 +112,7 @@ class Record:
         _need_text(self.asset, "asset", rid)
         if not isinstance(self.text, str):
             raise RecordError(f"record {rid}: text must be a string, got {self.text!r}", field="text", record=rid)
-        _need_whole_tokens(self.cost, rid)
+        whole_number(self.cost, field="cost", what="a whole number of tokens", error=RecordError, record=rid)
         for name in ("version", "location", "source_uri", "trust", "superseded_by", "duplicate_of", "document"):
             _need_text(getattr(self, name), name, rid, optional=True)
         # Normalise in place: the dataclass is frozen, so go through object.
@@ -164,23 +154,14 @@ def unique_records(records: Iterable[Any], *, noun: str = "candidate") -> tuple[
 
     ``noun`` names an entry in the message ("candidate 3 is not a Record",
     "document 3 ..."), so the learner reads the word their own code used.
+    Entries are read in order, and the first problem met is the one named.
     """
     records = tuple(records)
-    # Two whole-list tests first (they run at C speed); the loops below only find the culprit to name.
-    if not all(isinstance(r, Record) for r in records):
-        index, bad = next((i, r) for i, r in enumerate(records) if not isinstance(r, Record))
-        raise RecordError(f"{noun} {index} is not a Record: {bad!r:.80}", field="record", record=str(index))
-    if len({r.id for r in records}) != len(records):
-        duplicate = _first_repeat(r.id for r in records)
-        raise RecordError(f"record {duplicate}: duplicate id (ids must be unique)", field="id", record=duplicate)
-    return records
-
-
-def _first_repeat(ids: Iterable[str]) -> str | None:
-    """The first id met a second time, reading in order; None when every id is new."""
     seen: set[str] = set()
-    for rid in ids:
-        if rid in seen:
-            return rid
-        seen.add(rid)
-    return None
+    for index, r in enumerate(records):
+        if not isinstance(r, Record):
+            raise RecordError(f"{noun} {index} is not a Record: {r!r:.80}", field="record", record=str(index))
+        if r.id in seen:
+            raise RecordError(f"record {r.id}: duplicate id (ids must be unique)", field="id", record=r.id)
+        seen.add(r.id)
+    return records

@@ -24,11 +24,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from botie._checks import ceiling_tokens
+from botie._checks import ceiling_tokens, exact_number, unit_fraction, whole_number
 from botie._enum import ShortName
 from botie.context.records import Record, unique_records
 from botie.context.selection import Coverage, Selection, select
@@ -67,17 +66,6 @@ class Strategy(ShortName):
     RETRIEVE_CHUNKS = "retrieve_chunks"  # far too much in total: retrieve passages across all documents
 
 
-def _exact(value: Any, name: str) -> Fraction:
-    """A setting as an exact fraction: a float is read as the decimal you typed (0.6 is 3/5)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, Decimal)):
-        raise SettingError(f"{name} must be a number, got {value!r}", field=name)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise SettingError(f"{name} must be finite, got {value!r}", field=name)
-        return Fraction(repr(value))  # repr is the shortest decimal that round-trips
-    return Fraction(value)
-
-
 def _plain(value: Fraction) -> str:
     """A fraction as a learner would write it: 4, 2.5."""
     return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
@@ -90,7 +78,7 @@ def share_of(ceiling: int, fraction: float | Fraction, name: str = "fraction") -
     here 0.6 is read as 6/10 and the product is exact. A fractional result is
     rounded down, so a share never exceeds what the fraction allows.
     """
-    return math.floor(ceiling * _exact(fraction, name))
+    return math.floor(ceiling * exact_number(fraction, field=name))
 
 
 def alert_threshold(ceiling: int, fraction: float | Fraction = ALERT_FRACTION) -> int:
@@ -99,9 +87,7 @@ def alert_threshold(ceiling: int, fraction: float | Fraction = ALERT_FRACTION) -
     With the default 70% of 900,000 that is 630,000 tokens.
     """
     ceiling = ceiling_tokens(ceiling)
-    share = _exact(fraction, "alert_fraction")
-    if not 0 < share <= 1:
-        raise SettingError(f"alert_fraction must be above 0 and at most 1, got {fraction!r}", field="alert_fraction")
+    share = unit_fraction(fraction, field="alert_fraction", allow_zero=False)
     return math.ceil(ceiling * share)
 
 
@@ -136,10 +122,8 @@ class ContextPlan:
 def _route_settings(ceiling: Any, soft_fraction: Any, select_factor: Any) -> tuple[int, Fraction, Fraction]:
     """The ceiling, the soft fraction and the select factor, checked and made exact."""
     ceiling = ceiling_tokens(ceiling)
-    fraction = _exact(soft_fraction, "soft_fraction")
-    if not 0 < fraction <= 1:
-        raise SettingError(f"soft_fraction must be above 0 and at most 1, got {soft_fraction!r}", field="soft_fraction")
-    factor = _exact(select_factor, "select_factor")
+    fraction = unit_fraction(soft_fraction, field="soft_fraction", allow_zero=False)
+    factor = exact_number(select_factor, field="select_factor")
     if factor < 1:
         raise SettingError(f"select_factor must be at least 1, got {select_factor!r}", field="select_factor")
     return ceiling, fraction, factor
@@ -364,13 +348,8 @@ def first_failing_turn(ceiling: int, soft_fraction: float | Fraction, *, per_tur
     the whole ceiling and nothing is reserved for the rest.
     """
     ceiling = ceiling_tokens(ceiling)
-    for name, value in (("per_turn", per_turn), ("fixed", fixed)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < (1 if name == "per_turn" else 0):
-            raise SettingError(
-                f"{name} must be a whole number of tokens (per_turn at least 1), got {value!r}", field=name
-            )
-    fraction = _exact(soft_fraction, "soft_fraction")
-    if not 0 < fraction <= 1:
-        raise SettingError(f"soft_fraction must be above 0 and at most 1, got {soft_fraction!r}", field="soft_fraction")
+    whole_number(per_turn, field="per_turn", least=1, what="a whole number of tokens")
+    whole_number(fixed, field="fixed", what="a whole number of tokens")
+    fraction = unit_fraction(soft_fraction, field="soft_fraction", allow_zero=False)
     room = ceiling - share_of(ceiling, fraction) - fixed  # what is left for the conversation itself
     return room // per_turn + 1 if room >= 0 else 1

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from types import MappingProxyType
-from typing import Any, NamedTuple, overload
+from typing import Any, NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, whole_number
 from botie._enum import ShortName
 from botie.context.budget import Budget
 from botie.context.records import Record, unique_records
 from botie.errors import BudgetError, PolicyError, RecordError
 
-__all__ = ["Status", "Outcome", "Outcomes", "Coverage", "Selection", "select", "permitted_only", "POLICIES"]
+__all__ = ["Status", "Outcome", "Coverage", "Selection", "select", "permitted_only", "POLICIES"]
 
 POLICIES = ("prefix", "skip")
 
@@ -36,8 +35,8 @@ class Status(ShortName):
 class Outcome(NamedTuple):
     """The fate of one candidate and the numbers behind it.
 
-    ``reason`` is built from the numbers when it is read: a panel reads a few,
-    a million-record benchmark reads none.
+    ``reason`` is written from those numbers, so the sentence and the
+    arithmetic a panel shows can never disagree.
     """
 
     record_id: str
@@ -92,65 +91,6 @@ class Coverage:
         return f"{parts} = {self.total} candidates"
 
 
-class Outcomes(Sequence[Outcome]):
-    """Every candidate's :class:`Outcome`, in input order, each built when it is read.
-
-    :func:`select` records only a status per candidate (a column of shared
-    enum members), so a million candidates cost a million list slots rather
-    than a million tuples for the garbage collector to walk. Reading an
-    outcome assembles it from the record, its status and the tokens used
-    before it. Compares equal to any sequence of the same outcomes.
-    """
-
-    def __init__(
-        self, records: tuple[Record, ...], statuses: list[Status], allowance: int, policy: str, stopped_at: str | None
-    ) -> None:
-        self._records = records
-        self._statuses = statuses
-        self._allowance = allowance
-        self._policy = policy
-        self._stopped_at = stopped_at
-
-    def __len__(self) -> int:
-        return len(self._records)
-
-    @overload
-    def __getitem__(self, index: int) -> Outcome: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Outcome, ...]: ...
-
-    def __getitem__(self, index: int | slice) -> Outcome | tuple[Outcome, ...]:
-        if isinstance(index, slice):
-            return tuple(self[i] for i in range(*index.indices(len(self))))
-        r, status = self._records[index], self._statuses[index]
-        stopped_at = self._stopped_at if status is Status.NOT_CONSIDERED else None
-        return Outcome(
-            r.id, status, r.asset, r.cost, self._used_before[index], self._allowance, stopped_at, self._policy
-        )
-
-    @cached_property
-    def _used_before(self) -> list[int]:
-        """Tokens already kept when each candidate was reached (one pass, on the first read)."""
-        totals, used = [], 0
-        for r, status in zip(self._records, self._statuses):
-            totals.append(used)
-            if status is Status.SELECTED:
-                used += r.cost
-        return totals
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    # Like a list: equal to sequences of the same outcomes, so not hashable. (object declares __hash__
-    # a method; None is how Python spells "unhashable", which the type checker cannot follow.)
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"Outcomes({list(self)!r})"
-
-
 @dataclass(frozen=True)
 class Selection:
     """The result of :func:`select`: what was kept, what it used, and why for each."""
@@ -158,35 +98,25 @@ class Selection:
     selected_ids: tuple[str, ...]
     used: int
     allowance: int
-    outcomes: Outcomes
+    outcomes: tuple[Outcome, ...]  # one per candidate, in input order
     policy: str
 
-    @cached_property
+    @property
     def coverage(self) -> Coverage:
-        """Counts per status and the excluded ids, from the status column (no outcome is built)."""
-        statuses = self.outcomes._statuses
-        counts = dict.fromkeys(Status, 0)
-        for status in statuses:
-            counts[status] += 1
-        excluded = tuple(r.id for r, s in zip(self.outcomes._records, statuses) if s is not Status.SELECTED)
-        return Coverage(MappingProxyType({str(s): n for s, n in counts.items()}), excluded, len(statuses))
+        """Counts per status and the excluded ids; the counts add up to the candidates."""
+        return Coverage.of(self.outcomes, Status)
 
     def outcome(self, record_id: str) -> Outcome:
-        for index, r in enumerate(self.outcomes._records):
-            if r.id == record_id:
-                return self.outcomes[index]
+        for o in self.outcomes:
+            if o.record_id == record_id:
+                return o
         raise KeyError(record_id)
 
 
 def _allowance(budget: Budget | int) -> int:
     if isinstance(budget, Budget):
         return budget.evidence
-    if type(budget) is not int or budget < 0:
-        raise BudgetError(
-            f"budget must be a Budget or a whole number of tokens (an int >= 0), got {budget!r}",
-            field="budget",
-        )
-    return budget
+    return whole_number(budget, field="budget", what="a Budget or a whole number of tokens", error=BudgetError)
 
 
 def select(
@@ -222,46 +152,36 @@ def select(
     allowed = allowed_set(allowed_assets)
     allowance = _allowance(budget)
     records = unique_records(records)
-    statuses, kept, used, stopped_at = _pack(records, allowed, allowance, stop=policy == "prefix")
-    outcomes = Outcomes(records, statuses, allowance, policy, stopped_at)
-    return Selection(tuple(kept), used, allowance, outcomes, policy)
+    outcomes = _pack(records, allowed, allowance, policy)
+    kept = tuple(o.record_id for o in outcomes if o.status is Status.SELECTED)
+    used = sum(o.cost for o in outcomes if o.status is Status.SELECTED)
+    return Selection(kept, used, allowance, outcomes, policy)
 
 
-def _pack(
-    records: tuple[Record, ...], allowed: frozenset[str], allowance: int, *, stop: bool
-) -> tuple[list[Status], list[str], int, str | None]:
-    """Walk the ranked records once: a status for each, the kept ids, the tokens used, where it stopped.
+def _pack(records: tuple[Record, ...], allowed: frozenset[str], allowance: int, policy: str) -> tuple[Outcome, ...]:
+    """Walk the ranked records once and give each its outcome.
 
     Permission first: a record the caller may not read never competes for room.
     """
-    statuses: list[Status] = []
-    kept: list[str] = []
+    outcomes: list[Outcome] = []
     used = 0
-    stopped_at: str | None = None
+    stopped_at: str | None = None  # under "prefix": the record that did not fit; nothing after it is considered
     for r in records:
         if r.asset not in allowed:
-            statuses.append(NOT_PERMITTED)
+            status = Status.NOT_PERMITTED
         elif stopped_at is not None:
-            statuses.append(NOT_CONSIDERED)
+            status = Status.NOT_CONSIDERED
         elif used + r.cost > allowance:
-            statuses.append(OVER_BUDGET)
-            if stop:
-                stopped_at = r.id
+            status = Status.OVER_BUDGET
         else:
-            statuses.append(SELECTED)
-            kept.append(r.id)
+            status = Status.SELECTED
+        stop = stopped_at if status is Status.NOT_CONSIDERED else None
+        outcomes.append(Outcome(r.id, status, r.asset, r.cost, used, allowance, stop, policy))
+        if status is Status.SELECTED:
             used += r.cost
-    return statuses, kept, used, stopped_at
-
-
-# Module-level names for the four statuses: the packing loop runs once per candidate, and a module
-# global is read faster than an enum member through its class.
-SELECTED, NOT_PERMITTED, OVER_BUDGET, NOT_CONSIDERED = (
-    Status.SELECTED,
-    Status.NOT_PERMITTED,
-    Status.OVER_BUDGET,
-    Status.NOT_CONSIDERED,
-)
+        if status is Status.OVER_BUDGET and policy == "prefix":
+            stopped_at = r.id
+    return tuple(outcomes)
 
 
 def permitted_only(records: Iterable[Record], allowed_assets: Iterable[str]) -> tuple[Record, ...]:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from botie._checks import whole_number
 from botie.context.budget import Budget
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
 from botie.context.records import Record
@@ -79,8 +80,11 @@ def select_per_subquestion(
     for sub in subquestions:
         if not isinstance(sub, SubQuestion):
             raise InputError(f"expected SubQuestion values, got {sub!r:.80}", field="subquestions")
-        if not isinstance(sub.budget, Budget) and (type(sub.budget) is not int or sub.budget < 0):
-            raise BudgetError(f"sub-question {sub.question!r}: budget must be a Budget or an int >= 0", field="budget")
+        if not isinstance(sub.budget, Budget):
+            what = "a Budget or a whole number of tokens"
+            whole_number(
+                sub.budget, field="budget", what=what, error=BudgetError, where=f"sub-question {sub.question!r}"
+            )
         selection = select_evidence(
             sub.candidates, allowed, sub.budget, observed_on=observed_on, floor=floor, band=band
         )

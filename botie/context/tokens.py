@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from botie._checks import digest
+from botie._checks import digest, whole_number
 from botie.errors import TokenizerError
 
 if TYPE_CHECKING:  # pragma: no cover - typing only; tiktoken loads on first use
@@ -133,8 +133,7 @@ class TokenCache:
     """
 
     def __init__(self, encoding: str = "cl100k_base", *, max_entries: int = 4096) -> None:
-        if type(max_entries) is not int or max_entries < 1:
-            raise TokenizerError(f"max_entries must be an int >= 1, got {max_entries!r}", field="max_entries")
+        whole_number(max_entries, field="max_entries", least=1, error=TokenizerError)
         self._encoding = get_encoding(encoding)
         self.encoding = encoding
         self.max_entries = max_entries

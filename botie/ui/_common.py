@@ -10,6 +10,7 @@ import html
 import io
 import re
 import traceback
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
@@ -107,6 +108,33 @@ def control(widget: widgets.Widget, name: str, label: str | None = None) -> widg
     return widget
 
 
+def asset_boxes(records: Iterable[Any], allowed_assets: Iterable[str]) -> dict[str, widgets.Checkbox]:
+    """One tickbox per asset the records mention or the caller may read, ticked where the caller may."""
+    allowed = set(allowed_assets)
+    return {
+        asset: control(
+            widgets.Checkbox(
+                value=asset in allowed, description=asset, indent=False, layout=widgets.Layout(width="auto")
+            ),
+            f"asset-{asset}",
+        )
+        for asset in sorted({r.asset for r in records} | allowed)
+    }
+
+
+def question_control(questions: Sequence[Any]) -> widgets.Dropdown:
+    """A drop-down of a scenario's questions; its value is the question's index."""
+    return control(
+        widgets.Dropdown(
+            options=[(q.question, i) for i, q in enumerate(questions)],
+            value=0,
+            description="question",
+            layout=widgets.Layout(width="95%"),
+        ),
+        "question",
+    )
+
+
 def esc(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
@@ -139,14 +167,39 @@ def function_name(fn: Any) -> str:
     return name if name.isidentifier() else "your function"
 
 
+#: Cell styles for :func:`table_html`: numbers line up on the right, a text preview reads smaller.
+RIGHT = "text-align:right"
+SMALL = "font-size:90%"
+
+
+def table_html(
+    css_class: str, columns: Sequence[str], rows: Iterable[Sequence[str]], *, styles: Mapping[str, str] | None = None
+) -> str:
+    """A table with a named column over each cell: every panel's tables are built here, the same way.
+
+    Each row gives one cell per column, already HTML (escape text with :func:`esc`);
+    ``styles`` maps a column to the inline style of its cells (:data:`RIGHT`, :data:`SMALL`).
+    """
+    styles = styles or {}
+    head = "".join(f"<th style='text-align:left'>{esc(name)}</th>" for name in columns)
+    body = "".join(
+        "<tr>" + "".join(_cell(cell, styles.get(name)) for name, cell in zip(columns, row, strict=True)) + "</tr>"
+        for row in rows
+    )
+    return f"<table class='{esc(css_class)}'><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _cell(content: str, style: str | None) -> str:
+    return f"<td style='{style}'>{content}</td>" if style else f"<td>{content}</td>"
+
+
 def yours_html(comparison: Any, asked: str) -> str:
     """The learner's answer beside the reference, then the one-line verdict (a word and a symbol, not colour alone)."""
     yours = comparison.yours or "(no answer)"
+    answers = [(esc(comparison.reference), esc(yours))]
     return (
         f"<p><b>Your function</b> ({esc(asked)})</p>"
-        "<table class='botie-yours-table'><thead><tr><th style='text-align:left'>reference</th>"
-        "<th style='text-align:left'>your function</th></tr></thead>"
-        f"<tbody><tr><td>{esc(comparison.reference)}</td><td>{esc(yours)}</td></tr></tbody></table>"
+        f"{table_html('botie-yours-table', ('reference', 'your function'), answers)}"
         f"<p>{badge(str(comparison.agreement))} {esc(comparison.line())}</p>"
     )
 
@@ -192,6 +245,7 @@ class Panel:
     """Base of every panel: the root widget, the result widget, and a guarded refresh."""
 
     kind = "panel"
+    assets: dict[str, widgets.Checkbox]  # on the panels that let the learner choose the allowed assets
 
     def __init__(self) -> None:
         from ._access import Access
@@ -211,6 +265,17 @@ class Panel:
         root.add_class(f"botie-{self.kind}-panel")
         self.access.names = control_names(root)
         return root
+
+    @property
+    def allowed(self) -> list[str]:
+        """The allowed assets the learner ticked, in the tickboxes' order (see :func:`asset_boxes`)."""
+        return [asset for asset, box in self.assets.items() if box.value]
+
+    def _start(self, children: list[widgets.Widget], *controls: widgets.Widget) -> None:
+        """Lay the panel out, redraw whenever one of ``controls`` changes, and draw it once now."""
+        self.widget = self._root(children)
+        self._watch(*controls)
+        self.refresh()
 
     def _watch(self, *controls: widgets.Widget) -> None:
         for widget in controls:

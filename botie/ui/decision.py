@@ -25,7 +25,7 @@ import ipywidgets as widgets
 from botie.lessons.content.scenarios import STORED_JOB, stored_previous
 from botie.lessons.exercises.yours import compare_branch
 
-from ._common import Panel, badge, control, esc, function_name
+from ._common import Panel, badge, control, esc, function_name, table_html
 
 if TYPE_CHECKING:  # decide() itself is imported when the panel first draws
     from botie.actions.decision import Decision
@@ -84,7 +84,9 @@ class DecisionPanel(Panel):
             f"Signed in: <b>{esc(caller)}</b>, who may schedule: <b>{esc(', '.join(self.allowed_assets) or 'nothing')}"
             "</b> (trusted application state, never read from the model's proposal)."
         )
-        self.widget = self._root(
+        self.approved.observe(self._on_approval, names="value")
+        self.approval_actor.observe(self._on_change, names="value")
+        self._start(
             [
                 who,
                 widgets.HTML("<b>The proposal</b> (what the model wrote):"),
@@ -101,12 +103,12 @@ class DecisionPanel(Panel):
                 self.inputs,
                 self.result,
                 *self._yours_widgets(yours),
-            ]
+            ],
+            self.asset,
+            self.duration,
+            self.request_id,
+            self.previous,
         )
-        self.approved.observe(self._on_approval, names="value")
-        self.approval_actor.observe(self._on_change, names="value")
-        self._watch(self.asset, self.duration, self.request_id, self.previous)
-        self.refresh()
 
     # -- building the inputs of decide() from the controls -------------------------
 
@@ -178,22 +180,18 @@ class DecisionPanel(Panel):
 
     def _result_html(self, decision: Any) -> str:
         branch = str(decision.branch)
-        rows = "".join(
-            f"<tr><td>{i}</td><td>{esc(check.name)}</td><td>{badge(str(check.verdict))}</td>"
-            f"<td>{esc(check.reason)}</td></tr>"
+        rows = [
+            (str(i), esc(check.name), badge(str(check.verdict)), esc(check.reason))
             for i, check in enumerate(decision.checks, start=1)
-        )
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("#", "check", "verdict", "reason"))
+        ]
+        table = table_html("botie-checks", ("#", "check", "verdict", "reason"), rows)
         extra = ""
         if decision.errors:
             items = "".join(f"<li><code>{esc(e.field)}</code>: {esc(e.message)}</li>" for e in decision.errors)
             extra += f"<p>fields to repair:</p><ul>{items}</ul>"
         if decision.receipt is not None:
             extra += f"<p>receipt: {esc(decision.receipt.job_id)} (the earlier job, not a new booking)</p>"
-        return (
-            f"<p style='font-size:115%'>{badge(branch)} <b>branch: {esc(branch)}</b></p>"
-            f"<table class='botie-checks'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{extra}"
-        )
+        return f"<p style='font-size:115%'>{badge(branch)} <b>branch: {esc(branch)}</b></p>{table}{extra}"
 
     def _summary(self) -> str:
         if self.decision is None:

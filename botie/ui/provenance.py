@@ -22,7 +22,19 @@ from botie.context.provenance import EvidenceSelection, trust_of
 from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.exercises.yours import compare_shortlist
 
-from ._common import Panel, badge, control, esc, function_name, preview
+from ._common import (
+    RIGHT,
+    SMALL,
+    Panel,
+    asset_boxes,
+    badge,
+    control,
+    esc,
+    function_name,
+    preview,
+    question_control,
+    table_html,
+)
 
 __all__ = ["ProvenancePanel", "provenance_panel"]
 
@@ -45,31 +57,11 @@ class ProvenancePanel(Panel):
         allowance = scenario.budget.evidence
         top = max_budget or max(600, 2 * allowance)
 
-        self.question = control(
-            widgets.Dropdown(
-                options=[(q.question, i) for i, q in enumerate(scenario.questions)],
-                value=0,
-                description="question",
-                layout=widgets.Layout(width="95%"),
-            ),
-            "question",
-        )
+        self.question = question_control(scenario.questions)
         self.observed_on = control(
             widgets.DatePicker(value=scenario.observed_on, description="observed on"), "observed-on"
         )
-        assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
-        self.assets: dict[str, widgets.Checkbox] = {
-            asset: control(
-                widgets.Checkbox(
-                    value=asset in scenario.allowed_assets,
-                    description=asset,
-                    indent=False,
-                    layout=widgets.Layout(width="auto"),
-                ),
-                f"asset-{asset}",
-            )
-            for asset in assets
-        }
+        self.assets = asset_boxes(scenario.records, scenario.allowed_assets)
         self.floor = control(
             widgets.FloatSlider(
                 value=scenario.floor, min=0.0, max=1.0, step=0.01, readout_format=".2f", description="relevance floor"
@@ -79,7 +71,7 @@ class ProvenancePanel(Panel):
         self.budget = control(
             widgets.IntSlider(value=allowance, min=0, max=top, step=1, description="evidence budget (tokens)"), "budget"
         )
-        self.widget = self._root(
+        self._start(
             [
                 widgets.HTML(f"<b>{esc(scenario.caller)}</b> asks (retrieval's scores change with the question):"),
                 self.question,
@@ -90,14 +82,13 @@ class ProvenancePanel(Panel):
                 self.budget,
                 self.result,
                 *self._yours_widgets(yours),
-            ]
+            ],
+            self.question,
+            self.observed_on,
+            self.floor,
+            self.budget,
+            *self.assets.values(),
         )
-        self._watch(self.question, self.observed_on, self.floor, self.budget, *self.assets.values())
-        self.refresh()
-
-    @property
-    def allowed(self) -> list[str]:
-        return [asset for asset, box in self.assets.items() if box.value]
 
     def _render(self) -> None:
         day = self.observed_on.value
@@ -136,26 +127,27 @@ class ProvenancePanel(Panel):
             r = records[outcome.record_id]
             fate = "survived" if str(outcome.status) == "selected" else "excluded"
             rows.append(
-                "<tr>"
-                f"<td>{n}</td><td><code>{esc(r.id)}</code></td><td>{esc(trust_of(r))}</td>"
-                f'<td style="text-align:right">{r.score:.2f}</td>'
-                f"<td>{fate}</td><td>{badge(str(outcome.status))}</td>"
-                f"<td>{esc(outcome.check)}</td><td>{esc(outcome.reason)}</td>"
-                f'<td style="font-size:90%">{esc(preview(r.text, _PREVIEW))}</td>'
-                "</tr>"
+                (
+                    str(n),
+                    f"<code>{esc(r.id)}</code>",
+                    esc(trust_of(r)),
+                    f"{r.score:.2f}",
+                    fate,
+                    badge(str(outcome.status)),
+                    esc(outcome.check),
+                    esc(outcome.reason),
+                    esc(preview(r.text, _PREVIEW)),
+                )
             )
-        head = "".join(
-            f"<th style='text-align:left'>{h}</th>"
-            for h in ("#", "id", "trust", "score", "fate", "status", "check", "why", "text")
-        )
+        columns = ("#", "id", "trust", "score", "fate", "status", "check", "why", "text")
+        table = table_html("botie-candidates", columns, rows, styles={"score": RIGHT, "text": SMALL})
         conflicts = "".join(self._conflict_html(c, records) for c in selection.conflicts)
         allowed = ", ".join(self.allowed) or "none"
         return (
             f"<p style='font-size:110%'>{verdict}</p>"
             f"<p>observed on {selection.observed_on} · allowed assets: {esc(allowed)} · "
             f"relevance floor {selection.floor:.2f} · evidence budget {selection.allowance} tokens</p>"
-            f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"{conflicts}<p>{esc(selection.coverage.summary())}</p>"
+            f"{table}{conflicts}<p>{esc(selection.coverage.summary())}</p>"
         )
 
     @staticmethod

@@ -17,7 +17,7 @@ from botie.context.records import Record
 from botie.context.routing import SELECT_FACTOR, ContextPlan, DocumentCoverage, execute_plan, plan_context
 from botie.lessons.content.scenarios import attachments
 
-from ._common import Panel, badge, control, esc
+from ._common import Panel, badge, control, esc, table_html
 from .evidence_figures import routing_bars
 
 __all__ = ["RoutingPanel", "routing_panel"]
@@ -64,7 +64,7 @@ class RoutingPanel(Panel):
         )
         # An HTML bar, not a PNG: it redraws in microseconds on every slider step and its legend is text.
         self.figure = widgets.HTML(layout=widgets.Layout(width="100%"))
-        self.widget = self._root(
+        self._start(
             [
                 widgets.HTML(
                     "Attachments are counted in tokens before any prompt exists. One is the largest; the "
@@ -77,10 +77,13 @@ class RoutingPanel(Panel):
                 self.soft_fraction,
                 self.figure,
                 self.result,
-            ]
+            ],
+            self.count,
+            self.size,
+            self.largest,
+            self.ceiling,
+            self.soft_fraction,
         )
-        self._watch(self.count, self.size, self.largest, self.ceiling, self.soft_fraction)
-        self.refresh()
 
     def docs(self) -> tuple[Record, ...]:
         return attachments(self.count.value, self.size.value, self.largest.value)
@@ -96,20 +99,18 @@ class RoutingPanel(Panel):
 
     def _result_html(self, plan: ContextPlan, coverage: DocumentCoverage) -> str:
         strategy = str(plan.strategy)
-        rows = "".join(
-            f"<tr><td>{i}</td><td>{esc(c.name)}</td>"
-            f"<td>{'yes, it decided' if c.fired else 'no, go on'}</td><td>{esc(c.detail)}</td></tr>"
+        rows = [
+            (str(i), esc(c.name), "yes, it decided" if c.fired else "no, go on", esc(c.detail))
             for i, c in enumerate(plan.checks, start=1)
-        )
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in ("#", "check", "decided?", "detail"))
+        ]
+        table = table_html("botie-checks", ("#", "check", "decided?", "detail"), rows)
         share = f"{plan.soft_budget:,} of {plan.ceiling:,} tokens ({self.soft_fraction.value:.0%})"
         return (
             f"<p style='font-size:115%'>{badge(strategy)} <b>strategy: {esc(strategy)}</b></p>"
             f"<p><b>why:</b> {esc(plan.note)}</p>"
             f"<p>{len(plan.docs)} attachments, {plan.total:,} tokens in all; soft budget {esc(share)}; "
             f"select limit {plan.select_limit:,} ({SELECT_FACTOR} soft budgets)</p>"
-            f"<table class='botie-checks'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-            f"<p><b>coverage:</b> {esc(coverage.explain())}</p>"
+            f"{table}<p><b>coverage:</b> {esc(coverage.explain())}</p>"
         )
 
     def _summary(self) -> str:

@@ -20,7 +20,18 @@ from botie.errors import BudgetError
 from botie.lessons.content.fixtures import Scene
 from botie.lessons.exercises.yours import compare_selection
 
-from ._common import Panel, badge, control, esc, function_name, preview
+from ._common import (
+    RIGHT,
+    SMALL,
+    Panel,
+    asset_boxes,
+    badge,
+    control,
+    esc,
+    function_name,
+    preview,
+    table_html,
+)
 from .figures import window_bars, window_text
 
 __all__ = ["SelectionPanel", "selection_panel"]
@@ -39,19 +50,7 @@ class SelectionPanel(Panel):
         budget = scene.budget
         top = max_tokens or max(40, 2 * budget.total)
 
-        assets = sorted({r.asset for r in scene.records} | set(scene.allowed_assets))
-        self.assets: dict[str, widgets.Checkbox] = {
-            asset: control(
-                widgets.Checkbox(
-                    value=asset in scene.allowed_assets,
-                    description=asset,
-                    indent=False,
-                    layout=widgets.Layout(width="auto"),
-                ),
-                f"asset-{asset}",
-            )
-            for asset in assets
-        }
+        self.assets = asset_boxes(scene.records, scene.allowed_assets)
         self.total = control(widgets.IntSlider(budget.total, min=0, max=top, description="total (tokens)"), "total")
         self.input_reserve = control(
             widgets.IntSlider(budget.input_reserve, min=0, max=top, description="input reserve"), "input-reserve"
@@ -78,7 +77,7 @@ class SelectionPanel(Panel):
             f"<b>{esc(scene.caller)}</b> asks: {esc(scene.question)}<br>"
             f"Allowed assets (trusted, from the sign-in), one box per asset in the candidates:"
         )
-        self.widget = self._root(
+        self._start(
             [
                 who,
                 widgets.HBox(list(self.assets.values())),
@@ -89,14 +88,13 @@ class SelectionPanel(Panel):
                 self.figure,
                 self.result,
                 *self._yours_widgets(yours),
-            ]
+            ],
+            self.total,
+            self.input_reserve,
+            self.output_reserve,
+            self.policy,
+            *self.assets.values(),
         )
-        self._watch(self.total, self.input_reserve, self.output_reserve, self.policy, *self.assets.values())
-        self.refresh()
-
-    @property
-    def allowed(self) -> list[str]:
-        return [asset for asset, box in self.assets.items() if box.value]
 
     def _render(self) -> None:
         total, ins, outs = self.total.value, self.input_reserve.value, self.output_reserve.value
@@ -125,24 +123,21 @@ class SelectionPanel(Panel):
 
     def _result_html(self, budget: Budget, selection: Selection) -> str:
         chosen = ", ".join(selection.selected_ids) or "nothing"
-        rows = []
-        records = {r.id: r for r in self.scene.records}
-        for rank, outcome in enumerate(selection.outcomes, start=1):
-            record = records[outcome.record_id]
-            rows.append(
-                "<tr>"
-                f"<td>{rank}</td>"
-                f"<td><code>{esc(outcome.record_id)}</code></td>"
-                f"<td>{esc(outcome.asset)}</td>"
-                f'<td style="text-align:right">{outcome.cost}</td>'
-                f"<td>{badge(str(outcome.status))}</td>"
-                f"<td>{esc(outcome.reason)}</td>"
-                f'<td style="font-size:90%">{esc(preview(record.text))}</td>'
-                "</tr>"
+        texts = {r.id: r.text for r in self.scene.records}
+        rows = [
+            (
+                str(rank),
+                f"<code>{esc(o.record_id)}</code>",
+                esc(o.asset),
+                str(o.cost),
+                badge(str(o.status)),
+                esc(o.reason),
+                esc(preview(texts[o.record_id])),
             )
-        head = "".join(
-            f"<th style='text-align:left'>{h}</th>" for h in ("#", "id", "asset", "cost", "status", "why", "text")
-        )
+            for rank, o in enumerate(selection.outcomes, start=1)
+        ]
+        columns = ("#", "id", "asset", "cost", "status", "why", "text")
+        table = table_html("botie-candidates", columns, rows, styles={"cost": RIGHT, "text": SMALL})
         allowed = ", ".join(self.allowed) or "none"
         return (
             f"<p><b>selected:</b> {esc(chosen)}<br>"
@@ -150,8 +145,7 @@ class SelectionPanel(Panel):
             f"(evidence allowance {esc(budget.explain())}; policy {esc(selection.policy)}; "
             f"allowed assets: {esc(allowed)})<br>"
             f"{esc(window_text(budget.total, budget.input_reserve, budget.output_reserve, selection.used))}</p>"
-            f"<table class='botie-candidates'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
-            f"<p>{esc(selection.coverage.summary())}</p>"
+            f"{table}<p>{esc(selection.coverage.summary())}</p>"
         )
 
     def _summary(self) -> str:

@@ -21,7 +21,7 @@ from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.content.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
 
-from ._common import Panel, badge, control, esc
+from ._common import RIGHT, Panel, asset_boxes, badge, control, esc, question_control, table_html
 
 __all__ = ["TurnPanel", "turn_panel"]
 
@@ -61,29 +61,12 @@ class TurnPanel(Panel):
         self.setup = setup or TurnSetup.from_scenario(scenario, budget=BUDGET)
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
-        self.question = control(
-            widgets.Dropdown(
-                options=[(q.question, i) for i, q in enumerate(scenario.questions)],
-                value=0,
-                description="question",
-                layout=widgets.Layout(width="95%"),
-            ),
-            "question",
-        )
+        self.question = question_control(scenario.questions)
         self.budget = control(
             widgets.IntSlider(_evidence(self.setup.budget), min=0, max=800, description="evidence budget (tokens)"),
             "budget",
         )
-        assets = sorted({r.asset for r in scenario.records} | set(scenario.allowed_assets))
-        self.assets: dict[str, widgets.Checkbox] = {
-            a: control(
-                widgets.Checkbox(
-                    value=a in scenario.allowed_assets, description=a, indent=False, layout=widgets.Layout(width="auto")
-                ),
-                f"asset-{a}",
-            )
-            for a in assets
-        }
+        self.assets = asset_boxes(scenario.records, scenario.allowed_assets)
         self.model_kind = control(
             widgets.ToggleButtons(
                 options=["careful", "gullible"],
@@ -119,7 +102,7 @@ class TurnPanel(Panel):
             ),
             "approved",
         )
-        self.widget = self._root(
+        self._start(
             [
                 self.question,
                 self.budget,
@@ -130,12 +113,15 @@ class TurnPanel(Panel):
                 self.ask,
                 self.approved,
                 self.result,
-            ]
+            ],
+            self.question,
+            self.budget,
+            self.model_kind,
+            self.planted,
+            self.ask,
+            self.approved,
+            *self.assets.values(),
         )
-        self._watch(
-            self.question, self.budget, self.model_kind, self.planted, self.ask, self.approved, *self.assets.values()
-        )
-        self.refresh()
 
     def _render(self) -> None:
         index = self.question.value
@@ -143,7 +129,7 @@ class TurnPanel(Panel):
         candidates = list(self.scenario.candidates(index))
         if self.planted.value:
             candidates.append(self.planted_docs[self.planted.value])
-        allowed = tuple(a for a, box in self.assets.items() if box.value)
+        allowed = tuple(self.allowed)
         setup = self.setup.with_(budget=_with_evidence(self.setup.budget, self.budget.value), allowed_assets=allowed)
         model = self.model.with_(gullible=self.model_kind.value == "gullible")
         action = None
@@ -157,14 +143,18 @@ class TurnPanel(Panel):
     def _result_html(turn: TurnResult) -> str:
         outcome = str(turn.outcome)
         said = turn.answer if turn.answer is not None else turn.notice
-        rows = "".join(
-            f"<tr><td>{esc(s.stage)}</td><td>{badge(_STATUS_WORD[str(s.status)])}</td>"
-            f"<td>{esc(s.status)}</td><td style='text-align:right'>{_count(s.documents_in_play)}</td>"
-            f"<td>{esc(s.detail)}</td></tr>"
+        rows = [
+            (
+                esc(s.stage),
+                badge(_STATUS_WORD[str(s.status)]),
+                esc(s.status),
+                _count(s.documents_in_play),
+                esc(s.detail),
+            )
             for s in turn.stages
-        )
+        ]
         columns = ("stage", "result", "status", "documents in play", "detail")
-        head = "".join(f"<th style='text-align:left'>{h}</th>" for h in columns)
+        table = table_html("botie-stages", columns, rows, styles={"documents in play": RIGHT})
         losses = "".join(
             f"<li><code>{esc(x.record_id)}</code> lost at <b>{esc(x.stage)}</b> ({esc(x.kind)}): {esc(x.detail)}</li>"
             for x in turn.losses
@@ -178,8 +168,7 @@ class TurnPanel(Panel):
         return (
             f"<p style='font-size:115%'>{badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
             f"<p>{esc(said or '')}</p>"
-            f"<table class='botie-stages'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-            f"{lost}{decision}"
+            f"{table}{lost}{decision}"
         )
 
     def _summary(self) -> str:

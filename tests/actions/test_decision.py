@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from botie.actions.canonical import canonical_json
@@ -20,7 +20,6 @@ from botie.actions.decision import (
     Receipt,
     StoredRequest,
     Verdict,
-    _inspection_json,
     decide,
 )
 from botie.actions.tool import Problem
@@ -32,7 +31,6 @@ from tests.strategies import (
     examples,
     inspection_arguments,
     inspection_assets,
-    valid_proposals,
 )
 
 ANA = DECIDER  # "tech-ana"
@@ -64,8 +62,8 @@ class Tripwire(StoredRequest):
         raise AssertionError(f"decide read the stored request ({name}) before it was allowed to")
 
 
-def _tripwire() -> StoredRequest:
-    stored = StoredRequest.settled(P2, "job-1")
+def _tripwire(job_id: str = "job-1") -> StoredRequest:
+    stored = StoredRequest.settled(P2, job_id)
     object.__setattr__(stored, "__class__", Tripwire)  # armed only once it is built
     return stored
 
@@ -273,6 +271,10 @@ def test_only_transient_branches_are_retryable(branch):
 # --- what a refused caller can learn ------------------------------------------------
 
 
+#: A job id only the store knows. It is longer than any text the strategies draw (at most 8 characters),
+#: so a proposal cannot carry it: if it shows in a decision, the decision read it from the store.
+STORED_JOB = "job-known-only-to-the-store"
+
 PREVIOUS = {
     "none": None,
     "same": StoredRequest.settled(P2, "job-1"),
@@ -287,6 +289,8 @@ PREVIOUS = {
     allowed=st.lists(inspection_assets, max_size=3),
     approval_kind=st.sampled_from(["none", "same", "other_actor", "other_payload"]),
 )
+# An extra key named "job-" is quoted in the invalid decision's reason: the proposal's own text, not a leak.
+@example(proposal={**P2, "job-": 1}, allowed=["P-2"], approval_kind="none")
 def test_refusals_are_identical_whatever_is_stored(proposal, allowed, approval_kind):
     """invalid, denied and needs_approval do not depend on the stored request at all: they cannot leak it."""
     approval = {
@@ -297,10 +301,14 @@ def test_refusals_are_identical_whatever_is_stored(proposal, allowed, approval_k
     }[approval_kind]
     first = _decide(proposal, allowed=allowed, approval=approval, previous=None)
     if first.branch in (Branch.INVALID, Branch.DENIED, Branch.NEEDS_APPROVAL):
-        again = _decide(proposal, allowed=allowed, approval=approval, previous=_tripwire())
-        assert again == first
-        assert first.receipt is None
-        assert "job-" not in "".join(c.reason for c in first.checks)
+        # The reasons may quote the proposal, and a proposal may hold any text ("job-" included), so the
+        # leak test looks for what only the store holds, on a tripwire and on stored requests decide could read.
+        stored = (_tripwire(STORED_JOB), StoredRequest.settled(P2, STORED_JOB), StoredRequest(P2))
+        for previous in stored:
+            again = _decide(proposal, allowed=allowed, approval=approval, previous=previous)
+            assert again == first
+            assert again.receipt is None
+            assert STORED_JOB not in "".join(c.reason for c in again.checks)
 
 
 def _json_ok(payload) -> bool:
@@ -357,13 +365,6 @@ def test_decide_matches_the_plain_reference_model(inputs):
     assert all(c.reason for c in d.checks)
     assert (d.receipt is not None) == (d.branch is Branch.REUSE)
     assert bool(d.errors) == (d.branch is Branch.INVALID)
-
-
-@examples(1000)
-@given(valid_proposals())
-def test_fast_canonical_text_equals_the_general_one(proposal):
-    fast = _inspection_json(proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"])
-    assert fast == canonical_json(proposal)
 
 
 # --- trusted inputs that cannot be interpreted raise ---------------------------------

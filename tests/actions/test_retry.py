@@ -88,7 +88,9 @@ def test_a_limit_that_is_not_an_int_of_at_least_one_is_refused_before_anything_i
     sent = []
     with pytest.raises(SettingError) as info:
         submit_with_retries(lambda: sent.append(1), limit=limit)
-    assert info.value.field == "limit" and str(info.value) == f"limit must be an int >= 1, got {limit!r}"
+    assert (
+        info.value.field == "limit" and str(info.value) == f"limit must be a whole number (an int >= 1), got {limit!r}"
+    )
     assert sent == []
 
 

@@ -602,6 +602,38 @@ def test_a_misconfigured_service_raises_a_setting_error_naming_the_field(options
     assert caught.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("options", "error", "field", "message"),
+    [
+        ({"store": 7}, "SettingError", "store", "store must offer transaction() (a MemoryStore or SQLiteStore), got 7"),
+        (
+            {"clock": "noon"},
+            "ClockError",
+            "clock",
+            "clock must be a zero-argument callable returning a datetime, got 'noon'",
+        ),
+        ({"downstream": 3}, "SettingError", "downstream", "downstream must be callable, got 3"),
+        ({"attempts": 0}, "SettingError", "attempts", "attempts must be a whole number (an int >= 1), got 0"),
+    ],
+)
+def test_each_misconfiguration_says_what_it_got_in_its_own_words(options, error, field, message):
+    from botie import errors
+    from botie.actions.stores import MemoryStore
+
+    options = dict(options)
+    store = options.pop("store", MemoryStore())
+    with pytest.raises(getattr(errors, error)) as caught:
+        InspectionService(store, **options)
+    assert (str(caught.value), caught.value.field) == (message, field)
+
+
+def test_by_default_a_busy_store_is_tried_four_times_starting_with_a_10_ms_pause():
+    from botie.actions.stores import MemoryStore
+
+    service = InspectionService(MemoryStore())
+    assert (service.attempts, service.backoff) == (4, 0.01)
+
+
 # --- what happens between the downstream call and the receipt ------------------------------------
 
 

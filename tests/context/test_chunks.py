@@ -95,7 +95,7 @@ def test_bad_chunking_input_names_the_field_and_the_record():
     with pytest.raises(RecordError) as info:
         split_record(DOC, 0)
     assert (str(info.value), info.value.field, info.value.record) == (
-        "max_tokens must be an int >= 1, got 0",
+        "max_tokens must be a whole number of tokens (an int >= 1), got 0",
         "max_tokens",
         "man-x",
     )

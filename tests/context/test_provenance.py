@@ -838,7 +838,7 @@ def test_a_score_within_a_billionth_below_a_band_edge_counts_in_the_band_above()
 def test_the_band_width_must_be_above_0_and_at_most_1(band):
     with pytest.raises(SettingError) as err:
         _pick([_rec("a", 0.5)], band=band)
-    assert (str(err.value), err.value.field) == (f"band must be a number from above 0 to 1, got {band!r}", "band")
+    assert (str(err.value), err.value.field) == (f"band must be a number above 0 and at most 1, got {band!r}", "band")
 
 
 def test_records_that_tie_on_every_ranking_key_keep_their_input_order():

@@ -118,6 +118,7 @@ def test_the_guard_matters_because_whole_document_selection_could_never_include_
 def test_a_document_exactly_at_the_soft_budget_is_not_oversized():
     plan = plan_context(_docs(540_000, 1), ceiling=CEILING)
     assert plan.strategy is Strategy.SELECT_DOCUMENTS
+    assert plan.oversized_ids == ()  # above the soft budget, not at it
 
 
 def test_far_too_much_in_total_retrieves_chunks():
@@ -421,7 +422,8 @@ def test_first_failing_turn_refuses_settings_it_cannot_read(bad):
                 "540,001 tokens <= 2,160,000 (4 soft budgets)",
             ],
             "540,001 tokens is over the 540,000-token soft budget but within 4 of them: "
-            "read the most relevant whole documents that fit; the rest are not read, and the coverage record names them",
+            "read the most relevant whole documents that fit; the rest are not read, "
+            "and the coverage record names them",
         ),
         (
             (540_000,) * 4 + (1,),
@@ -492,19 +494,19 @@ def test_first_failing_turn_carries_no_fixed_tokens_unless_told():
             lambda: plan_context([], ceiling=CEILING, soft_fraction="0.6"),
             SettingError,
             "soft_fraction",
-            "soft_fraction must be a number, got '0.6'",
+            "soft_fraction must be a number above 0 and at most 1, got '0.6'",
         ),
         (
             lambda: plan_context([], ceiling=CEILING, soft_fraction=float("nan")),
             SettingError,
             "soft_fraction",
-            "soft_fraction must be finite, got nan",
+            "soft_fraction must be a number above 0 and at most 1, got nan",
         ),
         (
             lambda: plan_context([], ceiling=CEILING, soft_fraction=1.01),
             SettingError,
             "soft_fraction",
-            "soft_fraction must be above 0 and at most 1, got 1.01",
+            "soft_fraction must be a number above 0 and at most 1, got 1.01",
         ),
         (
             lambda: plan_context([], ceiling=CEILING, select_factor="4"),
@@ -528,44 +530,44 @@ def test_first_failing_turn_carries_no_fixed_tokens_unless_told():
             lambda: alert_threshold(CEILING, "0.7"),
             SettingError,
             "alert_fraction",
-            "alert_fraction must be a number, got '0.7'",
+            "alert_fraction must be a number above 0 and at most 1, got '0.7'",
         ),
         (
             lambda: alert_threshold(CEILING, 1.5),
             SettingError,
             "alert_fraction",
-            "alert_fraction must be above 0 and at most 1, got 1.5",
+            "alert_fraction must be a number above 0 and at most 1, got 1.5",
         ),
         (lambda: share_of(CEILING, "0.6"), SettingError, "fraction", "fraction must be a number, got '0.6'"),
         (
             lambda: first_failing_turn(CEILING, "0.6", per_turn=5),
             SettingError,
             "soft_fraction",
-            "soft_fraction must be a number, got '0.6'",
+            "soft_fraction must be a number above 0 and at most 1, got '0.6'",
         ),
         (
             lambda: first_failing_turn(CEILING, 0, per_turn=5),
             SettingError,
             "soft_fraction",
-            "soft_fraction must be above 0 and at most 1, got 0",
+            "soft_fraction must be a number above 0 and at most 1, got 0",
         ),
         (
             lambda: first_failing_turn(CEILING, 1.5, per_turn=5),
             SettingError,
             "soft_fraction",
-            "soft_fraction must be above 0 and at most 1, got 1.5",
+            "soft_fraction must be a number above 0 and at most 1, got 1.5",
         ),
         (
             lambda: first_failing_turn(CEILING, 0.6, per_turn=0),
             SettingError,
             "per_turn",
-            "per_turn must be a whole number of tokens (per_turn at least 1), got 0",
+            "per_turn must be a whole number of tokens (an int >= 1), got 0",
         ),
         (
             lambda: first_failing_turn(CEILING, 0.6, per_turn=5, fixed=-1),
             SettingError,
             "fixed",
-            "fixed must be a whole number of tokens (per_turn at least 1), got -1",
+            "fixed must be a whole number of tokens (an int >= 0), got -1",
         ),
         (
             lambda: execute_plan("a plan"),

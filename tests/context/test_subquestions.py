@@ -76,7 +76,8 @@ def test_a_bad_budget_names_the_sub_question_and_the_field(budget):
     with pytest.raises(BudgetError) as info:
         select_per_subquestion([TORQUE._replace(budget=budget)], ["P-2"], observed_on="2026-03-15")
     assert (str(info.value), info.value.field) == (
-        "sub-question 'What torque?': budget must be a Budget or an int >= 0",
+        "sub-question 'What torque?': budget must be a Budget or a whole number of tokens (an int >= 0), "
+        f"got {budget!r}",
         "budget",
     )
 

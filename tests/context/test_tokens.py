@@ -294,7 +294,7 @@ def test_a_bad_cache_size_names_the_field_and_the_value():
     with pytest.raises(TokenizerError) as err:
         TokenCache(max_entries=0)
     assert err.value.field == "max_entries"
-    assert str(err.value) == "max_entries must be an int >= 1, got 0"
+    assert str(err.value) == "max_entries must be a whole number (an int >= 1), got 0"
 
 
 # --- a counter of your own ------------------------------------------------------------------------

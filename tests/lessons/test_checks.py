@@ -354,3 +354,49 @@ def test_not_yet_counts_as_the_first_hint(capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "Hint 1 of 3: " in out
     assert "Hint 2 of 3;" in out
+
+
+# --- calling a learner's function: one place, three policies built on it ----------------------
+
+
+def test_call_learner_passes_copies_and_returns_the_value():
+    from botie.lessons.exercises.engine import call_learner
+
+    given = [3, 1, 2]
+
+    def sorts_in_place(xs):
+        xs.sort()
+        return xs
+
+    call = call_learner(sorts_in_place, given)
+    assert (call.value, call.error, call.not_written, call.message) == ([1, 2, 3], None, False, "")
+    assert given == [3, 1, 2]  # the caller's list is untouched
+
+
+def test_call_learner_turns_an_exception_or_a_stub_into_a_value():
+    from botie.lessons.exercises.engine import call_learner
+
+    def broken(x, *, y):
+        raise KeyError(f"{x}{y}")
+
+    def stub():
+        raise NotImplementedError
+
+    assert call_learner(lambda **kw: sorted(kw), fn=1, args=2).value == ["args", "fn"]  # any keyword reaches it
+    failed = call_learner(broken, "a", y="b")
+    assert isinstance(failed.error, KeyError) and failed.message == "KeyError: 'ab'" and not failed.not_written
+    assert failed.value is None
+    waiting = call_learner(stub)
+    assert waiting.not_written and waiting.message == "NotImplementedError"
+
+
+def test_a_stub_is_not_yet_even_where_the_case_expects_a_runtime_error():
+    """NotImplementedError is a RuntimeError: a stub must not pass a case whose right answer is to raise one."""
+    from botie.lessons.exercises.engine import Case, Exercise, Raises, Verdict, run_exercise
+
+    def stub(x):
+        raise NotImplementedError
+
+    exercise = Exercise("t", "t", lambda: (Case("raises", (1,), Raises(RuntimeError)),), lambda g, e: None, ("h",))
+    report = run_exercise(exercise, stub)
+    assert report.verdict is Verdict.NOT_YET and not report.results[0].passed

@@ -151,7 +151,7 @@ def test_retries_make_at_most_three_attempts_in_all_the_first_call_included():
     assert len(run.attempts) == 3
 
 
-# --- issue 10: terms explained where first used, your code in the panel, the fixed claims ------------------------
+# --- terms explained where first used, your code in the panel, corrected claims ---------------------------------
 
 
 def test_lesson_01_the_fitting_section_costs_5_in_the_scene_and_48_counted_with_the_tokenizer():

@@ -9,7 +9,7 @@ import re
 import nbformat
 import pytest
 
-from botie.lessons.classroom import progress
+from botie.lessons.classroom import files, progress
 from botie.lessons.exercises.catalogue import EXERCISES, check, hint
 from botie.lessons.tooling.editions import STUB
 from tests.lessons.test_checks import permitted
@@ -119,7 +119,7 @@ def test_the_write_is_atomic_no_temporary_file_is_left(book, capsys, monkeypatch
         raise OSError(28, "No space left on device")
 
     before = book.read_text()
-    monkeypatch.setattr(progress.json, "dump", fail)
+    monkeypatch.setattr(files.os, "fsync", fail)  # the disk fills while the new text is being written
     check(permitted)
     assert book.read_text() == before  # the old file survives a failed write whole
     assert sorted(p.name for p in book.parent.iterdir()) == leaves
@@ -386,14 +386,10 @@ def _die_inside_update(path: str, where: str, ready) -> None:
         time.sleep(WAIT)
 
     if where == "writing":
+        from botie.lessons.classroom import files
 
-        def half_then_hang(body, out, **kwargs):
-            text = json.dumps(body)
-            out.write(text[: len(text) // 2])
-            out.flush()
-            hang()
-
-        progress.json.dump = half_then_hang  # type: ignore[assignment]
+        # The new text is in the temporary file, not yet on disk nor renamed over the progress file.
+        files.os.fsync = lambda fd: hang()
         progress.record_check("permitted", passed=True)
     else:
         progress._update(lambda book: hang())

@@ -1,4 +1,4 @@
-"""The claims of the worked examples added for the syllabus topics (issue 10, second half), pinned without nbval.
+"""The claims of the syllabus topics' worked examples (chunks, retrieval, memory, injections...), pinned without nbval.
 
 Each test is named after a sentence a lesson says about botie's behaviour; the numbers are the ones the
 lesson prints. Lesson 05's capstone claims live in ``test_capstone.py``.

@@ -38,7 +38,6 @@ import errno
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -47,6 +46,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from botie.lessons.classroom.files import write_atomically
 from botie.lessons.exercises.questions import QUESTIONS
 
 __all__ = [
@@ -324,23 +324,14 @@ def _clear_leftovers(path: Path) -> None:
 
 
 def _write(path: Path, book: ProgressFile) -> None:
-    """Write the whole file to a temporary file in the same folder, then rename it into place."""
+    """Write the whole file at once, so a reader never finds half of it."""
     body = {
         "format": FORMAT,
         "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
         "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
         "last_activity": book.last_activity,
     }
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(body, out, indent=1)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)  # atomic on one filesystem: readers see the old file or the new one
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, json.dumps(body, indent=1))
 
 
 def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:

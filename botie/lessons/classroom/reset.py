@@ -17,13 +17,12 @@ from 1 in notebook order; cells are matched by their cell id.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from botie.lessons.classroom.files import write_atomically
 from botie.lessons.tooling.editions import STUB
 
 __all__ = ["ResetResult", "exercise_cells", "reset_exercise", "restore_exercise", "shipped_notebook"]
@@ -70,19 +69,6 @@ def shipped_notebook(path: Path) -> Any | None:
     return None
 
 
-def _write_atomically(nb: Any, path: Path) -> None:
-    import nbformat
-
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=".ipynb", dir=path.parent)
-    os.close(handle)
-    try:
-        nbformat.write(nb, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def restore_exercise(
     lesson: str, number: int, *, folder: str | Path | None = None, shipped: str | Path | None = None
 ) -> ResetResult:
@@ -115,7 +101,8 @@ def restore_exercise(
     mine.source = stub.source
     mine.outputs = []
     mine.execution_count = None
-    _write_atomically(nb, path)
+    text = nbformat.writes(nb)
+    write_atomically(path, text if text.endswith("\n") else text + "\n")  # as nbformat.write ends a file
     done = (
         f"Exercise {number} of lesson {lesson} is back to its starting code in {path.name}. "
         "Now choose File > Reload Notebook from Disk to see it."

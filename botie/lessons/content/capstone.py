@@ -32,6 +32,7 @@ from botie.context.provenance import select_evidence
 from botie.context.records import Record
 from botie.errors import RequestTooLargeError
 from botie.lessons.content.adversarial import _absent_candidates, _action, _slice_data
+from botie.lessons.exercises.engine import call_learner
 from botie.turn import ActionRequest, TurnSetup, action_instructions
 
 __all__ = [
@@ -91,15 +92,13 @@ class CapstoneReport:
 
 
 def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
-    """Call a learner's function; turn any exception into a LearnerError with a plain message."""
-    try:
-        return fn(*args, **kwargs)
-    except NotImplementedError:
-        raise LearnerError(
-            f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)",
-        ) from None
-    except Exception as exc:  # a learner's bug becomes a message, never a traceback
-        raise LearnerError(f"your {name} raised {type(exc).__name__}: {exc}") from None
+    """Call a learner's function; a stub or an exception becomes a LearnerError with a plain message."""
+    call = call_learner(fn, *args, **kwargs)
+    if call.not_written:
+        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)")
+    if call.error is not None:
+        raise LearnerError(f"your {name} raised {call.message}")
+    return call.value
 
 
 def ranked_for_learner(candidates: Sequence[Record], setup: TurnSetup) -> list[Record]:

@@ -23,6 +23,7 @@ import random
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
+from botie._checks import whole_number
 from botie.context.records import Record
 from botie.lessons.content.retrieval import keyword_score, rank
 
@@ -63,8 +64,8 @@ class Step(NamedTuple):
 
 def escalation(*, requests_per_entry: int, users: int) -> tuple[Step, ...]:
     """Each step multiplies the one before: one prompt, every request a cache entry serves, every user sharing it."""
-    if min(requests_per_entry, users) < 1:
-        raise ValueError("requests_per_entry and users are whole numbers >= 1")
+    whole_number(requests_per_entry, field="requests_per_entry", least=1)
+    whole_number(users, field="users", least=1)
     return (
         Step("admitted unconditionally, once", 1),
         Step(f"inside a cached prefix serving {requests_per_entry} requests", requests_per_entry),

@@ -28,10 +28,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, unit_interval, whole_number
 from botie._enum import ShortName
 from botie.context.records import Record, unique_records
-from botie.errors import SettingError
 from botie.lessons.content.scenarios import EvidenceScenario, load_evidence_scenario
 
 __all__ = [
@@ -106,9 +105,7 @@ class FailureInjector:
     """
 
     def __init__(self, rate: float = 0.0, seed: int = 0) -> None:
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
-            raise SettingError(f"failure rate must be a number from 0 to 1, got {rate!r}", field="failure_rate")
-        self.rate = float(rate)
+        self.rate = unit_interval(rate, field="failure_rate")
         self._rng = random.Random(seed)
 
     def __call__(self, doc_id: str) -> bool:
@@ -135,8 +132,7 @@ class DocumentTool:
         fail: Callable[[str], bool] | None = None,
     ) -> None:
         allowed = allowed_set(allowed_assets)
-        if type(max_tokens) is not int or max_tokens < 0:
-            raise SettingError(f"max_tokens must be an int >= 0, got {max_tokens!r}", field="max_tokens")
+        whole_number(max_tokens, field="max_tokens", what="a whole number of tokens")
         self._records: Mapping[str, Record] = MappingProxyType({r.id: r for r in unique_records(records)})
         self.allowed_assets = allowed
         self.max_tokens = max_tokens
@@ -355,8 +351,7 @@ def compare_loading(
     further runs of every question with ``failure_rate`` of tool calls
     failing, drawn from one RNG seeded with ``seed``.
     """
-    if type(trials) is not int or trials < 0:
-        raise SettingError(f"trials must be an int >= 0, got {trials!r}", field="trials")
+    whole_number(trials, field="trials")
     scenario = scenario if scenario is not None else load_evidence_scenario()
     indexes = tuple(range(len(scenario.questions))) if questions is None else tuple(questions)
     from botie.context.tokens import TokenCache

@@ -27,6 +27,8 @@ __all__ = [
     "Raises",
     "Report",
     "Verdict",
+    "LearnerCall",
+    "call_learner",
     "describe_exception",
     "fresh_copy",
     "record_ids",
@@ -151,18 +153,46 @@ def fresh_copy(value: Any) -> Any:
         return value
 
 
-def _run_case(fn: Callable[..., Any], case: Case, compare: Callable[[Any, Any], str | None]) -> CaseResult:
-    # Fresh copies: a function that mutates its input must not spoil the next case.
-    args = tuple(fresh_copy(a) for a in case.args)
-    kwargs = {k: fresh_copy(v) for k, v in case.kwargs.items()}
+@dataclass(frozen=True)
+class LearnerCall:
+    """What one call of a learner's function gave: a value, or the exception it raised (never both)."""
+
+    value: Any = None
+    error: Exception | None = None
+
+    @property
+    def not_written(self) -> bool:
+        """The learner edition's stub: the function still raises ``NotImplementedError``."""
+        return isinstance(self.error, NotImplementedError)
+
+    @property
+    def message(self) -> str:
+        """What went wrong, in one line (the exception's type and text); "" when nothing did."""
+        return "" if self.error is None else describe_exception(self.error)
+
+
+def call_learner(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> LearnerCall:
+    """Call a learner's function on fresh copies of its arguments; whatever it raises comes back as a value.
+
+    Every caller (the checker, the panel comparison, the capstone) decides what a stub or an error
+    means for it; none of them hands the learner a traceback. The copies keep a function that sorts,
+    clears or appends to its input from spoiling the next case or the panel's own state.
+    """
+    fresh_args = tuple(fresh_copy(a) for a in args)
+    fresh_kwargs = {key: fresh_copy(value) for key, value in kwargs.items()}
     try:
-        got = fn(*args, **kwargs)
-    except NotImplementedError as exc:
-        return CaseResult(case, False, f"raised {describe_exception(exc)}", not_implemented=True)
-    except Exception as exc:  # the learner's code: any failure is a failed case, never a traceback
-        if isinstance(case.expected, Raises) and isinstance(exc, case.expected.error):
+        return LearnerCall(fn(*fresh_args, **fresh_kwargs))
+    except Exception as exc:  # the learner's code: any failure is reported, never raised
+        return LearnerCall(error=exc)
+
+
+def _run_case(fn: Callable[..., Any], case: Case, compare: Callable[[Any, Any], str | None]) -> CaseResult:
+    call = call_learner(fn, *case.args, **case.kwargs)
+    if call.error is not None:
+        if isinstance(case.expected, Raises) and isinstance(call.error, case.expected.error) and not call.not_written:
             return CaseResult(case, True)
-        return CaseResult(case, False, f"raised {describe_exception(exc)}")
+        return CaseResult(case, False, f"raised {call.message}", not_implemented=call.not_written)
+    got = call.value
     if isinstance(case.expected, Raises):
         why = f" ({case.expected.why})" if case.expected.why else ""
         return CaseResult(case, False, f"expected a {case.expected.error.__name__}{why}, got {show(got)}")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botie._enum import ShortName
-from botie.lessons.exercises.engine import describe_exception, fresh_copy, record_ids, show
+from botie.lessons.exercises.engine import call_learner, record_ids, show
 
 __all__ = ["Agreement", "Comparison", "compare_branch", "compare_selection", "compare_shortlist"]
 
@@ -62,19 +62,13 @@ _NOT_WRITTEN = (
 def _call(
     fn: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any], reference: str
 ) -> tuple[Any, Comparison | None]:
-    """Call the learner's function on copies; an exception or a stub ends the comparison early."""
-    # Copies: a function that sorts, clears or appends to its input must not change the panel's own state.
-    fresh_args = tuple(fresh_copy(a) for a in args)
-    fresh_kwargs = {key: fresh_copy(value) for key, value in kwargs.items()}
-    try:
-        got = fn(*fresh_args, **fresh_kwargs)
-    except NotImplementedError:
+    """Call the learner's function (on copies); an exception or a stub ends the comparison early."""
+    call = call_learner(fn, *args, **kwargs)
+    if call.not_written or (call.error is None and call.value is None):
         return None, Comparison(Agreement.NOT_WRITTEN, reference, message=_NOT_WRITTEN)
-    except Exception as exc:  # the learner's code: any failure is a message in the panel, never a traceback
-        return None, Comparison(Agreement.RAISED, reference, message=describe_exception(exc))
-    if got is None:
-        return None, Comparison(Agreement.NOT_WRITTEN, reference, message=_NOT_WRITTEN)
-    return got, None
+    if call.error is not None:
+        return None, Comparison(Agreement.RAISED, reference, message=call.message)
+    return call.value, None
 
 
 def _id_differences(yours: list[str], reference: list[str]) -> tuple[str, ...]:
