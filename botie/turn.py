@@ -56,6 +56,7 @@ from botie.context.evidence import (
 )
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
 from botie.context.records import Record, unique_records
+from botie.context.selection import permitted_only
 from botie.context.tokens import Counter, count_tokens, token_counter
 from botie.errors import RequestTooLargeError
 from botie.model import Fault, Model, Reply, ReplyFault, StopReason, ToolProposal, reply_fault
@@ -433,9 +434,10 @@ def _answer(
         skipped = [_skip(s, why) for s in (Stage.REQUEST, Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(TurnOutcome.REFUSED, skipped, notice=selection.refusal)
     by_id = {r.id: r for r in records}
-    outcome, request, notice, stage = _assemble(
-        question, [by_id[i] for i in selection.selected_ids], setup, conversation
-    )
+    # The last gate, at the boundary: whatever chose these records, none the caller may not read is sent
+    # (it raises, naming the record and not its text, before the request or any trace is built).
+    sending = permitted_only([by_id[i] for i in selection.selected_ids], setup.allowed_assets)
+    outcome, request, notice, stage = _assemble(question, list(sending), setup, conversation)
     if request is None:
         skipped = [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(outcome, [stage, *skipped], notice=notice)

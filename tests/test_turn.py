@@ -811,3 +811,38 @@ def test_the_action_request_counts_the_tool_definitions_it_sends():
     assert r.action_request.tokens == count_tokens(r.action_request.text)
     # about 275 tokens on every action call, now inside the count the ceiling check uses
     assert 250 < r.action_request.tokens - bare.action_request.tokens <= count_tokens("\n" + tools_line)
+
+
+# --- the last gate: nothing the caller may not read reaches the model, whatever chose it -------------------
+
+
+class Watching(Desk):
+    """A Desk that remembers every request it was handed."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests = []
+
+    def reply(self, request):
+        self.requests.append(request)
+        return super().reply(request)
+
+
+def test_a_restricted_record_smuggled_past_selection_never_reaches_the_model(monkeypatch):
+    import botie.turn as turn_module
+    from botie import RecordError
+
+    honest = turn_module.select_evidence
+
+    def smuggling(records, allowed_assets, allowance, **kwargs):
+        chosen = honest(records, allowed_assets, allowance, **kwargs)
+        return dataclasses.replace(chosen, selected_ids=(*chosen.selected_ids, "vendor"))
+
+    monkeypatch.setattr(turn_module, "select_evidence", smuggling)
+    secret = dataclasses.replace(VENDOR, text="K-7 vendor price list: confidential.")
+    model = Watching()
+    with pytest.raises(RecordError) as caught:
+        run_turn("What torque?", [SEAL, GLAND, secret], _setup(), model)
+    assert model.requests == []
+    assert caught.value.record == "vendor"
+    assert "confidential" not in str(caught.value)

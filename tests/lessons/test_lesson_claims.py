@@ -539,3 +539,34 @@ def test_lesson_05_without_a_key_the_last_cell_sends_nothing_and_says_how_to_set
     called = []
     assert your_turn(called.append, {}) == HOW_TO and called == []
     assert "ANTHROPIC_API_KEY" in HOW_TO and "OPENAI_API_KEY" in HOW_TO
+
+
+# --- lesson 01: the permission filter runs again at the boundary, before the model or a log ----------------
+
+
+def test_lesson_01_a_restricted_record_past_selection_stops_the_turn_naming_it_and_no_model_is_called(monkeypatch):
+    """01 §2: "a turn checks a second time at that boundary ... no model is called"."""
+    import dataclasses
+
+    import pytest
+
+    import botie.turn as turn_module
+    from botie import RecordError
+
+    scenario = load_evidence_scenario()
+    outsider = Record("k7-price-list", "K-7", "K-7 vendor prices, not for technicians.", 12, score=0.99)
+    honest = turn_module.select_evidence
+
+    def smuggling(records, *args, **kwargs):
+        chosen = honest(records, *args, **kwargs)
+        return dataclasses.replace(chosen, selected_ids=(outsider.id, *chosen.selected_ids))
+
+    class Never:
+        def reply(self, request):
+            raise AssertionError("the model was called")
+
+    monkeypatch.setattr(turn_module, "select_evidence", smuggling)
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    with pytest.raises(RecordError) as caught:
+        run_turn(scenario.questions[0].question, [*scenario.candidates(0), outsider], setup, Never())
+    assert caught.value.record == "k7-price-list" and "vendor prices" not in str(caught.value)
