@@ -757,7 +757,7 @@ def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scena
 
 
 def test_the_scenarios_own_budget_no_longer_passes_a_pack_whose_tags_do_not_fit(scenario, model):
-    """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 559 + 150 against 600."""
+    """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 669 + 150 against 600."""
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), model)
     assert r.selection.allowance == 250 and r.selection.used <= 250
     assert r.request.tokens + scenario.budget.output_reserve <= scenario.budget.total
