@@ -609,3 +609,15 @@ def test_lesson_01_the_fitting_section_is_48_tokens_alone_and_75_as_sent_27_for_
 def test_lesson_03_the_exception_clause_is_44_tokens_alone_and_73_as_sent_29_for_the_markup_66_percent_more():
     alone, as_sent = _alone_and_as_sent("man-p2-r4-s3.2.1")
     assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (44, 73, 29, "66%")
+
+
+def test_lesson_02_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_conflict_note_naming_both():
+    """02 §3: "when both documents of a flagged pair are sent, run_turn writes it into the request as a
+    <conflict> note ... naming both"."""
+    from botie.context.evidence import conflicts_in
+
+    scenario = load_evidence_scenario()
+    flush = scenario.questions[1]
+    turn = run_turn(flush.question, scenario.candidates(1), TurnSetup.from_scenario(scenario), load_scripted_model())
+    assert set(turn.context_ids) == {"man-p2-r4-s6.1", "eng-bulletin-2026-02"}
+    assert conflicts_in(turn.request.evidence) == (("eng-bulletin-2026-02", "man-p2-r4-s6.1"),)
