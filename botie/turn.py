@@ -50,12 +50,15 @@ from botie.context.evidence import (
     RequestKind,
     as_messages,
     build_request,
+    conflict_note,
+    conflict_pairs,
     document_tokens,
     render_evidence,
     request_text,
 )
-from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
+from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, authority, select_evidence
 from botie.context.records import Record, unique_records
+from botie.context.selection import permitted_only
 from botie.context.tokens import Counter, count_tokens, token_counter
 from botie.errors import RequestTooLargeError
 from botie.model import Fault, Model, Reply, ReplyFault, StopReason, ToolProposal, reply_fault
@@ -360,10 +363,7 @@ def run_turn(
     across turns (the conversation's own ceiling then applies).
     """
     records = unique_records(candidates)
-    sized, allowance = _as_sent(question, records, setup, conversation)
-    selection = select_evidence(
-        sized, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor
-    )
+    selection = _select(question, records, setup, conversation)
     answer = _answer(question, records, selection, setup, model, conversation)
     stages = _filter_stages(records, selection) + answer.stages
     action_request: ModelRequest | None = None
@@ -394,18 +394,50 @@ def run_turn(
     )
 
 
-def _as_sent(
+def _select(
     question: str, records: Sequence[Record], setup: TurnSetup, conversation: Conversation | None
-) -> tuple[list[Record], Budget | int]:
-    """The candidates costed as they would be sent (tags included), and the room left for them once the
-    request without documents (instructions, earlier turns, the question) is counted, not guessed."""
+) -> EvidenceSelection:
+    """Select with every candidate costed as it would be sent: its element, tags included, plus the conflict
+    notes it pays for, in the room left once the request without documents (instructions, earlier turns,
+    the question) is counted, not guessed.
+
+    Which notes can be sent depends on which candidates are eligible, so a first pass learns that (no
+    budget decides it) and the second selects with the notes charged.
+    """
     sized = [replace(r, cost=document_tokens(r, setup.counter)) for r in records]
-    if not isinstance(setup.budget, Budget):
-        return sized, setup.budget
-    instructions = conversation.instructions if conversation is not None else DEFAULT_INSTRUCTIONS
-    history = as_messages(conversation.history) if conversation is not None else ()
-    frame = request_text(instructions, render_evidence(()), history, question)
-    return sized, setup.budget.evidence_after(count_tokens(frame, setup.counter))
+    allowance: Budget | int = setup.budget
+    if isinstance(setup.budget, Budget):
+        instructions = conversation.instructions if conversation is not None else DEFAULT_INSTRUCTIONS
+        history = as_messages(conversation.history) if conversation is not None else ()
+        frame = request_text(instructions, render_evidence(()), history, question)
+        allowance = setup.budget.evidence_after(count_tokens(frame, setup.counter))
+
+    def selected(pack: list[Record]) -> EvidenceSelection:
+        return select_evidence(pack, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor)
+
+    first = selected(sized)
+    notes = _note_charges(sized, first, setup.counter)
+    return selected([replace(r, cost=r.cost + notes[r.id]) for r in sized]) if notes else first
+
+
+def _note_charges(records: Sequence[Record], first: EvidenceSelection, counter: Counter) -> dict[str, int]:
+    """The tokens of each conflict note the request may carry, charged to one side of its pair.
+
+    Only pairs of eligible records (permitted, in force, not a copy) are charged, and each to the side of
+    lower authority (the second of a tie): the selector sends a lower tier only alongside the source it
+    contradicts, and two of a tier both or neither, so the note is paid for when it is sent. Where the
+    other side is not (below the floor, did not fit), the charge is an overestimate, never an under: a
+    selection that fits still gives a request that fits.
+    """
+    eligible = {
+        o.record_id for o in first.outcomes if _STAGE_OF_CHECK.get(o.check) not in (Stage.PERMITTED, Stage.FRESH)
+    }
+    by_id = {r.id: r for r in records}
+    charges = dict.fromkeys(by_id, 0)
+    for a, b in conflict_pairs([r for r in records if r.id in eligible]):
+        payer = a if authority(by_id[a]) < authority(by_id[b]) else b
+        charges[payer] += count_tokens(conflict_note(a, b), counter)
+    return charges if any(charges.values()) else {}
 
 
 class _Answered(NamedTuple):
@@ -433,9 +465,12 @@ def _answer(
         skipped = [_skip(s, why) for s in (Stage.REQUEST, Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(TurnOutcome.REFUSED, skipped, notice=selection.refusal)
     by_id = {r.id: r for r in records}
-    outcome, request, notice, stage = _assemble(
-        question, [by_id[i] for i in selection.selected_ids], setup, conversation
-    )
+    # The last gate, at the boundary: whatever chose these records, none the caller may not read is sent
+    # (it raises, naming the record and not its text, before the request or any trace is built).
+    sending = permitted_only([by_id[i] for i in selection.selected_ids], setup.allowed_assets)
+    # Every disagreement flagged between two documents that are sent goes into the request, as a note.
+    flagged = tuple(c for c in selection.conflicts if c.in_context)
+    outcome, request, notice, stage = _assemble(question, list(sending), flagged, setup, conversation)
     if request is None:
         skipped = [_skip(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
         return _Answered(outcome, [stage, *skipped], notice=notice)
@@ -471,6 +506,7 @@ def _faulted(stage: StageResult, request: ModelRequest, reply: Any, fault: Fault
 def _assemble(
     question: str,
     records: list[Record],
+    conflicts: Sequence[Any],
     setup: TurnSetup,
     conversation: Conversation | None,
 ) -> tuple[TurnOutcome, ModelRequest | None, str | None, StageResult]:
@@ -483,6 +519,7 @@ def _assemble(
                 ceiling=setup.ceiling,
                 answer_allowance=setup.answer_allowance,
                 encoding=setup.counter,
+                conflicts=conflicts,
             )
         else:
             turn = conversation.ask(question, records)

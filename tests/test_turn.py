@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 
 from botie.actions.decision import Approval, StoredRequest
+from botie.context.budget import Budget
 from botie.context.conversation import Conversation
 from botie.context.records import Record
 from botie.context.tokens import count_tokens
-from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.fixtures import fixture_path, load_records
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
@@ -30,6 +30,9 @@ from botie.turn import (
 from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+#: Lesson 05's budget: the seven documents as sent, tags and conflict notes included, are 533 tokens; 900 - 200 - 150
+#: leaves 550 for them.
+BUDGET = Budget(900, 200, 150)
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
 
 
@@ -745,15 +748,16 @@ def test_each_document_costs_its_element_tags_included_not_its_declared_text_cos
 
 
 def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scenario, model):
-    """Lesson 05's pack: 423 tokens as sent plus 136 for the rest is the 559-token request, exactly."""
+    """Lesson 05's pack: 533 tokens as sent (423 of documents, 110 of three conflict notes) plus 136 for the rest
+    is the 669-token request, exactly."""
     setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
-    assert (r.selection.used, r.request.tokens) == (423, 559)
+    assert (r.selection.used, r.request.tokens) == (533, 669)
     assert r.request.tokens + BUDGET.output_reserve <= BUDGET.total
 
 
 def test_the_scenarios_own_budget_no_longer_passes_a_pack_whose_tags_do_not_fit(scenario, model):
-    """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 559 + 150 against 600."""
+    """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 669 + 150 against 600."""
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), model)
     assert r.selection.allowance == 250 and r.selection.used <= 250
     assert r.request.tokens + scenario.budget.output_reserve <= scenario.budget.total
@@ -811,3 +815,75 @@ def test_the_action_request_counts_the_tool_definitions_it_sends():
     assert r.action_request.tokens == count_tokens(r.action_request.text)
     # about 275 tokens on every action call, now inside the count the ceiling check uses
     assert 250 < r.action_request.tokens - bare.action_request.tokens <= count_tokens("\n" + tools_line)
+
+
+# --- the last gate: nothing the caller may not read reaches the model, whatever chose it -------------------
+
+
+class Watching(Desk):
+    """A Desk that remembers every request it was handed."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests = []
+
+    def reply(self, request):
+        self.requests.append(request)
+        return super().reply(request)
+
+
+def test_a_restricted_record_smuggled_past_selection_never_reaches_the_model(monkeypatch):
+    import botie.turn as turn_module
+    from botie import RecordError
+
+    honest = turn_module.select_evidence
+
+    def smuggling(records, allowed_assets, allowance, **kwargs):
+        chosen = honest(records, allowed_assets, allowance, **kwargs)
+        return dataclasses.replace(chosen, selected_ids=(*chosen.selected_ids, "vendor"))
+
+    monkeypatch.setattr(turn_module, "select_evidence", smuggling)
+    secret = dataclasses.replace(VENDOR, text="K-7 vendor price list: confidential.")
+    model = Watching()
+    with pytest.raises(RecordError) as caught:
+        run_turn("What torque?", [SEAL, GLAND, secret], _setup(), model)
+    assert model.requests == []
+    assert caught.value.record == "vendor"
+    assert "confidential" not in str(caught.value)
+
+
+# --- a flagged conflict reaches the model: the selector never chooses, and neither does the request silently ----
+
+
+def test_every_conflict_flagged_between_two_sent_documents_is_a_note_in_the_request_the_model_reads(scenario):
+    from botie.context.evidence import conflicts_in
+
+    seen = []
+
+    class Reading(Desk):
+        def reply(self, request):
+            seen.append(request)
+            return super().reply(request)
+
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, Reading())
+    flagged = {tuple(sorted(c.ids)) for c in r.selection.conflicts if c.in_context}
+    assert flagged == {
+        ("forum-8812", "man-p2-r4-s3.2"),
+        ("man-p2-r4-s3.2", "note-anon-77"),
+        ("man-p2-r4-s3.2", "tkt-5630"),
+    }
+    (asked,) = seen
+    assert set(conflicts_in(asked.evidence)) == flagged
+    assert '<conflict between="man-p2-r4-s3.2" and="note-anon-77">they disagree' in asked.text
+
+
+def test_a_conflict_whose_other_side_was_not_sent_is_not_noted_and_the_notes_are_paid_for_in_the_fit(scenario):
+    from botie.context.evidence import conflicts_in
+
+    tight = TurnSetup.from_scenario(scenario, budget=Budget(800, 200, 150))
+    r = run_turn(torque(scenario).question, scenario.candidates(0), tight, Desk())
+    assert "tkt-5630" not in r.context_ids  # with its note it no longer fits the 450 tokens
+    assert ("man-p2-r4-s3.2", "tkt-5630") not in conflicts_in(r.request.evidence)
+    assert len(conflicts_in(r.request.evidence)) == 2
+    assert r.request.tokens == r.selection.used + 136 and r.request.tokens + 150 <= 800

@@ -43,6 +43,9 @@ __all__ = [
     "RequestKind",
     "as_messages",
     "build_request",
+    "conflict_note",
+    "conflict_pairs",
+    "conflicts_in",
     "document_element",
     "document_tokens",
     "document_version",
@@ -108,8 +111,46 @@ def document_tokens(record: Record, encoding: Counter = "cl100k_base") -> int:
     return count_tokens(document_element(record), encoding)
 
 
-def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> str:
-    """One ``<evidence>`` region holding one ``<document id=... version=...>`` per record.
+#: What a conflict note tells the model: ingestion marked the two documents as disagreeing (seed 002: do not let
+#: the model silently choose one). Fixed text of ours; only the two ids in its attributes come from records.
+CONFLICT_NOTE = "they disagree: present both, do not choose one"
+
+
+def conflict_pairs(records: Sequence[Record]) -> tuple[tuple[str, str], ...]:
+    """Every pair of these records that ingestion marked as disagreeing (``conflicts_with``, either way round),
+    once each, in reading order: among eligible records, the conflicts the selector flags."""
+    # Each pair's ids in sorted order, so a note reads (and counts) the same whichever document comes first.
+    return tuple(
+        (min(r.id, other.id), max(r.id, other.id))
+        for i, r in enumerate(records)
+        for other in records[i + 1 :]
+        if other.id in r.conflicts_with or r.id in other.conflicts_with
+    )
+
+
+def conflict_note(first: str, second: str) -> str:
+    """The note a region carries for one flagged conflict, with the line break after (ids escaped)."""
+    return (
+        f'<conflict between="{escape_attribute(first)}" and="{escape_attribute(second)}">{CONFLICT_NOTE}</conflict>\n'
+    )
+
+
+def _pairs(conflicts: Iterable[Any], ids: set[str]) -> list[tuple[str, str]]:
+    """Each flagged conflict as a sorted pair of ids (a pair, or anything with ``ids``), both in the region."""
+    pairs: list[tuple[str, str]] = []
+    for c in conflicts:
+        pair = tuple(getattr(c, "ids", c))
+        if len(pair) != 2 or not ids.issuperset(pair):
+            raise EvidenceError(f"a conflict names two documents of the region, got {pair!r:.80}", field="conflicts")
+        key = (min(pair), max(pair))
+        if key not in pairs and key[0] != key[1]:  # a record marked against itself is no disagreement to show
+            pairs.append(key)
+    return pairs
+
+
+def render_evidence(records: Iterable[Record], *, fence: str | None = None, conflicts: Iterable[Any] = ()) -> str:
+    """One ``<evidence>`` region holding a note per flagged conflict, then one ``<document id=... version=...>``
+    per record.
 
     Bodies and attributes are escaped, so no record can end either element
     early or add an attribute. ``trust`` is included when ingestion assigned
@@ -124,9 +165,16 @@ def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> s
     With ``fence`` (see :func:`new_fence`) the region's tag becomes
     ``evidence-<fence>``: a document would have to guess it to close the region,
     a second guard beside the escaping. Bodies are escaped either way.
+
+    Each of ``conflicts`` (pairs of ids, or the selection's
+    :class:`~botie.context.provenance.Conflict` entries) becomes a
+    ``<conflict between=... and=...>`` note at the top of the region, so the model
+    reads that two documents disagree before it reads either: nothing decides
+    between them silently. Both must be documents of the region. A note costs
+    what :func:`conflict_note` costs, like a document.
     """
     tag = "evidence" if fence is None else f"evidence-{_need_fence(fence)}"
-    parts = [f"<{tag}>\n"]
+    records = list(records)
     seen: set[str] = set()
     for r in records:
         if not isinstance(r, Record):
@@ -134,9 +182,8 @@ def render_evidence(records: Iterable[Record], *, fence: str | None = None) -> s
         if r.id in seen:
             raise RecordError(f"record {r.id}: appears twice in the evidence", field="id", record=r.id)
         seen.add(r.id)
-        parts.append(document_element(r))
-    parts.append(f"</{tag}>")
-    return "".join(parts)
+    notes = [conflict_note(a, b) for a, b in _pairs(conflicts, seen)]
+    return "".join([f"<{tag}>\n", *notes, *(document_element(r) for r in records), f"</{tag}>"])
 
 
 _FENCE = re.compile(r"[0-9a-f]{8,64}")
@@ -178,12 +225,30 @@ class EvidenceDocument(NamedTuple):
 
 _OPEN = re.compile(r'<document id="([^"<>]*)" version="([^"<>]*)"(?: trust="([^"<>]*)")?>\n')
 _CLOSE = "\n</document>\n"
+_NOTE = re.compile(r'<conflict between="([^"<>]*)" and="([^"<>]*)">' + re.escape(CONFLICT_NOTE) + "</conflict>\n")
+
+
+def _notes(region: str, pos: int, end: int) -> tuple[list[tuple[str, str]], int]:
+    """The conflict notes at the top of a region, and where the documents start."""
+    pairs = []
+    while (note := _NOTE.match(region, pos, end)) is not None:
+        pairs.append((unescape(note.group(1)), unescape(note.group(2))))
+        pos = note.end()
+    return pairs, pos
+
+
+def conflicts_in(region: str) -> tuple[tuple[str, str], ...]:
+    """The pairs a region written by :func:`render_evidence` tells the model disagree (read by
+    :func:`parse_evidence`'s rules: a note naming a document the region does not hold is refused)."""
+    parse_evidence(region)
+    return tuple(_notes(region, len("<evidence>\n"), len(region))[0])
 
 
 def parse_evidence(region: str) -> tuple[EvidenceDocument, ...]:
     """Read a region written by :func:`render_evidence` back into its documents, exactly.
 
-    The parser is strict: anything that is not exactly our layout raises
+    Conflict notes at the top are read past (see :func:`conflicts_in`); each must name two documents
+    the region holds. The parser is strict: anything that is not exactly our layout raises
     :class:`EvidenceError` naming the offset, because a region we cannot read
     back is a region we cannot verify citations against.
     """
@@ -192,7 +257,8 @@ def parse_evidence(region: str) -> tuple[EvidenceDocument, ...]:
             "not an evidence region: it must start with <evidence> and end with </evidence>", field="region"
         )
     documents = []
-    pos, end = len("<evidence>\n"), len(region) - len("</evidence>")
+    pairs, pos = _notes(region, len("<evidence>\n"), len(region) - len("</evidence>"))
+    end = len(region) - len("</evidence>")
     while pos < end:
         header = _OPEN.match(region, pos, end)
         if header is None:
@@ -211,6 +277,10 @@ def parse_evidence(region: str) -> tuple[EvidenceDocument, ...]:
         # The closing tag was searched for before ``end``, so the loop stops exactly there: text after the
         # last document is not a header, and the check above refuses it.
         pos = close + len(_CLOSE)
+    held = {d.id for d in documents}
+    for pair in pairs:
+        if not held.issuperset(pair):
+            raise EvidenceError(f"a conflict note names {pair}, not both documents in the region", field="region")
     return tuple(documents)
 
 
@@ -360,12 +430,15 @@ def build_request(
     alert_fraction: float = ALERT_FRACTION,
     tools: Sequence[Mapping[str, Any]] = (),
     kind: RequestKind | str = RequestKind.ANSWER,
+    conflicts: Iterable[Any] = (),
 ) -> ModelRequest:
     """Assemble instructions, evidence, earlier turns, the question and the tools into one request; count it.
 
     Order of the text: the instructions first (above the region, where only
     our text is), the tool definitions, the evidence region, the conversation
-    so far, then the question. The count is taken on the final text, markup and
+    so far, then the question. ``conflicts`` are the disagreements the selection
+    flagged among these records: each is a note inside the region (see
+    :func:`render_evidence`). The count is taken on the final text, markup, notes and
     all, not estimated from the parts. ``encoding`` is an encoding name or a
     counter of your own (see :func:`botie.context.tokens.count_tokens`).
 
@@ -377,7 +450,7 @@ def build_request(
     _need_inputs(question, instructions, answer_allowance)
     records, messages = tuple(records), as_messages(history)
     tools = tuple(MappingProxyType(copy.deepcopy(dict(t))) for t in tools)
-    region = render_evidence(records)
+    region = render_evidence(records, conflicts=conflicts)
     text = request_text(instructions, region, messages, question, tools)
     tokens = count_tokens(text, encoding)
     documents = tuple(EvidenceDocument(r.id, document_version(r), r.text, r.trust) for r in records)

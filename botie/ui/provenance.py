@@ -158,7 +158,9 @@ class ProvenancePanel(Panel):
             f"({esc(tier)})<br>{esc(records[i].text)}</td>"
             for i, tier in ((a, conflict.tiers[0]), (b, conflict.tiers[1]))
         )
-        flag = "kept together, flagged" if conflict.kept_together else "ordered by authority"
+        # The selector's rule (botie.context.provenance): a pair of one standing travels both or neither; a lower
+        # tier only alongside the source it contradicts. Either way the pair is flagged, never settled silently.
+        flag = "kept together, flagged" if conflict.kept_together else "flagged, the lower tier sent only alongside"
         return (
             f"<div class='botie-conflict'><p>{badge('conflict')} <b>conflict ({flag}):</b> "
             f"{esc(conflict.explain())}</p><table><tr>{sides}</tr></table></div>"

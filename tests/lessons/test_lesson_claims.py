@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from botie import Record, select
+from botie import Budget, Record, select
 from botie.context.provenance import select_evidence
 from botie.context.provenance.outcomes import EvidenceStatus
 from botie.lessons import fixture_path, load_scene
@@ -17,6 +17,9 @@ from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
+
+#: Lesson 05's budget (cell 05-02): 550 tokens for evidence, room for the seven documents and their conflict notes.
+LESSON_05_BUDGET = Budget(900, 200, 150)
 
 # --- lesson 01: prefix against skip ------------------------------------------------------------------
 
@@ -276,7 +279,7 @@ def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
     turn = run_turn(
         scenario.questions[0].question,
         scenario.candidates(0),
-        TurnSetup.from_scenario(scenario, budget=BUDGET),
+        TurnSetup.from_scenario(scenario, budget=LESSON_05_BUDGET),
         load_scripted_model(),
     )
     stages = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT)
@@ -403,16 +406,27 @@ def test_the_30_nm_quote_fails_as_a_missing_fact_and_a_reworded_18_nm_as_not_ver
     assert reworded.failures[0].problem is CitationProblem.NOT_VERBATIM
 
 
-def test_the_notes_conflict_flag_is_in_the_selection_but_not_in_the_request_the_model_reads():
-    """03 §9: "that flag lives in the selection's record; this request does not carry it to the model"."""
-    from botie.context.evidence import build_request
+def test_the_notes_conflict_flag_is_in_the_selection_and_in_the_request_the_model_reads():
+    """03 §9: "the request carries that flag to the model: the <conflict> note ... names both documents
+    (run_turn adds one for every flagged pair whose two documents are both sent)"."""
+    from botie.context.evidence import build_request, conflicts_in
 
-    scenario = load_evidence_scenario()
+    scenario, model = load_evidence_scenario(), load_scripted_model()
     selection = scenario.select(0)
     by_id = {r.id: r for r in scenario.records}
-    request = build_request(scenario.questions[0].question, [by_id[i] for i in selection.selected_ids], ceiling=1_200)
-    assert any("note-anon-77" in c.ids for c in selection.conflicts)
-    assert "conflict" not in request.text.lower() and "disagree" not in request.text.lower()
+    pack = [by_id[i] for i in selection.selected_ids]
+    flagged = [c for c in selection.conflicts if c.in_context]
+    request = build_request(scenario.questions[0].question, pack, ceiling=1_200, conflicts=flagged)
+    assert ("man-p2-r4-s3.2", "note-anon-77") in conflicts_in(request.evidence)
+    turn = run_turn(
+        scenario.questions[0].question,
+        scenario.candidates(0),
+        TurnSetup.from_scenario(scenario, budget=LESSON_05_BUDGET),
+        model,
+    )
+    assert ("man-p2-r4-s3.2", "note-anon-77") in conflicts_in(turn.request.evidence)
+    gullible = model.with_(gullible=True).reply(request)
+    assert "25 N·m" in gullible.answer  # a note is a hint: the gullible model reads past it
 
 
 # --- lesson 04: who may approve, and the order of the checks -------------------------------------------
@@ -460,20 +474,25 @@ def test_another_technicians_reminder_and_a_k7_value_are_hidden_from_tech_ana_an
 # --- lesson 05: a structured request, counting what is sent, and your own model -------------------------------
 
 
-def test_lesson_05_the_pack_is_243_tokens_of_text_423_as_sent_and_the_request_559_plus_150_against_600():
-    from botie import Budget
-    from botie.context.evidence import document_tokens
+def test_lesson_05_the_pack_is_243_tokens_of_text_423_as_sent_3_notes_of_110_and_the_request_669_plus_150_against_600():
+    from botie import count_tokens
+    from botie.context.evidence import conflict_note, conflicts_in, document_tokens
 
     scenario, model = load_evidence_scenario(), load_scripted_model()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(800, 200, 150))
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=LESSON_05_BUDGET)
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
     pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]
     text_only, as_sent = sum(r.cost for r in pack), sum(document_tokens(r) for r in pack)
     assert (len(pack), text_only, as_sent, round((as_sent - text_only) / len(pack))) == (7, 243, 423, 26)
-    assert turn.request.tokens == 559 and 559 + 150 == 709 > scenario.budget.total == 600
+    notes = conflicts_in(turn.request.evidence)
+    assert (len(notes), sum(count_tokens(conflict_note(a, b)) for a, b in notes)) == (3, 110)
+    assert turn.request.tokens - as_sent - 110 == 136
+    assert turn.request.tokens == 669 and 669 + 150 == 819 > scenario.budget.total == 600
+    assert turn.stage("fit").detail == "7 documents in the pack, 533 of 550 tokens as sent, tags included"
+    assert f"{turn.request.ratio:.1%}" == "68.2%" and not turn.request.alert
     assert scenario.budget.evidence == 250 and text_only <= 250  # on text alone the pack "fits"
     small = run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(budget=scenario.budget), model)
-    assert len(small.context_ids) == 3 and small.outcome is TurnOutcome.WITHHELD
+    assert len(small.context_ids) == 2 and small.outcome is TurnOutcome.WITHHELD
 
 
 def test_lesson_05_a_model_is_handed_the_request_as_data_and_replies_with_tool_calls_with_ids_and_a_stop_reason():
@@ -509,11 +528,10 @@ def test_lesson_05_the_whole_anthropic_adapter_is_33_lines():
 
 
 def test_lesson_05_odd_replies_end_in_their_own_outcomes_and_none_raises():
-    from botie import Budget
     from botie.model import Reply
 
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(800, 200, 150))
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=LESSON_05_BUDGET)
     replies = {
         "empty": Reply("", ()),
         "model_refused": Reply("", (), stop_reason="refusal", refusal="I can't help with that."),
@@ -539,3 +557,67 @@ def test_lesson_05_without_a_key_the_last_cell_sends_nothing_and_says_how_to_set
     called = []
     assert your_turn(called.append, {}) == HOW_TO and called == []
     assert "ANTHROPIC_API_KEY" in HOW_TO and "OPENAI_API_KEY" in HOW_TO
+
+
+# --- lesson 01: the permission filter runs again at the boundary, before the model or a log ----------------
+
+
+def test_lesson_01_a_restricted_record_past_selection_stops_the_turn_naming_it_and_no_model_is_called(monkeypatch):
+    """01 §2: "a turn checks a second time at that boundary ... no model is called"."""
+    import dataclasses
+
+    import pytest
+
+    import botie.turn as turn_module
+    from botie import RecordError
+
+    scenario = load_evidence_scenario()
+    outsider = Record("k7-price-list", "K-7", "K-7 vendor prices, not for technicians.", 12, score=0.99)
+    honest = turn_module.select_evidence
+
+    def smuggling(records, *args, **kwargs):
+        chosen = honest(records, *args, **kwargs)
+        return dataclasses.replace(chosen, selected_ids=(outsider.id, *chosen.selected_ids))
+
+    class Never:
+        def reply(self, request):
+            raise AssertionError("the model was called")
+
+    monkeypatch.setattr(turn_module, "select_evidence", smuggling)
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    with pytest.raises(RecordError) as caught:
+        run_turn(scenario.questions[0].question, [*scenario.candidates(0), outsider], setup, Never())
+    assert caught.value.record == "k7-price-list" and "vendor prices" not in str(caught.value)
+
+
+# --- lessons 01 and 03: what the markup costs, one document at a time ---------------------------------------
+
+
+def _alone_and_as_sent(record_id):
+    from botie import count_tokens
+    from botie.context.evidence import document_tokens
+
+    record = {r.id: r for r in load_evidence_scenario().records}[record_id]
+    return count_tokens(record.text), document_tokens(record)
+
+
+def test_lesson_01_the_fitting_section_is_48_tokens_alone_and_75_as_sent_27_for_the_markup_56_percent_more():
+    alone, as_sent = _alone_and_as_sent("man-p2-r4-s3.2")
+    assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (48, 75, 27, "56%")
+
+
+def test_lesson_03_the_exception_clause_is_44_tokens_alone_and_73_as_sent_29_for_the_markup_66_percent_more():
+    alone, as_sent = _alone_and_as_sent("man-p2-r4-s3.2.1")
+    assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (44, 73, 29, "66%")
+
+
+def test_lesson_02_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_conflict_note_naming_both():
+    """02 §3: "when both documents of a flagged pair are sent, run_turn writes it into the request as a
+    <conflict> note ... naming both"."""
+    from botie.context.evidence import conflicts_in
+
+    scenario = load_evidence_scenario()
+    flush = scenario.questions[1]
+    turn = run_turn(flush.question, scenario.candidates(1), TurnSetup.from_scenario(scenario), load_scripted_model())
+    assert set(turn.context_ids) == {"man-p2-r4-s6.1", "eng-bulletin-2026-02"}
+    assert conflicts_in(turn.request.evidence) == (("eng-bulletin-2026-02", "man-p2-r4-s6.1"),)

@@ -193,3 +193,11 @@ def test_a_strict_date_test_agrees_on_the_default_date_and_differs_on_the_day_re
     assert "same as the reference" in panel.yours_text()
     panel.observed_on.value = dt.date(2026, 4, 1)
     assert "only the reference keeps man-p2-r5-s3.2" in panel.yours_text()
+
+
+def test_a_lower_tier_conflict_is_labelled_flagged_and_sent_only_alongside_not_ordered(panel):
+    panel.question.value = 0
+    text = panel.result_text()
+    assert statuses(panel)["note-anon-77"] == statuses(panel)["man-p2-r4-s3.2"] == "selected"
+    assert "conflict (flagged, the lower tier sent only alongside):" in text
+    assert "ordered by authority" not in text
