@@ -537,8 +537,15 @@ def test_selected_records_arrive_with_everything_they_depend_on(case):
     for rid in result.selected_ids:
         for dep in by_id[rid].depends_on:
             o = result.outcome(dep)  # a selected record's dependencies were all retrieved
-            carrier = o.reason.split()[2].rstrip(",") if o.status is S.DUPLICATE else dep  # "duplicate of X, ..."
-            assert carrier in chosen
+            assert _carrier(dep, o) in chosen
+
+
+def _carrier(rid, outcome):
+    """The record that carries ``rid``'s content, read off its reason: itself, its original, or a copy standing in."""
+    words = outcome.reason.replace(";", "").replace(",", "").split()
+    if "stands" in words:  # "...; X stands in for it" or "...; its copy X stands in for it"
+        return words[words.index("stands") - 1]
+    return words[2] if outcome.status is S.DUPLICATE else rid  # "duplicate of X, which stays in its place"
 
 
 @examples(200)
@@ -1066,3 +1073,58 @@ def test_a_lower_tier_side_of_a_conflict_is_never_sent_without_the_higher(case):
         if not c.kept_together:
             low, high = sorted(c.ids, key=lambda i: authority(by_id[i]))
             assert low not in chosen or high in chosen, c
+
+
+# --- copies stand in for an original that does not make it -------------------------
+
+_COPIES = ("portal-p2-r4-s3.2", "binder-p2-r4-s3.2")
+
+
+def _scenario_pick(scenario, candidates, **kw):
+    args = {"observed_on": scenario.observed_on, **kw}
+    return select_evidence(candidates, scenario.allowed_assets, scenario.budget, **args)
+
+
+def test_a_copy_stands_in_for_an_original_below_the_floor(scenario):
+    """Rev 4 at 0.30 is below the floor; the portal copy at 0.87 clears it and carries the torque instead."""
+    cands = [dataclasses.replace(r, score=0.30) if r.id == "man-p2-r4-s3.2" else r for r in scenario.candidates(0)]
+    result = _scenario_pick(scenario, cands)
+    assert result.outcome("man-p2-r4-s3.2").status is S.BELOW_FLOOR
+    assert result.outcome("man-p2-r4-s3.2").reason == (
+        "score 0.30 is below the 0.35 floor; its copy portal-p2-r4-s3.2 stands in for it"
+    )
+    assert "portal-p2-r4-s3.2" in result.selected_ids and "binder-p2-r4-s3.2" not in result.selected_ids
+    assert result.outcome("portal-p2-r4-s3.2").reason.endswith(
+        "; it stands in for man-p2-r4-s3.2, which is below the floor"
+    )
+    assert result.outcome("binder-p2-r4-s3.2").reason == (
+        "duplicate of man-p2-r4-s3.2, which is below the floor; portal-p2-r4-s3.2 stands in for it"
+    )
+
+
+def test_exactly_one_copy_goes_in_when_the_original_was_not_retrieved(scenario):
+    result = _scenario_pick(scenario, [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2"])
+    assert [i for i in result.selected_ids if i in _COPIES] == ["portal-p2-r4-s3.2"]
+    assert result.outcome("binder-p2-r4-s3.2") == (
+        "binder-p2-r4-s3.2",
+        S.DUPLICATE,
+        "duplicates",
+        "duplicate of man-p2-r4-s3.2, which was not retrieved; portal-p2-r4-s3.2 stands in for it",
+        None,
+    )
+    assert result.outcome("portal-p2-r4-s3.2").reason.endswith(
+        "; it stands in for man-p2-r4-s3.2, which was not retrieved"
+    )
+
+
+def test_a_copy_below_the_floor_does_not_stand_in():
+    result = _pick([_rec("orig", 0.2), _rec("copy", 0.3, duplicate_of="orig"), _rec("other", 0.5)])
+    assert result.selected_ids == ("other",)
+    assert result.outcome("copy").status is S.DUPLICATE
+    assert result.outcome("orig").status is S.BELOW_FLOOR
+
+
+def test_the_best_ranked_copy_stands_in_whatever_the_input_order():
+    records = [_rec("low", 0.5, duplicate_of="orig"), _rec("high", 0.9, duplicate_of="orig")]
+    assert _pick(records).selected_ids == ("high",)
+    assert _pick(records[::-1]).selected_ids == ("high",)

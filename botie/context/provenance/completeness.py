@@ -44,8 +44,8 @@ def _missing_dependency(
 ) -> str | None:
     """Why one of ``r``'s dependencies (transitively) cannot come along, or None if all can."""
     for dep in r.depends_on:
-        target = usable.get(dep)
-        if dep not in by_id:
+        target = usable.get(dep)  # a copy standing in for a dependency that was not retrieved meets it
+        if target is None and dep not in by_id:
             return f"needs {dep}, which was not retrieved"
         if target is None:
             return f"needs {dep}, which is {excluded[dep].status.value.replace('_', ' ')}"
