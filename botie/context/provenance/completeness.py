@@ -9,7 +9,12 @@ Conflicts are never settled in silence. Two high-authority sources, or two
 of one tier, that disagree travel together. A lower tier that disagrees with
 a higher one travels only alongside it: the higher one may go in alone (it
 outranks the other), the lower one never, so a budget cut cannot make the
-less trusted source the only voice on the fact. Every conflict met is listed.
+less trusted source the only voice on the fact. If that higher source cannot
+be sent at all (not retrieved, not permitted, not in force, below the floor,
+incomplete), the lower one stays out as ``contradicted``, naming it; a rival
+revision not in force is answered by its document's revision in force, when
+the lower one disagrees with that one too. A copy standing in for an original
+carries the original's disagreements. Every conflict met is listed.
 """
 
 from __future__ import annotations

@@ -183,8 +183,11 @@ def select_evidence(
     1. **permission**: ``record.asset`` must be in ``allowed_assets``.
     2. **freshness**: in force on ``observed_on`` (else ``not_yet_effective``), and not
        replaced by a revision that is already in force (``superseded``).
-    3. **duplicates**: a record ingestion marked as a copy of a live record
-       gives way to it, so copies cannot crowd out anything else.
+    3. **duplicates**: of an original and the copies ingestion marked, one
+       goes on, so copies cannot crowd out anything else: the original if it
+       clears the floor, else (not retrieved, not permitted, below the floor)
+       the best-ranked copy that does, which stands in for it. The content
+       arrives once, and both reasons say which record carries it.
     4. **relevance_floor**: a score below ``floor`` is not evidence. When
        nothing clears it, the result is a refusal and no model is needed.
     5. **ranking**: by relevance band (``band`` wide, 0.8 to 0.9 and so on),
@@ -193,7 +196,10 @@ def select_evidence(
        (a table heading, a definition, an exception), even below the floor,
        but never past permission or freshness; if one cannot come, the record
        is ``incomplete``. Two high-authority records that conflict travel
-       together too, so the selector never settles their disagreement.
+       together too, so the selector never settles their disagreement; a
+       lower tier travels only alongside the higher source it contradicts,
+       and if that source cannot be sent for any reason, the lower one is
+       ``contradicted``.
     7. **packing**: :func:`botie.select` with the prefix policy keeps whole
        groups in rank order while they fit the allowance.
     """
