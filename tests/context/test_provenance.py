@@ -234,9 +234,7 @@ def test_the_alignment_question_is_refused_before_any_model_call(scenario):
     assert result.coverage.total == 16
 
 
-def test_the_injected_ticket_is_selected_as_data_with_its_assigned_tier(scenario):
-    result = scenario.select(3)
-    assert result.selected_ids == ("tkt-5521", "tkt-5630")
+def test_the_injected_ticket_keeps_its_assigned_tier_whatever_its_text_says(scenario):
     assert trust_of(next(r for r in scenario.records if r.id == "tkt-5630")) is Trust.INTERNAL
 
 
@@ -537,8 +535,16 @@ def test_selected_records_arrive_with_everything_they_depend_on(case):
     for rid in result.selected_ids:
         for dep in by_id[rid].depends_on:
             o = result.outcome(dep)  # a selected record's dependencies were all retrieved
-            carrier = o.reason.split()[2].rstrip(",") if o.status is S.DUPLICATE else dep  # "duplicate of X, ..."
-            assert carrier in chosen
+            assert _carrier(dep, o) in chosen
+
+
+def _carrier(rid, outcome):
+    """The record that carries ``rid``'s content, read off its reason: itself, its original, or a copy standing in."""
+    words = outcome.reason.replace(";", "").replace(",", "").split()
+    if "stands" in words:  # "...; X stands in for it", "...; its copy X stands in for it" or "...; it stands in for Y"
+        before = words[words.index("stands") - 1]
+        return rid if before == "it" else before
+    return words[2] if outcome.status is S.DUPLICATE else rid  # "duplicate of X, which stays in its place"
 
 
 @examples(200)
@@ -726,7 +732,7 @@ def test_a_rival_of_a_later_dependency_travels_even_after_a_dependency_below_the
 def test_a_rival_named_after_one_below_the_floor_is_still_kept_together():
     records = [
         _rec("x", 0.9, trust="approved", conflicts_with=("gone", "rival")),
-        _rec("gone", 0.1, cost=5, trust="reviewed"),
+        _rec("gone", 0.1, cost=5, trust="community"),  # a lower tier below the floor: x does not need it
         _rec("rival", 0.5, trust="reviewed"),
     ]
     result = _pick(records, budget=15)
@@ -1066,3 +1072,183 @@ def test_a_lower_tier_side_of_a_conflict_is_never_sent_without_the_higher(case):
         if not c.kept_together:
             low, high = sorted(c.ids, key=lambda i: authority(by_id[i]))
             assert low not in chosen or high in chosen, c
+
+
+# --- copies stand in for an original that does not make it -------------------------
+
+_COPIES = ("portal-p2-r4-s3.2", "binder-p2-r4-s3.2")
+
+
+def _scenario_pick(scenario, candidates, **kw):
+    args = {"observed_on": scenario.observed_on, **kw}
+    return select_evidence(candidates, scenario.allowed_assets, scenario.budget, **args)
+
+
+def test_a_copy_stands_in_for_an_original_below_the_floor(scenario):
+    """Rev 4 at 0.30 is below the floor; the portal copy at 0.87 clears it and carries the torque instead."""
+    cands = [dataclasses.replace(r, score=0.30) if r.id == "man-p2-r4-s3.2" else r for r in scenario.candidates(0)]
+    result = _scenario_pick(scenario, cands)
+    assert result.outcome("man-p2-r4-s3.2").status is S.BELOW_FLOOR
+    assert result.outcome("man-p2-r4-s3.2").reason == (
+        "score 0.30 is below the 0.35 floor; its copy portal-p2-r4-s3.2 stands in for it"
+    )
+    assert "portal-p2-r4-s3.2" in result.selected_ids and "binder-p2-r4-s3.2" not in result.selected_ids
+    assert result.outcome("portal-p2-r4-s3.2").reason.endswith(
+        "; it stands in for man-p2-r4-s3.2, which is below the floor"
+    )
+    assert result.outcome("binder-p2-r4-s3.2").reason == (
+        "duplicate of man-p2-r4-s3.2, which is below the floor; portal-p2-r4-s3.2 stands in for it"
+    )
+
+
+def test_exactly_one_copy_goes_in_when_the_original_was_not_retrieved(scenario):
+    result = _scenario_pick(scenario, [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2"])
+    assert [i for i in result.selected_ids if i in _COPIES] == ["portal-p2-r4-s3.2"]
+    assert result.outcome("binder-p2-r4-s3.2") == (
+        "binder-p2-r4-s3.2",
+        S.DUPLICATE,
+        "duplicates",
+        "duplicate of man-p2-r4-s3.2, which was not retrieved; portal-p2-r4-s3.2 stands in for it",
+        None,
+    )
+    assert result.outcome("portal-p2-r4-s3.2").reason.endswith(
+        "; it stands in for man-p2-r4-s3.2, which was not retrieved"
+    )
+
+
+def test_a_copy_below_the_floor_does_not_stand_in():
+    result = _pick([_rec("orig", 0.2), _rec("copy", 0.3, duplicate_of="orig"), _rec("other", 0.5)])
+    assert result.selected_ids == ("other",)
+    assert result.outcome("copy").status is S.DUPLICATE
+    assert result.outcome("orig").status is S.BELOW_FLOOR
+
+
+def test_the_best_ranked_copy_stands_in_whatever_the_input_order():
+    records = [_rec("low", 0.5, duplicate_of="orig"), _rec("high", 0.9, duplicate_of="orig")]
+    assert _pick(records).selected_ids == ("high",)
+    assert _pick(records[::-1]).selected_ids == ("high",)
+
+
+# --- a lower tier is never sent without the higher source it contradicts -------------
+
+_REV4 = "man-p2-r4-s3.2"
+
+
+def test_without_rev_4_the_lower_tiers_ride_with_the_copy_that_stands_in_for_it(scenario):
+    result = _scenario_pick(scenario, [r for r in scenario.candidates(0) if r.id != _REV4])
+    flagged = {frozenset(c.ids) for c in result.conflicts}
+    for low in ("forum-8812", "note-anon-77", "tkt-5630"):
+        assert frozenset((low, "portal-p2-r4-s3.2")) in flagged, low
+    for c in result.conflicts:
+        assert "portal-p2-r4-s3.2" in c.sent or not c.sent
+
+
+def test_without_rev_4_or_a_copy_the_lower_tiers_stay_out_as_contradicted(scenario):
+    gone = {_REV4, *_COPIES}
+    result = _scenario_pick(scenario, [r for r in scenario.candidates(0) if r.id not in gone])
+    for low in ("forum-8812", "note-anon-77", "tkt-5630"):
+        assert result.outcome(low).status is S.CONTRADICTED, low
+        assert result.outcome(low).reason == (
+            f"disagrees with {_REV4}, which was not retrieved; alone it would win by default"
+        )
+    assert result.conflicts == ()
+
+
+@pytest.mark.parametrize(
+    ("manual", "status"),
+    [
+        ({"asset": "K-7"}, "not_permitted"),
+        ({"effective_date": "2026-04-01"}, "not_yet_effective"),
+        ({"superseded_by": "gone"}, "superseded"),
+    ],
+)
+def test_a_lower_tier_whose_higher_rival_cannot_be_sent_stays_out_naming_why(manual, status):
+    args = {"score": 0.9, "trust": "approved", **manual}
+    records = [_rec("manual", **args), _rec("forum", 0.8, trust="community", conflicts_with=("manual",))]
+    records.append(_rec("other", 0.5))
+    result = _pick(records)
+    assert result.selected_ids == ("other",)
+    assert result.outcome("forum").status is S.CONTRADICTED
+    assert result.outcome("forum").reason == (
+        f"disagrees with manual (approved), which cannot be sent ({status}); alone it would win by default"
+    )
+
+
+def test_a_rival_revision_not_yet_in_force_is_answered_by_the_revision_in_force():
+    """The forum disagrees with rev 4 and rev 5; on a day rev 4 is in force, rev 4 alongside is enough."""
+    doc = {"trust": "approved", "document": "manual"}
+    records = [
+        _rec("rev4", 0.9, version="4", effective_date="2026-01-10", superseded_by="rev5", **doc),
+        _rec("rev5", 0.9, version="5", effective_date="2026-04-01", **doc),
+        _rec("forum", 0.8, trust="community", conflicts_with=("rev4", "rev5")),
+    ]
+    assert _pick(records).selected_ids == ("rev4", "forum")
+    only_rev5 = [records[0], records[1], dataclasses.replace(records[2], conflicts_with=("rev5",))]
+    assert _pick(only_rev5).outcome("forum").status is S.CONTRADICTED
+
+
+def test_a_rival_below_the_floor_strands_nothing_its_disagreement_is_not_this_questions():
+    """Retrieval judged the manual beside the question, so the forum post's quarrel with it does not matter."""
+    records = [
+        _rec("manual", 0.2, trust="approved"),
+        _rec("forum", 0.8, trust="community", conflicts_with=("manual",)),
+        _rec("other", 0.5),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ("forum", "other")
+    assert result.outcome("manual").status is S.BELOW_FLOOR and result.conflicts == ()
+
+
+def test_the_replacement_question_still_sends_ticket_5630_as_data_though_it_disagrees_on_torque(scenario):
+    """The manual it contradicts is below the floor for "when was the seal replaced?": the torque is not needed."""
+    result = scenario.select(3)
+    assert result.selected_ids == ("tkt-5521", "tkt-5630")
+    assert result.outcome("man-p2-r4-s3.2").status is S.BELOW_FLOOR
+
+
+def _beside(rid, present, result, by_id):
+    """rid scored below the floor, or is a revision not in force whose document's revision in force did."""
+    below = {o.record_id for o in result.outcomes if o.status is S.BELOW_FLOOR}
+    if rid in below or (rid not in present and _carried(rid, present, result) & below):
+        return True
+    if rid not in present or result.outcome(rid).check != "freshness" or by_id[rid].document is None:
+        return False
+    return any(by_id[i].document == by_id[rid].document for i in below)
+
+
+def _carried(rid, present, result):
+    """The ids carrying ``rid``'s content into this selection: itself, or a copy of it, or its original."""
+    if rid not in present:
+        return {o.record_id for o in result.outcomes if f"stands in for {rid}," in o.reason}
+    return {rid, _carrier(rid, result.outcome(rid))}
+
+
+@examples(300)
+@given(
+    st.sets(st.integers(min_value=0, max_value=15)),
+    st.sampled_from([0, 1, 3]),
+    st.sampled_from([60, 150, 250]),
+    st.sampled_from([TODAY, dt.date(2026, 4, 1)]),
+)
+def test_over_subsets_of_the_scenario_no_lower_tier_is_sent_without_its_rival(scenario, dropped, question, budget, on):
+    """Drop any candidates, ask any question, on either date: every marked disagreement is listed or explained."""
+    cands = [r for n, r in enumerate(scenario.candidates(question)) if n not in dropped]
+    result = select_evidence(cands, scenario.allowed_assets, budget, observed_on=on)
+    by_id = {r.id: r for r in scenario.records}
+    present, chosen = {r.id for r in cands}, set(result.selected_ids)
+    listed = {frozenset(c.ids) for c in result.conflicts}
+    for r in cands:
+        for other in r.conflicts_with:
+            low, high = sorted((r.id, other), key=lambda i: authority(by_id[i]))
+            both_high = {trust_of(by_id[low]), trust_of(by_id[high])} <= {Trust.APPROVED, Trust.REVIEWED}
+            for a, b in [(low, high), (high, low)] if both_high else [(low, high)]:
+                if _beside(b, present, result, by_id):
+                    continue  # retrieval judged b (or its document's revision in force) beside the question
+                for sent in _carried(a, present, result) & chosen:
+                    # b itself (or what carries it) is sent and flagged, or, if b is not in force, the revision
+                    # of b's document that is, which sent also disagrees with
+                    rivals = {h for h in chosen if frozenset((sent, h)) in listed}
+                    same_doc = {h for h in rivals if by_id[h].document == by_id[b].document}
+                    assert rivals & _carried(b, present, result) or same_doc, (sent, b, result.explain())
+            if low in present and result.outcome(low).status is S.CONTRADICTED:
+                assert result.outcome(low).reason.startswith("disagrees with "), result.outcome(low)

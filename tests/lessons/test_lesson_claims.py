@@ -621,3 +621,42 @@ def test_lesson_02_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_co
     turn = run_turn(flush.question, scenario.candidates(1), TurnSetup.from_scenario(scenario), load_scripted_model())
     assert set(turn.context_ids) == {"man-p2-r4-s6.1", "eng-bulletin-2026-02"}
     assert conflicts_in(turn.request.evidence) == (("eng-bulletin-2026-02", "man-p2-r4-s6.1"),)
+
+
+def test_if_the_source_a_lower_tier_contradicts_cannot_be_sent_at_all_the_lower_one_stays_out_as_contradicted():
+    """02 §3: for every reason rev 4 cannot be sent, the forum post, the note and ticket 5630 stay out, named."""
+    import dataclasses
+
+    scenario = load_evidence_scenario()
+    copies = {"portal-p2-r4-s3.2", "binder-p2-r4-s3.2"}
+    ways = {
+        "not retrieved": lambda r: None if r.id == "man-p2-r4-s3.2" else r,
+        "not permitted": lambda r: dataclasses.replace(r, asset="K-7") if r.id == "man-p2-r4-s3.2" else r,
+        "incomplete": lambda r: dataclasses.replace(r, depends_on=("gone",)) if r.id == "man-p2-r4-s3.2" else r,
+    }
+    for way, change in ways.items():
+        cands = [change(r) for r in scenario.candidates(0) if r.id not in copies]
+        result = select_evidence(
+            [r for r in cands if r is not None],
+            scenario.allowed_assets,
+            scenario.budget,
+            observed_on=scenario.observed_on,
+        )
+        for low in ("forum-8812", "note-anon-77", "tkt-5630"):
+            outcome = result.outcome(low)
+            assert outcome.status is EvidenceStatus.CONTRADICTED, (way, low)
+            assert outcome.reason.startswith("disagrees with man-p2-r4-s3.2"), (way, outcome.reason)
+            assert low in result.coverage.excluded_ids
+
+
+def test_the_copies_give_way_to_the_original_and_one_stands_in_when_it_does_not_make_it():
+    """02 §2: the copies give way to rev 4; without rev 4, exactly one copy carries its content, flagged like it."""
+    scenario = load_evidence_scenario()
+    with_rev4 = scenario.select(0)
+    assert not {"portal-p2-r4-s3.2", "binder-p2-r4-s3.2"} & set(with_rev4.selected_ids)
+    cands = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2"]
+    without = select_evidence(cands, scenario.allowed_assets, scenario.budget, observed_on=scenario.observed_on)
+    assert [i for i in without.selected_ids if i.endswith("-p2-r4-s3.2")] == ["portal-p2-r4-s3.2"]
+    assert {frozenset(c.ids) for c in without.conflicts} == {
+        frozenset(("portal-p2-r4-s3.2", low)) for low in ("forum-8812", "note-anon-77", "tkt-5630")
+    }

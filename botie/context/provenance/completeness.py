@@ -9,7 +9,14 @@ Conflicts are never settled in silence. Two high-authority sources, or two
 of one tier, that disagree travel together. A lower tier that disagrees with
 a higher one travels only alongside it: the higher one may go in alone (it
 outranks the other), the lower one never, so a budget cut cannot make the
-less trusted source the only voice on the fact. Every conflict met is listed.
+less trusted source the only voice on the fact. If that higher source cannot
+be sent at all (not retrieved, not permitted, not in force, incomplete), the
+lower one stays out as ``contradicted``, naming it. A rival below the relevance
+floor does not count: retrieval judged it beside this question, so the fact the
+two disagree on is not one the question needs. A rival
+revision not in force is answered by its document's revision in force, when
+the lower one disagrees with that one too. A copy standing in for an original
+carries the original's disagreements. Every conflict met is listed.
 """
 
 from __future__ import annotations
@@ -44,8 +51,8 @@ def _missing_dependency(
 ) -> str | None:
     """Why one of ``r``'s dependencies (transitively) cannot come along, or None if all can."""
     for dep in r.depends_on:
-        target = usable.get(dep)
-        if dep not in by_id:
+        target = usable.get(dep)  # a copy standing in for a dependency that was not retrieved meets it
+        if target is None and dep not in by_id:
             return f"needs {dep}, which was not retrieved"
         if target is None:
             return f"needs {dep}, which is {excluded[dep].status.value.replace('_', ' ')}"
@@ -92,7 +99,8 @@ def units(
             blocked.add(r.id)
             why = f"{problem}; alone it would be misread"
             decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
-    _block_stranded_rivals(ranked, by_id, blocked, rank, decided)
+    marks = _marks(by_id, usable)
+    _block_stranded_rivals(ranked, by_id, usable, marks, blocked, rank, decided)
 
     conflicts: dict[frozenset[str], Conflict] = {}
     claimed: set[str] = set()
@@ -100,7 +108,7 @@ def units(
     for r in ranked:
         if r.id in claimed or r.id in blocked:
             continue
-        found = _rivals(r, by_id, usable, eligible - blocked, claimed, conflicts)
+        found = _rivals(r, by_id, usable, marks, eligible - blocked, claimed, conflicts)
         partners = [p for p, _ in found]
         members: list[Record] = []
         for m in (r, *partners):
@@ -121,6 +129,8 @@ def _travels_with(x: Record, other: Record) -> bool:
 def _block_stranded_rivals(
     ranked: list[Record],
     by_id: Mapping[str, Record],
+    usable: Mapping[str, str],
+    marks: Mapping[str, list[str]],
     blocked: set[str],
     rank: Mapping[str, int],
     decided: dict[str, EvidenceOutcome],
@@ -129,28 +139,84 @@ def _block_stranded_rivals(
 
     Repeated until nothing changes, because leaving one out can strand a rival of its own.
     """
+    eligible = {r.id for r in ranked}
     changed = True
     while changed:
         changed = False
         for r in ranked:
             if r.id in blocked:
                 continue
-            stranded = [o for o in _conflict_partners(r, by_id) if o in blocked and _travels_with(r, by_id[o])]
-            if stranded:
-                other = by_id[stranded[0]]
-                why = (
-                    f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent "
-                    f"({decided[other.id].status}); alone it would win by default"
-                )
+            why = _stranded(r, by_id, usable, marks, eligible - blocked, decided)
+            if why is not None:
+                why += "; alone it would win by default"
                 decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.CONTRADICTED, "completeness", why, rank[r.id])
                 blocked.add(r.id)
                 changed = True
+
+
+def _stranded(
+    r: Record,
+    by_id: Mapping[str, Record],
+    usable: Mapping[str, str],
+    marks: Mapping[str, list[str]],
+    open_ids: set[str],
+    decided: Mapping[str, EvidenceOutcome],
+) -> str | None:
+    """Which rival r may not be sent without cannot be sent, and why; None if every one can (in r's group).
+
+    Whatever the reason (not retrieved, not permitted, not in force, incomplete, itself contradicted),
+    the outcome is the same; a rival below the floor is beside this question and strands nothing. A
+    rival that was not retrieved has no known tier, so it counts: ingestion said the two disagree, and
+    nothing here can say which should win.
+    """
+    sendable = [by_id[t] for t in _resolved(r.id, marks, usable) if t in open_ids]
+    for named in marks.get(r.id, ()):
+        target = usable.get(named)  # the record carrying the rival's content: itself, or a copy standing in
+        if target == r.id or target in open_ids:
+            continue
+        if target is None and named not in by_id:
+            return f"disagrees with {named}, which was not retrieved"
+        other = by_id[target or named]
+        if _beside_the_question(other, by_id, decided):
+            continue  # retrieval found the rival irrelevant here: the fact they disagree on is not this question's
+        if not _travels_with(r, other) or _in_force_alongside(r, other, sendable, decided):
+            continue
+        return f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent ({decided[other.id].status})"
+    return None
+
+
+def _beside_the_question(other: Record, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> bool:
+    """The rival is below the floor, or is a revision not in force whose document's revision in force is."""
+
+    def below(rid: str) -> bool:
+        outcome = decided.get(rid)  # records still in play have no outcome yet
+        return outcome is not None and outcome.status is EvidenceStatus.BELOW_FLOOR
+
+    if below(other.id):
+        return True
+    if other.document is None or decided[other.id].check != "freshness":
+        return False
+    return any(r.document == other.document and below(r.id) for r in by_id.values())
+
+
+def _in_force_alongside(
+    r: Record, other: Record, sendable: list[Record], decided: Mapping[str, EvidenceOutcome]
+) -> bool:
+    """A rival revision not in force on the day is answered by the revision of its document that is.
+
+    Only if ingestion marked r as disagreeing with that one too, and it travels with r: the forum
+    post that contradicts rev 4 and rev 5 goes in beside rev 4 while rev 5 is not yet effective.
+    """
+    if other.document is None or decided[other.id].check != "freshness":
+        return False
+    return any(s.document == other.document and _travels_with(r, s) for s in sendable)
 
 
 def _rivals(
     r: Record,
     by_id: Mapping[str, Record],
     usable: Mapping[str, str],
+    marks: Mapping[str, list[str]],
     open_ids: set[str],
     claimed: set[str],
     conflicts: dict[frozenset[str], Conflict],
@@ -173,7 +239,7 @@ def _rivals(
                 queue.append(target)
         if x.id not in open_ids:
             continue  # a dependency below the floor travels along, but its disagreements were never in play
-        for other_id in _conflict_partners(x, by_id):
+        for other_id in _resolved(x.id, marks, usable):
             if other_id not in open_ids:
                 continue
             other = by_id[other_id]
@@ -188,11 +254,36 @@ def _rivals(
     return partners
 
 
-def _conflict_partners(r: Record, by_id: Mapping[str, Record]) -> list[str]:
-    """Conflicts are symmetric even when ingestion wrote the link on one side only."""
-    named = list(r.conflicts_with)
-    named += [o.id for o in by_id.values() if r.id in o.conflicts_with and o.id not in named]
-    return named
+def _marks(by_id: Mapping[str, Record], usable: Mapping[str, str]) -> dict[str, list[str]]:
+    """Who ingestion marked as disagreeing with whom, gathered onto the record that carries each side's content.
+
+    Conflicts are symmetric even when ingestion wrote the link on one side only; a copy that stands in
+    for an original (or an original its copies give way to) takes over the original's disagreements.
+    """
+    marks: dict[str, list[str]] = {}
+
+    def note(rid: str, other: str) -> None:
+        named = marks.setdefault(usable.get(rid, rid), [])
+        if other not in named:
+            named.append(other)
+
+    for r in by_id.values():
+        for other in r.conflicts_with:
+            note(r.id, other)
+    for r in by_id.values():
+        for other in r.conflicts_with:
+            note(other, r.id)
+    return marks
+
+
+def _resolved(rid: str, marks: Mapping[str, list[str]], usable: Mapping[str, str]) -> list[str]:
+    """The live records carrying the content of the rivals marked against ``rid``, in the order marked."""
+    out: list[str] = []
+    for named in marks.get(rid, ()):
+        target = usable.get(named)
+        if target is not None and target != rid and target not in out:
+            out.append(target)
+    return out
 
 
 def settle(

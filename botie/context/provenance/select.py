@@ -125,16 +125,34 @@ def _freshness_of_copy(r: Record, by_id: Mapping[str, Record], today: _dt.date, 
     return None
 
 
-def _stand_in(rid: str, by_id: Mapping[str, Record], live: set[str]) -> str | None:
-    """The live record that carries ``rid``'s content, following duplicate_of links, or None."""
-    seen = {rid}
-    current = by_id[rid].duplicate_of
-    found = None
-    while current is not None and current in live and current not in seen:
-        found = current
-        seen.add(current)
-        current = by_id[current].duplicate_of
-    return found
+def _root(r: Record, by_id: Mapping[str, Record]) -> str:
+    """The record at the end of ``r``'s duplicate_of links: the original all its copies repeat (maybe not retrieved)."""
+    seen, current = {r.id}, r.id
+    while (successor := by_id[current].duplicate_of) is not None and successor not in seen:
+        seen.add(successor)
+        current = successor
+        if current not in by_id:
+            break
+    return current
+
+
+def _representative(root: str, members: list[Record], floor: float, width: float) -> Record:
+    """The one member of a family of copies that goes on: the original if it clears the floor (or nothing does),
+    else the best-ranked copy that does. Ties keep the input order (min() returns the first)."""
+    clears = [m for m in members if m.score is not None and m.score >= floor]
+    own = next((m for m in members if m.id == root), None)
+    if own is not None and (own in clears or not clears):
+        return own
+    return min(clears or members, key=lambda m: _rank_key(m, width))
+
+
+def _whereabouts(root: str, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> str:
+    """Where an original went that a copy stands in for: never retrieved, or excluded before ranking."""
+    if root not in by_id:
+        return "was not retrieved"
+    if root not in decided or decided[root].check == "relevance_floor":
+        return "is below the floor"  # live: only the floor stopped it (a copy stands in only for that)
+    return f"is {decided[root].status.value.replace('_', ' ')}"
 
 
 def _band(score: float, width: float) -> int:
@@ -165,8 +183,11 @@ def select_evidence(
     1. **permission**: ``record.asset`` must be in ``allowed_assets``.
     2. **freshness**: in force on ``observed_on`` (else ``not_yet_effective``), and not
        replaced by a revision that is already in force (``superseded``).
-    3. **duplicates**: a record ingestion marked as a copy of a live record
-       gives way to it, so copies cannot crowd out anything else.
+    3. **duplicates**: of an original and the copies ingestion marked, one
+       goes on, so copies cannot crowd out anything else: the original if it
+       clears the floor, else (not retrieved, not permitted, below the floor)
+       the best-ranked copy that does, which stands in for it. The content
+       arrives once, and both reasons say which record carries it.
     4. **relevance_floor**: a score below ``floor`` is not evidence. When
        nothing clears it, the result is a refusal and no model is needed.
     5. **ranking**: by relevance band (``band`` wide, 0.8 to 0.9 and so on),
@@ -175,7 +196,11 @@ def select_evidence(
        (a table heading, a definition, an exception), even below the floor,
        but never past permission or freshness; if one cannot come, the record
        is ``incomplete``. Two high-authority records that conflict travel
-       together too, so the selector never settles their disagreement.
+       together too, so the selector never settles their disagreement; a
+       lower tier travels only alongside the higher source it contradicts,
+       and if that source cannot be sent (a rival below the floor aside: the
+       question does not need what they disagree on), the lower one is
+       ``contradicted``.
     7. **packing**: :func:`botie.select` with the prefix policy keeps whole
        groups in rank order while they fit the allowance.
     """
@@ -190,7 +215,7 @@ def select_evidence(
     decided: dict[str, EvidenceOutcome] = {}
 
     live = _permitted_and_current(records, allowed, by_id, today, decided)  # 1-2: before any score
-    distinct, usable = _distinct(live, by_id, decided)  # 3
+    distinct, usable, stand_ins = _distinct(live, by_id, floor, band, decided)  # 3
     eligible, best = _above_floor(distinct, floor, decided)  # 4
     if not eligible:
         return _refusal(records, decided, budget, today, floor, best)
@@ -200,6 +225,7 @@ def select_evidence(
     # 7. packing, by the same rule lesson 1 uses: each group is one synthetic record.
     packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
     selected = settle(groups, packed, rank, decided)
+    _credit_stand_ins(stand_ins, by_id, decided)
     both_in = set(selected)
     conflicts = [_where_sent(c, both_in) for c in conflicts]
     outcomes = tuple(decided[r.id] for r in records)
@@ -252,26 +278,53 @@ def _permitted_and_current(
 
 
 def _distinct(
-    live: list[Record], by_id: Mapping[str, Record], decided: dict[str, EvidenceOutcome]
-) -> tuple[list[Record], dict[str, str]]:
-    """Check 3: a copy gives way to the live record it duplicates.
+    live: list[Record], by_id: Mapping[str, Record], floor: float, width: float, decided: dict[str, EvidenceOutcome]
+) -> tuple[list[Record], dict[str, str], dict[str, str]]:
+    """Check 3: of an original and its copies, one goes on; the others are duplicates, so none crowds anything out.
 
-    Also returns, for every live id, the record that stands for it, so a
-    dependency naming a copy is satisfied by the original.
+    The original goes on if it clears the floor. If it does not make it (not retrieved, not permitted,
+    below the floor), the best copy that clears the floor stands in for it, so the content still
+    arrives once. Returns the distinct records, for every id the record that stands for it (so a
+    dependency naming a copy is met by the original, and the other way round), and each stand-in's original.
     """
-    live_ids = {r.id for r in live}
-    distinct: list[Record] = []
-    usable: dict[str, str] = {}
+    families: dict[str, list[Record]] = {}
     for r in live:
-        kept = _stand_in(r.id, by_id, live_ids)  # None for a record that copies nothing
-        if kept is not None:
-            why = f"duplicate of {kept}, which stays in its place"
-            _exclude(decided, r, EvidenceStatus.DUPLICATE, "duplicates", why)
-            usable[r.id] = kept
-        else:
-            distinct.append(r)
-            usable[r.id] = r.id
-    return distinct, usable
+        families.setdefault(_root(r, by_id), []).append(r)
+    keep: set[str] = set()
+    usable: dict[str, str] = {}
+    stand_ins: dict[str, str] = {}
+    for root, members in families.items():
+        rep = _representative(root, members, floor, width)
+        keep.add(rep.id)
+        usable.update({m.id: rep.id for m in members})
+        if rep.id != root:
+            stand_ins[rep.id] = root
+            usable[root] = rep.id  # a dependency on the original is met by the copy carrying its content
+            keep.update(m.id for m in members if m.id == root)  # a live original still meets the floor, and fails it
+        for m in members:
+            if m.id not in keep:
+                _exclude(decided, m, EvidenceStatus.DUPLICATE, "duplicates", _copy_reason(root, rep.id, by_id, decided))
+    return [r for r in live if r.id in keep], usable, stand_ins
+
+
+def _copy_reason(root: str, rep: str, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> str:
+    if rep == root:
+        return f"duplicate of {root}, which stays in its place"
+    return f"duplicate of {root}, which {_whereabouts(root, by_id, decided)}; {rep} stands in for it"
+
+
+def _credit_stand_ins(
+    stand_ins: Mapping[str, str], by_id: Mapping[str, Record], decided: dict[str, EvidenceOutcome]
+) -> None:
+    """Say in both reasons that a copy carries an original's content: traceable from either end."""
+    for rep, root in stand_ins.items():
+        o = decided[rep]
+        decided[rep] = o._replace(
+            reason=f"{o.reason}; it stands in for {root}, which {_whereabouts(root, by_id, decided)}"
+        )
+        if root in by_id and decided[root].check == "relevance_floor":
+            o = decided[root]
+            decided[root] = o._replace(reason=f"{o.reason}; its copy {rep} stands in for it")
 
 
 def _above_floor(
