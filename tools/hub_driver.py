@@ -311,6 +311,8 @@ class LocalHub:
             "BOTIE_OPERATOR_TOKEN": self.operator,
             "BOTIE_ROOM_TOKEN": self.room_token,
             "BOTIE_ROOM_REFRESH": str(refresh),
+            # kernels' sockets beside the rest of the run (as <this>-<learner>), removed with it
+            "BOTIE_KERNEL_SOCKETS": str(scratch / "k"),
         }
         self.env.update(settings or {})  # the class's own settings (classroom/definition.py), e.g. BOTIE_KERNEL_IDLE
         self.env.pop("BOTIE_PROGRESS_FILE", None)  # learners' kernels write where a real learner's would
