@@ -17,6 +17,7 @@ import re
 import signal
 import stat
 
+import zmq
 from jupyterhub.singleuser.extension import JupyterHubAuthorizer
 
 
@@ -31,8 +32,9 @@ class ScopedAuthorizer(JupyterHubAuthorizer):
         return bool(self.hub_auth.check_scopes(wanted, user.hub_user))
 
 
-#: Linux allows a Unix socket's path 107 bytes. A kernel's are <folder>/kernel-<36-character id>-ipc-<n>.
-SOCKET_PATH_MAX = 107
+#: The longest path a Unix socket may have (107 bytes on Linux, 103 on macOS). A kernel's sockets are
+#: <folder>/kernel-<36-character id>-ipc-<n>.
+SOCKET_PATH_MAX = zmq.IPC_PATH_MAX_LEN
 SOCKET_NAME = len("/kernel-") + 36 + len("-ipc-") + 2  # n is 1 to 5 for a new kernel; two digits to spare
 
 

@@ -92,7 +92,7 @@ def hub(tmp_path_factory):
             "tokens": tokens,
             "bare": bare,
             "homes": tmp / "homes",
-            "sockets": tmp,  # LocalHub puts each learner's kernel sockets in k-<learner> here
+            "sockets": local.sockets,  # LocalHub puts each learner's kernel sockets in k-<learner> here
             "log": local.log_path,
             "local": local,
         }
