@@ -59,6 +59,11 @@ class Settings:
     # server's answer rather than the proxy's timeout (599) when a room starts kernels at once.
     proxy_timeout: int = 120
     room_refresh: int = 5
+    # Kernels talk to the learner's server over Unix sockets (IPC) in a private folder named this plus
+    # "-<learner>", rather than over TCP ports: ports picked free for 20 servers' kernels at once were
+    # taken by another connection before the kernel bound them ("Address already in use"). A socket's path
+    # may be at most 107 bytes, so the folder is short, not under the learner's home.
+    kernel_sockets: str = "/tmp/botie-k"
     # Per learner: the measured peak plus a second lesson's kernel guaranteed (what kernel culling leaves a
     # learner moving through 40 to 50 minute lessons); a limit that holds all six lessons open.
     memory_guarantee: str = "512M"
@@ -78,6 +83,7 @@ _VARIABLES = {  # field: environment variable
     "kernel_info_wait": "BOTIE_KERNEL_INFO_WAIT",
     "proxy_timeout": "BOTIE_PROXY_TIMEOUT",
     "room_refresh": "BOTIE_ROOM_REFRESH",
+    "kernel_sockets": "BOTIE_KERNEL_SOCKETS",
     "memory_guarantee": "BOTIE_MEMORY_GUARANTEE",
     "memory_limit": "BOTIE_MEMORY_LIMIT",
     "cpu_guarantee": "BOTIE_CPU_GUARANTEE",
@@ -155,16 +161,18 @@ def server_args(s: Settings) -> list[str]:
         "--MappingKernelManager.cull_connected=True",  # a tab left open does not keep a kernel forever
         "--MappingKernelManager.cull_busy=False",  # a running cell is never stopped
         f"--MappingKernelManager.kernel_info_timeout={s.kernel_info_wait}",
-        # A kernel's ports are picked free by the server and bound by the kernel a moment later; with a room
-        # of kernels starting at once, another connection can take one in between ("Address already in
-        # use"). By default the server caches the ports it picked and restarts the kernel on the same
-        # taken port five times, then leaves it dead (seen in bench-class); uncached, a restart gets new ones.
-        "--KernelManager.cache_ports=False",
+        # Over IPC no port is picked and then bound, so none can be taken in between; the sockets' folder
+        # comes from server_environment (Settings.kernel_sockets).
+        "--KernelManager.transport=ipc",
     ]
 
 
-#: The learners' environment variables: the Jupyter Server 2 extension, which honours custom scopes.
-SERVER_ENVIRONMENT = {"JUPYTERHUB_SINGLEUSER_EXTENSION": "1"}
+def server_environment(s: Settings) -> dict[str, str]:
+    """The learners' environment variables: the Jupyter Server 2 extension, which honours custom scopes; and
+    where kernels' sockets go (jupyter_server_config.py makes the learner's own private folder there)."""
+    return {"JUPYTERHUB_SINGLEUSER_EXTENSION": "1", "BOTIE_KERNEL_SOCKETS": s.kernel_sockets}
+
+
 DEFAULT_URL = "/lab"
 
 
@@ -210,7 +218,7 @@ def helm_values(s: Settings, hub: str = "https://hub.example.org") -> dict[str, 
         "singleuser": {
             "image": {"name": s.image, "tag": s.tag},
             "defaultUrl": DEFAULT_URL,
-            "extraEnv": dict(SERVER_ENVIRONMENT),
+            "extraEnv": server_environment(s),
             "memory": {"guarantee": s.memory_guarantee, "limit": s.memory_limit},
             "cpu": {"guarantee": s.cpu_guarantee, "limit": s.cpu_limit},
             "extraFiles": {

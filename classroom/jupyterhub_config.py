@@ -81,7 +81,7 @@ c.Spawner.args = [f"--config={HERE / 'jupyter_server_config.py'}", *definition.s
 if os.geteuid() == 0:
     c.Spawner.args.append("--allow-root")  # only where the hub itself runs as root (tests, containers)
 c.Spawner.environment = {
-    **definition.SERVER_ENVIRONMENT,
+    **definition.server_environment(CLASS),
     "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",  # git for nbgitpuller, this Python for kernels
 }
 # The local spawner does not enforce these (Kubernetes does); it passes them on as MEM_LIMIT and

@@ -11,9 +11,11 @@ import json
 import os
 import random
 import secrets
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.parse
@@ -312,6 +314,10 @@ class LocalHub:
             "BOTIE_ROOM_TOKEN": self.room_token,
             "BOTIE_ROOM_REFRESH": str(refresh),
         }
+        # Kernels' sockets go to <this>/k-<learner>: a folder of the run's own, made short because a socket's
+        # path may be at most 107 bytes (a pytest tmp_path is too deep), and removed when the hub has stopped.
+        self.sockets = Path(tempfile.mkdtemp(prefix="botie-k-"))
+        self.env["BOTIE_KERNEL_SOCKETS"] = str(self.sockets / "k")
         self.env.update(settings or {})  # the class's own settings (classroom/definition.py), e.g. BOTIE_KERNEL_IDLE
         self.env.pop("BOTIE_PROGRESS_FILE", None)  # learners' kernels write where a real learner's would
         self.log_path = scratch / "hub.log"
@@ -380,6 +386,7 @@ class LocalHub:
         self.left_behind_commands = {pid: _command(pid) for pid in self.left_behind}
         for pid in self.left_behind:  # never leave them running, whatever the caller then reports
             os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.sockets, ignore_errors=True)
 
     def left_behind_text(self) -> str:
         """Which processes outlived the hub, and what each was (a server, a kernel, a service, the proxy)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from urllib.parse import quote
 
@@ -91,6 +92,7 @@ def hub(tmp_path_factory):
             "tokens": tokens,
             "bare": bare,
             "homes": tmp / "homes",
+            "sockets": local.sockets,  # LocalHub puts each learner's kernel sockets in k-<learner> here
             "log": local.log_path,
             "local": local,
         }
@@ -139,6 +141,19 @@ def test_each_kernel_ran_its_check(classroom):
     assert classroom["bo"].count("cases passed.") == 3 and "Hint 2 of" in classroom["bo"]
     assert "permitted: not yet." in classroom["cy"]
     assert [classroom[u].splitlines()[-1] for u in LEARNERS] == ["True", "False", "False"]
+
+
+def test_kernels_talk_to_their_server_over_sockets_in_the_learners_own_folder(hub, classroom):
+    """No TCP port is picked for a kernel, so none can be taken by another connection before it binds."""
+    for user in LEARNERS:
+        folder = hub["sockets"] / f"k-{user}"
+        assert stat.S_IMODE(folder.stat().st_mode) & 0o077 == 0, f"{folder} is open to others"
+        (connection,) = folder.glob("kernel-*.json")  # each learner has one kernel open
+        info = json.loads(connection.read_text())
+        assert info["transport"] == "ipc" and info["ip"] == str(folder / f"{connection.stem}-ipc")
+        sockets = [p for p in folder.iterdir() if stat.S_ISSOCK(p.stat().st_mode)]
+        assert len(sockets) == 5  # shell, iopub, stdin, control, heartbeat
+        assert all(len(str(p).encode()) <= 107 for p in sockets)
 
 
 def test_the_room_shows_three_rows_with_the_right_results(hub, classroom):
