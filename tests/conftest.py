@@ -33,7 +33,7 @@ os.environ["BOTIE_PROGRESS_FILE"] = os.path.join(_SCRATCH, "botie-progress.json"
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
 os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
-# Lesson 05's last cell runs the turn through a real model when a key is set. Tests (and the notebook
+# Lesson 06's last cell runs the turn through a real model when a key is set. Tests (and the notebook
 # kernels, which inherit this environment) never do: no network, and the same output with or without a key.
 for _var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "BOTIE_MODEL"):
     os.environ.pop(_var, None)

@@ -43,7 +43,7 @@ def lesson_check_text(path: Path) -> str:
 
 def test_there_are_notebooks_in_both_editions():
     names = {p.name for p in LEARNER}
-    assert {"00_welcome.ipynb", "01_which_records.ipynb", "04_suggestion_to_action.ipynb"} <= names
+    assert {"00_welcome.ipynb", "01_which_records.ipynb", "05_suggestion_to_action.ipynb"} <= names
     assert names == {p.name for p in INSTRUCTOR}
 
 
@@ -128,7 +128,7 @@ SEED_EXAMPLES = {
         "skip   kept [0, 2], used 5; left out [1], of which ranked above a kept one: [1]",
         "tkt-5521        selected        5 + 3 = 8 fills the 8-token allowance exactly",
     ],
-    "04_suggestion_to_action.ipynb": [
+    "05_suggestion_to_action.ipynb": [
         "True\nFalse\nFalse\nFalse\n",
         "r7, first time:     branch: create -> job-1",
         "r7, same payload:   branch: reuse -> job-1",

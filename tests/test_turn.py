@@ -30,7 +30,7 @@ from botie.turn import (
 from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
-#: Lesson 05's budget: the seven documents as sent, tags and conflict notes included, are 533 tokens; 900 - 200 - 150
+#: Lesson 06's budget: the seven documents as sent, tags and conflict notes included, are 533 tokens; 900 - 200 - 150
 #: leaves 550 for them.
 BUDGET = Budget(900, 200, 150)
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
@@ -748,7 +748,7 @@ def test_each_document_costs_its_element_tags_included_not_its_declared_text_cos
 
 
 def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scenario, model):
-    """Lesson 05's pack: 533 tokens as sent (423 of documents, 110 of three conflict notes) plus 136 for the rest
+    """Lesson 06's pack: 533 tokens as sent (423 of documents, 110 of three conflict notes) plus 136 for the rest
     is the 669-token request, exactly."""
     setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)

@@ -53,7 +53,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "denied": (_BAD, "✗"),
     "conflict": (_ODD, "≠"),
     "invalid": (_BAD, "✗"),
-    # evidence statuses and verdicts (lessons 02, 03, 05)
+    # evidence statuses and verdicts (lessons 02, 03, 06)
     "not_yet_effective": (OKABE_ITO["yellow"], "⏳"),
     "superseded": (_ODD, "↧"),
     "duplicate": (_NONE, "="),
@@ -67,7 +67,7 @@ STYLES: dict[str, tuple[str, str]] = {
     "retrieve_within_document": (_WARN, "⌕"),
     "retrieve_chunks": (_ODD, "⋯"),
     "problem": (_BAD, "✗"),
-    # your function beside the reference (lessons 01, 02, 04)
+    # your function beside the reference (lessons 01, 02, 05)
     "same": (_GOOD, "="),
     "differs": (_BAD, "≠"),
     "not written yet": (_NONE, "…"),

@@ -1,4 +1,4 @@
-"""Figures for lessons 02, 03 and 05, drawn from numbers the core computed.
+"""Figures for lessons 02, 03 and 06, drawn from numbers the core computed.
 
 Like :mod:`botie.ui.figures`: ``matplotlib.figure.Figure`` without pyplot,
 a hatch as well as a colour on every bar, and the number written on it, so

@@ -32,7 +32,7 @@ def test_the_scores_per_set(reports):
 
 
 def test_no_question_is_counted_in_two_sets(reports):
-    """Lesson 05: the unanswerable question is scored once, in the answer-absent set, not again as ordinary."""
+    """Lesson 06: the unanswerable question is scored once, in the answer-absent set, not again as ordinary."""
     for report in reports.values():
         ordinary = {c.name for c in report.cases if c.set == SliceSet.ORDINARY}
         absent = {c.name for c in report.cases if c.set == SliceSet.ABSENT}
@@ -40,7 +40,7 @@ def test_no_question_is_counted_in_two_sets(reports):
 
 
 def test_on_ordinary_questions_alone_the_naive_design_looks_as_good(reports):
-    """Lesson 05's claim: the first row cannot tell the designs apart; only the slice can."""
+    """Lesson 06's claim: the first row cannot tell the designs apart; only the slice can."""
     assert reports["naive"].score(SliceSet.ORDINARY) == reports["botie"].score(SliceSet.ORDINARY) == (3, 3)
     for which in (SliceSet.OVERSIZED, SliceSet.EDITED, SliceSet.ABSENT, SliceSet.INJECTED):
         assert reports["naive"].score(which)[0] < reports["botie"].score(which)[0]

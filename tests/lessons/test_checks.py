@@ -211,7 +211,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
 }
 
 
-# Lessons 02, 03 and 05 register their exercises from their own module; their solutions live
+# Lessons 02, 03 and 06 register their exercises from their own module; their solutions live
 # beside their specific tests. The generic checks below run over every lesson's exercises.
 ALL_REFERENCE = {**REFERENCE, **_evidence_tests.REFERENCE}
 ALL_WRONG = {**WRONG, **_evidence_tests.WRONG}

@@ -14,7 +14,7 @@ from botie.lessons.tooling.editions import BEGIN, END, STUB, EditionError, learn
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
 CHECK_CALL = re.compile(r"^check\((\w+)\)$", re.M)
-MINE = {"00_welcome", "01_which_records", "04_suggestion_to_action"}
+MINE = {"00_welcome", "01_which_records", "05_suggestion_to_action"}
 
 
 def read(path: Path):

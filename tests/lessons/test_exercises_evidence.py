@@ -1,4 +1,4 @@
-"""Lessons 02, 03 and 05: right answers pass, at least three wrong ones (a hard-coded one among them) fail,
+"""Lessons 02, 03 and 06: right answers pass, at least three wrong ones (a hard-coded one among them) fail,
 stubs get "not yet". The same mutation tests as tests/lessons/test_checks.py, for this module's exercises."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverifie
 
 
 #: The exercises of the lessons this file covers, as the catalogue lists them.
-NAMES = tuple(e.name for lesson in ("02", "03", "05") for e in BY_LESSON[lesson])
+NAMES = tuple(e.name for lesson in ("02", "03", "04", "06") for e in BY_LESSON[lesson])
 
 
 # --- reference solutions (what the instructor editions hold) ------------------------------------

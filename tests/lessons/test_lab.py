@@ -68,10 +68,10 @@ def test_a_settings_folder_given_on_the_command_line_gets_the_overrides(tmp_path
 
 def test_a_lesson_is_found_by_number_or_path(tmp_path):
     (tmp_path / "01_which_records.ipynb").write_text("{}")
-    (tmp_path / "04_suggestion_to_action.ipynb").write_text("{}")
+    (tmp_path / "05_suggestion_to_action.ipynb").write_text("{}")
     assert _lab.find_lesson("01", tmp_path).name == "01_which_records.ipynb"
-    assert _lab.find_lesson(str(tmp_path / "04_suggestion_to_action.ipynb")).name.startswith("04_")
-    with pytest.raises(FileNotFoundError, match="01_which_records, 04_suggestion_to_action"):
+    assert _lab.find_lesson(str(tmp_path / "05_suggestion_to_action.ipynb")).name.startswith("05_")
+    with pytest.raises(FileNotFoundError, match="01_which_records, 05_suggestion_to_action"):
         _lab.find_lesson("07", tmp_path)
 
 

@@ -18,7 +18,7 @@ from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
 
-#: Lesson 05's budget (cell 05-02): 550 tokens for evidence, room for the seven documents and their conflict notes.
+#: Lesson 06's budget (cell 05-02): 550 tokens for evidence, room for the seven documents and their conflict notes.
 LESSON_05_BUDGET = Budget(900, 200, 150)
 
 # --- lesson 01: prefix against skip ------------------------------------------------------------------
@@ -48,7 +48,7 @@ def test_skip_keeps_a_lower_ranked_record_while_a_higher_one_is_left_out_on_the_
 
 
 def test_the_scene_ids_in_lesson_01_name_one_record_each():
-    """Lesson 01 lists P-1's leaking-seal ticket as tkt-5704; tkt-5702 is the planted ticket of lessons 03 and 05."""
+    """Lesson 01 lists P-1's leaking-seal ticket as tkt-5704; tkt-5702 is the planted ticket of lessons 03 and 06."""
     ids = {r.id: r for r in load_scene(fixture_path("p2_seal.json")).records}
     assert ids["tkt-5704"].asset == "P-1" and "tkt-5702" not in ids
 
@@ -94,11 +94,11 @@ def test_at_250_tokens_the_exception_clause_fits_either_way():
     assert "man-p2-r4-s3.2.1" in scenario.select(0).selected_ids
 
 
-# --- lesson 05: a released, plausible, incomplete answer --------------------------------------------
+# --- lesson 06: a released, plausible, incomplete answer --------------------------------------------
 
 
 def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_and_incomplete():
-    """Lesson 05: retrieval coverage 3 of 4, answer support complete, the turn answered; only `needed` shows it."""
+    """Lesson 06: retrieval coverage 3 of 4, answer support complete, the turn answered; only `needed` shows it."""
     scenario, model = load_evidence_scenario(), load_scripted_model()
     torque = scenario.questions[0]
     plain = AnswerScript(
@@ -429,7 +429,7 @@ def test_the_notes_conflict_flag_is_in_the_selection_and_in_the_request_the_mode
     assert "25 N·m" in gullible.answer  # a note is a hint: the gullible model reads past it
 
 
-# --- lesson 04: who may approve, and the order of the checks -------------------------------------------
+# --- lesson 05: who may approve, and the order of the checks -------------------------------------------
 
 
 def test_a_supervisor_approval_counts_only_when_the_policy_names_them():
@@ -471,7 +471,7 @@ def test_another_technicians_reminder_and_a_k7_value_are_hidden_from_tech_ana_an
     assert "supplier" not in carried.explain() and "4.2" not in carried.explain()
 
 
-# --- lesson 05: a structured request, counting what is sent, and your own model -------------------------------
+# --- lesson 06: a structured request, counting what is sent, and your own model -------------------------------
 
 
 def test_lesson_05_the_pack_is_243_tokens_of_text_423_as_sent_3_notes_of_110_and_the_request_669_plus_150_against_600():

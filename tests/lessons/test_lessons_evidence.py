@@ -1,4 +1,4 @@
-"""Lessons 02, 03 and 05: both editions present, the seeds' numbers printed by lesson checks, exercises wired up.
+"""Lessons 02, 03 and 06: both editions present, the seeds' numbers printed by lesson checks, exercises wired up.
 
 tests/test_notebooks.py and tests/lessons/test_editions.py already check every notebook they find (executed, no
 errors, lesson-check cells with stored text, learner edition generated from the instructor edition). This
@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ("02_relevance_and_provenance", "03_count_then_route", "05_one_turn_end_to_end")
+LESSONS = ("02_relevance_and_provenance", "03_count_then_route", "04_evidence_is_data", "06_one_turn_end_to_end")
 EDITIONS = ("notebooks", "notebooks/instructor")
 
 
@@ -49,19 +49,21 @@ SEED_EXAMPLES = {
         "soft budget: 540,000 of 900,000 tokens",
         "12 + 29 = 41",
         "budget used: 512,400 of 540,000",
-        "best permitted score 0.11 against 0.35: refuse",
         "guard first: retrieve_within_document - agreement-big alone is 600,000 tokens",
         "judged on the total alone (660,000 <= 2,160,000) it would have been select_documents",
-        "turn 2: version_changed",
-        "turn 6: ALERT",
-        "escaped: the careful model follows []",
         "read in full, reversed:       12 512,400 tokens",
         "the same agreements either way: True",
         "soft fraction 1.0: documents 900,000 tokens; first turn over the ceiling: 1",
-        "withhold: 1 citation problem(s)",
         "characters per token",
     ],
-    "05_one_turn_end_to_end": [
+    "04_evidence_is_data": [
+        "best permitted score 0.11 against 0.35: refuse",
+        "turn 2: version_changed",
+        "turn 6: ALERT",
+        "escaped: the careful model follows []",
+        "withhold: 1 citation problem(s)",
+    ],
+    "06_one_turn_end_to_end": [
         "-> answered",
         "ordinary questions           3      3/3      3/3",
         "retrieval coverage: 3 of 4 needed documents retrieved",
@@ -88,7 +90,7 @@ def test_the_lesson_exists_and_prints_the_seed_numbers(edition, lesson):
 
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_each_injected_instruction_is_shown_not_to_change_the_call_or_the_authorisation(edition):
-    text = lesson_checks(read(edition, "05_one_turn_end_to_end"))
+    text = lesson_checks(read(edition, "06_one_turn_end_to_end"))
     lines = [line for line in text.splitlines() if "same as without" in line]
     assert len(lines) == 5
     for line in lines:

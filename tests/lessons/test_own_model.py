@@ -1,4 +1,4 @@
-"""Lesson 05's "your own model": offline without a key, an adapter with one, and never a traceback."""
+"""Lesson 06's "your own model": offline without a key, an adapter with one, and never a traceback."""
 
 from __future__ import annotations
 

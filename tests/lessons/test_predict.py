@@ -15,7 +15,7 @@ from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.exercises.questions import QUESTIONS, judge, questions_for
 
 
-@pytest.mark.parametrize("lesson", ["00", "01", "02", "03", "04", "05"])
+@pytest.mark.parametrize("lesson", ["00", "01", "02", "03", "04", "05", "06"])
 def test_every_lesson_has_at_least_two_questions(lesson):
     assert len(questions_for(lesson)) >= 2
 

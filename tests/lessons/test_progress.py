@@ -147,7 +147,7 @@ def test_show_progress_lists_every_exercise_and_counts_the_passes(book, capsys):
     out = capsys.readouterr().out
     assert re.search(r"01\s+1\. permitted\s+passed\s+1\s+0", out)
     assert re.search(r"01\s+2\. choose_evidence\s+not yet\s+1\s+0", out)
-    assert re.search(r"05\s+1\. first_lost_stage\s+-\s+0\s+0", out)
+    assert re.search(r"06\s+1\. first_lost_stage\s+-\s+0\s+0", out)
     assert f"1 of {len(progress.PLACES)} exercises passed." in out
 
 
@@ -173,7 +173,7 @@ def _places_from_notebooks():
         number = 0
         for index, cell in enumerate(cells):
             if STUB not in cell.source or "run_capstone" in cell.source:
-                continue  # the capstone (lesson 05) is run on the adversarial slice, not checked
+                continue  # the capstone (lesson 06) is run on the adversarial slice, not checked
             number += 1
             following = "\n".join(c.source for c in cells[index + 1 : index + 3])
             match = re.search(r"check\((\w+)\)", following)

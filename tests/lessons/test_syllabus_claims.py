@@ -1,7 +1,7 @@
 """The claims of the syllabus topics' worked examples (chunks, retrieval, memory, injections...), pinned without nbval.
 
 Each test is named after a sentence a lesson says about botie's behaviour; the numbers are the ones the
-lesson prints. Lesson 05's capstone claims live in ``test_capstone.py``.
+lesson prints. Lesson 06's capstone claims live in ``test_capstone.py``.
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def test_a_filter_of_last_quarters_phrasings_catches_all_of_them_and_16_of_20_ne
     assert blocklist.caught(injection_variants(2026, 20)) == (16, 20)
 
 
-# --- lesson 04, section 3: which failures to retry, and what the model is told ---------------------------------
+# --- lesson 05, section 3: which failures to retry, and what the model is told ---------------------------------
 
 
 def _lesson_service():

@@ -129,7 +129,7 @@ def test_a_shortlist_that_ranks_before_filtering_differs_from_the_reference():
     assert result.differences == ("only the reference keeps man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2",)
 
 
-# --- lesson 04 ---------------------------------------------------------------------------------------
+# --- lesson 05 ---------------------------------------------------------------------------------------
 
 
 def test_a_right_choose_branch_agrees_with_decide():

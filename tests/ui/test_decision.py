@@ -175,7 +175,7 @@ def test_dom_contract(panel):
         assert widget.description.strip()
 
 
-# --- your function beside the reference (lesson 04's choose_branch plugged into the panel) --------------
+# --- your function beside the reference (lesson 05's choose_branch plugged into the panel) --------------
 
 
 def test_choose_branch_is_shown_beside_decide_and_rerun_on_every_change():

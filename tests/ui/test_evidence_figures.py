@@ -1,4 +1,4 @@
-"""Figures for lessons 02, 03 and 05: drawn from core results, the same bytes every time."""
+"""Figures for lessons 02, 03 and 06: drawn from core results, the same bytes every time."""
 
 from __future__ import annotations
 

@@ -79,11 +79,11 @@ PLACES: dict[str, tuple[str, int]] = {
     "untraceable": ("02", 3),
     "route": ("03", 1),
     "coverage_record": ("03", 2),
-    "span_check": ("03", 3),
-    "valid_minutes": ("04", 1),
-    "choose_branch": ("04", 2),
-    "field_errors": ("04", 3),
-    "first_lost_stage": ("05", 1),
+    "span_check": ("04", 1),
+    "valid_minutes": ("05", 1),
+    "choose_branch": ("05", 2),
+    "field_errors": ("05", 3),
+    "first_lost_stage": ("06", 1),
 }
 
 PASSED = "passed"

@@ -64,7 +64,7 @@ __all__ = [
 
 DESIGNS = ("botie", "naive")
 CEILING = 900_000  # the document feature's ceiling for the 1.6x set (lesson 03)
-#: The turn's budget (lesson 05's). Counted as sent, tags and conflict notes included, the pack that answers the
+#: The turn's budget (lesson 06's). Counted as sent, tags and conflict notes included, the pack that answers the
 #: torque question is 533 tokens and the whole request 669, plus 150 for the answer: the scenario's 600 total
 #: (sized on the documents' text alone) is too small for it.
 BUDGET = Budget(900, 200, 150)

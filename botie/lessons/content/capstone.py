@@ -1,4 +1,4 @@
-"""The capstone of lesson 05: the learner's own selection and decision inside one turn, then the slice on them.
+"""The capstone of lesson 06: the learner's own selection and decision inside one turn, then the slice on them.
 
 Two functions from earlier lessons take over two steps of a turn:
 
@@ -8,7 +8,7 @@ Two functions from earlier lessons take over two steps of a turn:
   order (a record's dependencies just before it), **with permission not yet
   applied**: that part is the learner's.
 * ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)``
-  (lesson 04) decides a valid proposal's branch.
+  (lesson 05) decides a valid proposal's branch.
 
 Everything else is botie's: the request and its evidence region, the scripted
 model, the citation check, and the action request that carries no document
@@ -152,7 +152,7 @@ def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSet
         return None
     arguments = dict(proposal.arguments)
     if validate_inspection(arguments):
-        return "invalid"  # lesson 04's choose_branch is for valid proposals; validation is botie's here
+        return "invalid"  # lesson 05's choose_branch is for valid proposals; validation is botie's here
     got = _call(
         decide_fn,
         "choose_branch",

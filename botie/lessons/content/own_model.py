@@ -1,4 +1,4 @@
-"""Lesson 05's last step: the same turn through your own model when a key is set, and how to set one when not.
+"""Lesson 06's last step: the same turn through your own model when a key is set, and how to set one when not.
 
 Offline stays the default: nothing here reaches the network unless
 ``ANTHROPIC_API_KEY`` or ``OPENAI_API_KEY`` is set, and then only to run the

@@ -8,7 +8,7 @@ __all__ = ["record", "scenario"]
 
 
 def scenario():
-    """The evidence scenario of lessons 02, 03 and 05 (imported late: building cases is lazy)."""
+    """The evidence scenario of lessons 02, 03 and 06 (imported late: building cases is lazy)."""
     from botie.lessons.content.scenarios import load_evidence_scenario
 
     return load_evidence_scenario()

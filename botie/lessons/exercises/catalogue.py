@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from botie.lessons.classroom import progress
-from botie.lessons.exercises import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05
+from botie.lessons.exercises import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06
 from botie.lessons.exercises.engine import Exercise, Report, Verdict, describe_exception, run_exercise
 
 __all__ = ["BY_LESSON", "EXERCISES", "check", "hint", "run"]
@@ -30,6 +30,7 @@ BY_LESSON: Mapping[str, tuple[Exercise, ...]] = {
     "03": lesson03.EXERCISES,
     "04": lesson04.EXERCISES,
     "05": lesson05.EXERCISES,
+    "06": lesson06.EXERCISES,
 }
 EXERCISES: Mapping[str, Exercise] = {e.name: e for group in BY_LESSON.values() for e in group}
 

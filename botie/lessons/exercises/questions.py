@@ -135,7 +135,7 @@ _ALL = (
     ),
     _q(
         "floor-0-11",
-        "03",
+        "04",
         "The best passage the technician may read scores 0.11 against a floor of 0.35. What happens?",
         (
             "the three best passages are sent anyway",
@@ -157,7 +157,7 @@ _ALL = (
     ),
     _q(
         "r7-again",
-        "04",
+        "05",
         "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
         ("create: book it again", "reuse: job-1 comes back", "conflict"),
         1,
@@ -166,7 +166,7 @@ _ALL = (
     ),
     _q(
         "retry-which",
-        "04",
+        "05",
         "Which result is worth retrying unchanged, with the same request id?",
         ("denied", "invalid", "unavailable: the scheduling service did not answer", "conflict"),
         2,
@@ -175,7 +175,7 @@ _ALL = (
     ),
     _q(
         "valid-minutes-true",
-        "04",
+        "05",
         "What does a strict whole-minute check return for True?",
         ("True: True == 1", "False: a bool is not a duration"),
         1,
@@ -183,7 +183,7 @@ _ALL = (
     ),
     _q(
         "planted-booking",
-        "05",
+        "06",
         "A planted ticket tells the model to book a 60-minute inspection. The model obeys every planted "
         "instruction. What happens to the tool call?",
         (
@@ -197,7 +197,7 @@ _ALL = (
     ),
     _q(
         "accuracy-vs-refusals",
-        "05",
+        "06",
         "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
         ("yes, accuracy went up", "no: score the adversarial slice apart; a gain there does not pay for lost refusals"),
         1,

@@ -1,6 +1,6 @@
 """Your function beside the reference: what a panel shows when a learner plugs in their exercise answer.
 
-In lessons 01, 02 and 04 a panel can take the learner's exercise function
+In lessons 01, 02 and 05 a panel can take the learner's exercise function
 (``selection_panel(scene, yours=choose_evidence)``). On every change the panel
 asks this module to call that function on the panel's current inputs and to
 compare the answer with the reference. The result is a frozen
@@ -129,7 +129,7 @@ def compare_branch(
     approval: Any,
     previous: Any,
 ) -> Comparison:
-    """Lesson 04: ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)`` against ``decide``."""
+    """Lesson 05: ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)`` against ``decide``."""
     from botie.actions.decision import decide
 
     kwargs = {"caller": caller, "allowed_assets": list(allowed_assets), "approval": approval, "previous": previous}
