@@ -51,7 +51,6 @@ from botie.context.evidence import (
     as_messages,
     build_request,
     conflict_note,
-    conflict_pairs,
     document_tokens,
     render_evidence,
     request_text,
@@ -423,18 +422,18 @@ def _select(
 def _note_charges(records: Sequence[Record], first: EvidenceSelection, counter: Counter) -> dict[str, int]:
     """The tokens of each conflict note the request may carry, charged to one side of its pair.
 
-    Only pairs of eligible records (permitted, in force, not a copy) are charged, and each to the side of
-    lower authority (the second of a tie): the selector sends a lower tier only alongside the source it
-    contradicts, and two of a tier both or neither, so the note is paid for when it is sent. Where the
+    Only the pairs the first pass flagged (eligible records: permitted, in force, not a copy) are charged,
+    each to the side of lower authority (the second of a tie): the selector sends a lower tier only alongside
+    the source it contradicts, and two of a tier both or neither, so the note is paid for when it is sent. Where the
     other side is not (below the floor, did not fit), the charge is an overestimate, never an under: a
     selection that fits still gives a request that fits.
     """
-    eligible = {
-        o.record_id for o in first.outcomes if _STAGE_OF_CHECK.get(o.check) not in (Stage.PERMITTED, Stage.FRESH)
-    }
+    # The pairs the first pass flagged, not the raw links: a copy that stands in for an original carries the
+    # original's disagreements, and the request sends a note for every flagged pair whose two sides are sent.
     by_id = {r.id: r for r in records}
     charges = dict.fromkeys(by_id, 0)
-    for a, b in conflict_pairs([r for r in records if r.id in eligible]):
+    for conflict in first.conflicts:
+        a, b = sorted(conflict.ids)
         payer = a if authority(by_id[a]) < authority(by_id[b]) else b
         charges[payer] += count_tokens(conflict_note(a, b), counter)
     return charges if any(charges.values()) else {}

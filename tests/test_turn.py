@@ -772,6 +772,24 @@ def test_instructions_larger_than_the_input_reserve_shrink_the_room_for_document
     assert r.request is None or r.request.tokens + 50 <= 250
 
 
+def test_a_disagreement_carried_by_a_copy_is_paid_for_so_a_selection_that_fits_gives_a_request_that_fits():
+    # c2 is a copy of c0 and names c0 and c1 as rivals: the copy gives way, c0 takes over its disagreement with
+    # c1, and the request carries a note for that pair. The note must be charged when the selection is made.
+    records = [
+        Record("c0", "P-1", "", 0, trust="approved", score=1.0),
+        Record("c1", "P-1", "", 0, trust="approved", score=1.0),
+        Record("c2", "P-1", "", 0, trust="approved", duplicate_of="c0", conflicts_with=("c0", "c1")),
+    ]
+    budget = Budget(187, 0, 0)
+    setup = TurnSetup("tech-ana", ("P-1",), OBSERVED_ON, budget, ceiling=100_000, answer_allowance=0)
+    r = run_turn("What torque do the gland nuts need?", records, setup, Plain())
+    assert r.selection.conflicts and set(r.selection.conflicts[0].ids) == {"c0", "c1"}
+    if r.selection.selected_ids:
+        assert r.request is not None and r.request.tokens <= budget.total
+    else:
+        assert r.outcome is not TurnOutcome.TOO_LARGE
+
+
 def test_a_counter_that_does_not_add_up_is_caught_by_the_total_on_the_request_as_built():
     from botie.context.budget import Budget
 
