@@ -108,6 +108,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             (_ for _ in ()).throw(ValueError("full")) if i + o >= t else t - i - o
         ),
         "hard-coded 8 for the example": lambda t, i, o: 8,
+        "a float: 8.0 tokens": lambda t, i, o: float(evidence_allowance(t, i, o)),
     },
     "permitted": {
         "no filtering at all": lambda records, allowed: list(records),

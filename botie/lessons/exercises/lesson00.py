@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from botie.lessons.exercises.engine import Case, Exercise, Raises, same_value
+from typing import Any
+
+from botie.lessons.exercises.engine import Case, Exercise, Raises, same_value, show
 
 __all__ = ["EXERCISES"]
 
@@ -20,11 +22,18 @@ def _evidence_cases() -> tuple[Case, ...]:
     )
 
 
+def _same_tokens(got: Any, expected: int) -> str | None:
+    # Tokens are counted whole: 8.0 would pass an equality test, and then a budget holds fractions of tokens.
+    if type(got) is not int:
+        return f"expected a whole number of tokens such as {expected!r}, got {show(got)} (a {type(got).__name__})"
+    return same_value(got, expected)
+
+
 _EVIDENCE_ALLOWANCE = Exercise(
     "evidence_allowance",
     "Warm-up: how much room is left for evidence?",
     _evidence_cases,
-    same_value,
+    _same_tokens,
     (
         "The evidence allowance is what is left after both reserves: total minus input reserve minus output reserve.",
         "When the two reserves add up to more than the total, the request cannot fit. Raise a "
