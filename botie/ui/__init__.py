@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ._common import html_to_text
 from .decision import DecisionPanel, decision_panel
+from .evidence_panel import EvidencePanel, evidence_panel
 from .figures import window_figure, window_text
 from .provenance import ProvenancePanel, provenance_panel
 from .routing import RoutingPanel, routing_panel
@@ -21,11 +22,13 @@ from .turn import TurnPanel, turn_panel
 
 __all__ = [
     "DecisionPanel",
+    "EvidencePanel",
     "ProvenancePanel",
     "RoutingPanel",
     "SelectionPanel",
     "TurnPanel",
     "decision_panel",
+    "evidence_panel",
     "html_to_text",
     "provenance_panel",
     "routing_panel",

@@ -61,6 +61,11 @@ STYLES: dict[str, tuple[str, str]] = {
     "incomplete": (_WARN, "½"),
     "answer": (_GOOD, "✓"),
     "refuse": (_BAD, "✗"),
+    # citation verdicts and the evidence region (lesson 04)
+    "release": (_GOOD, "✓"),
+    "withhold": (_BAD, "✗"),
+    "held": (_GOOD, "▣"),
+    "closed_early": (_BAD, "⚠"),
     # routing strategies
     "stuff_all": (_GOOD, "▮"),
     "select_documents": (_OTHER, "▤"),

@@ -1,4 +1,4 @@
-"""Figures for lessons 02, 03 and 06, drawn from numbers the core computed.
+"""Figures for lessons 02, 03, 04 and 06, drawn from numbers the core computed.
 
 Like :mod:`botie.ui.figures`: ``matplotlib.figure.Figure`` without pyplot,
 a hatch as well as a colour on every bar, and the number written on it, so
@@ -18,7 +18,15 @@ from matplotlib.ticker import FuncFormatter
 from ._bars import COLOURS, Marker, Segment, bars_html
 from ._common import OKABE_ITO, figure_png
 
-__all__ = ["as_image", "density_figure", "loading_figure", "routing_bars", "routing_figure", "slice_figure"]
+__all__ = [
+    "alert_figure",
+    "as_image",
+    "density_figure",
+    "loading_figure",
+    "routing_bars",
+    "routing_figure",
+    "slice_figure",
+]
 
 # Okabe–Ito: distinct for the common kinds of colour blindness; every bar also has its own hatch.
 _BLUE, _ORANGE, _GREEN, _GREY, _RED = (
@@ -172,4 +180,47 @@ def slice_figure(reports: Mapping[str, Any]) -> Figure:
     ax.tick_params(axis="y", labelsize=7)
     ax.set_title("ordinary questions (left of the line) and the adversarial slice, scored apart", fontsize=10)
     fig.legend(loc="lower center", ncol=len(designs), fontsize=8, frameon=False)
+    return fig
+
+
+def alert_figure(requests: Sequence[Any]) -> Figure:
+    """Each turn's share of the ceiling (the request, then the answer allowance on top) against the alert line.
+
+    ``requests`` are one conversation's :class:`~botie.context.evidence.ModelRequest` values, turn by turn; the
+    alert line and each bar's word (``ok`` / ``ALERT``) are the requests' own ``alert_fraction`` and ``alert``.
+    """
+    fig = Figure(figsize=(7.5, 3.2), dpi=90)
+    ax = fig.add_axes((0.09, 0.2, 0.88, 0.64))
+    turns = list(range(1, len(requests) + 1))
+    sent = [100 * r.tokens / r.ceiling for r in requests]
+    room = [100 * r.answer_allowance / r.ceiling for r in requests]
+    ax.bar(
+        turns, sent, color=_BLUE, hatch="..", edgecolor="#333333", label="request (instructions, documents, history)"
+    )
+    tops = ax.bar(turns, room, bottom=sent, color=_GREY, hatch="//", edgecolor="#333333", label="kept for the answer")
+    for bar, r in zip(tops, requests):
+        word = "ALERT" if r.alert else "ok"
+        top = bar.get_y() + bar.get_height()
+        ax.text(
+            bar.get_x() + bar.get_width() / 2,
+            top + 1.5,
+            f"{r.ratio:.1%}\n{word}",
+            ha="center",
+            va="bottom",
+            fontsize=8,
+            fontweight="bold" if r.alert else "normal",
+            bbox={"facecolor": "white", "edgecolor": "none", "pad": 1},  # the label stays legible across the line
+            zorder=3,
+        )
+    line = 100 * requests[0].alert_fraction if requests else 70.0
+    ax.axhline(line, color=_RED, linestyle="--", linewidth=2, label=f"alert at {line:.0f}% of the ceiling")
+    first = next((t for t, r in zip(turns, requests) if r.alert), None)
+    ceiling = f"{requests[0].ceiling:,}-token ceiling" if requests else "ceiling"
+    crossing = f"turn {first} is the first to reach the alert" if first else "no turn reaches the alert"
+    ax.set_title(f"Share of the {ceiling}, turn by turn: {crossing}", fontsize=10)
+    ax.set_xticks(turns, [f"turn {t}" for t in turns], fontsize=8)
+    ax.set_ylabel("% of the ceiling", fontsize=9)
+    ax.set_ylim(0, 100)
+    ax.tick_params(axis="y", labelsize=8)
+    fig.legend(loc="lower center", ncol=3, fontsize=8, frameon=False)
     return fig

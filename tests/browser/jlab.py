@@ -414,6 +414,27 @@ def turn_without_approval_needs_approval(panel: Locator) -> str:
     return "approved off: decision create -> needs_approval"
 
 
+def pasting_lets_the_ticket_close_the_region(panel: Locator) -> str:
+    """Evidence panel: with tkt-5702 sent, the escaped region holds; pasted, the ticket closes it early."""
+
+    def set_box(name: str, ticked: bool) -> None:
+        box = panel.locator(f".botie-control-{name} input[type=checkbox]").first
+        if box.is_checked() != ticked:
+            shown = result.inner_text()
+            box.click()
+            wait_changed(result, shown, what=f"{'ticking' if ticked else 'unticking'} {name}")
+
+    result = result_of(panel)
+    set_box("escaped", True)
+    set_box("doc-tkt-5702", True)
+    assert "closed_early" not in result.inner_text(), f"escaped, the region should hold: {result.inner_text()[:400]!r}"
+    set_box("escaped", False)
+    text = result.inner_text()
+    assert "closed_early by tkt-5702" in text, f"pasted, tkt-5702 should close the region: {text[:400]!r}"
+    assert not problems_in(panel), problems_in(panel)
+    return "escaping off with tkt-5702 sent: region held -> closed early by tkt-5702"
+
+
 #: kind -> how to operate one control of that panel and check the outcome it should have.
 #: A panel of another kind must at least change its result when one of its controls moves.
 INTERACTIONS = {
@@ -422,6 +443,7 @@ INTERACTIONS = {
     "routing": oversized_document_changes_the_route,
     "provenance": later_date_supersedes_revision_4,
     "turn": turn_without_approval_needs_approval,
+    "evidence": pasting_lets_the_ticket_close_the_region,
 }
 
 

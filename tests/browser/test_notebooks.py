@@ -32,6 +32,7 @@ KEYBOARD = {
     "routing": ("largest", "End"),
     "provenance": ("floor", "End"),
     "turn": ("approved", "Space"),
+    "evidence": ("escaped", "Space"),
 }
 
 

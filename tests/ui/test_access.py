@@ -12,7 +12,7 @@ import ipywidgets as widgets
 import pytest
 
 from botie.lessons import fixture_path, load_scene
-from botie.ui import decision_panel, provenance_panel, routing_panel, selection_panel, turn_panel
+from botie.ui import decision_panel, evidence_panel, provenance_panel, routing_panel, selection_panel, turn_panel
 from botie.ui._access import Access
 from botie.ui._common import OKABE_ITO, STYLES, Panel, badge, contrast, control, control_names, text_colour
 
@@ -27,6 +27,7 @@ PANELS = {
     "routing": routing_panel,
     "provenance": provenance_panel,
     "turn": turn_panel,
+    "evidence": evidence_panel,
 }
 
 
@@ -118,6 +119,13 @@ def test_turn_announces_the_outcome_and_the_decision():
     assert panel.access.message == "outcome: answered; decision: create"
     panel.approved.value = False
     assert panel.access.message == "outcome: answered; decision: needs_approval"
+
+
+def test_evidence_announces_the_verdict_and_what_the_model_followed():
+    panel = evidence_panel()
+    assert panel.access.message == "verdict: release; region held; the careful model followed nothing planted"
+    panel.model_kind.value = "gullible"
+    assert panel.access.message.startswith("verdict: withhold (fact_not_in_text); ")
 
 
 def test_a_panel_without_a_summary_of_its_own_announces_its_first_result_line():
