@@ -12,6 +12,7 @@ import re
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ from botie.lessons.exercises import lesson05
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = "05_suggestion_to_action.ipynb"
 R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
-ANA = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+ANA: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
 
 
 def nine_am() -> dt.datetime:

@@ -222,7 +222,7 @@ def _results() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     from botie.actions.service import InspectionService
     from botie.actions.stores.memory import MemoryStore
 
-    ana = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+    ana: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
     service = InspectionService(MemoryStore(), clock=_nine_am)
     longer, r8, r10 = _with(_P2, duration_minutes=30), _with(_P2, request_id="r8"), _with(_P2, duration_minutes=90)
     r10["request_id"] = "r10"
@@ -277,7 +277,7 @@ def _second_job(proposal: Mapping[str, Any], sent: Mapping[str, Any]) -> str:
     from botie.actions.stores.memory import MemoryStore
 
     service = InspectionService(MemoryStore(), clock=_nine_am)
-    ana = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+    ana: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
     service.submit(proposal, **ana, approval=Approval("tech-ana", proposal))
     service.submit(dict(sent), **ana, approval=Approval("tech-ana", dict(sent)))
     jobs = [job.job_id for job in service.store.jobs()]
