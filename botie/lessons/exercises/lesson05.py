@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
@@ -206,9 +207,7 @@ SECOND_TRY = "a second try for a transient failure"
 _R12 = {"asset_id": "P-3", "duration_minutes": 45, "request_id": "r12"}
 
 
-def _nine_am() -> Any:
-    import datetime as dt
-
+def _nine_am() -> dt.datetime:
     return dt.datetime(2026, 3, 20, 9, 0, tzinfo=dt.timezone.utc)
 
 
@@ -224,8 +223,8 @@ def _results() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
 
     ana: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
     service = InspectionService(MemoryStore(), clock=_nine_am)
-    longer, r8, r10 = _with(_P2, duration_minutes=30), _with(_P2, request_id="r8"), _with(_P2, duration_minutes=90)
-    r10["request_id"] = "r10"
+    longer, r8 = _with(_P2, duration_minutes=30), _with(_P2, request_id="r8")
+    r10 = _with(_P2, duration_minutes=90, request_id="r10")
     found = {
         "create": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
         "reuse": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
