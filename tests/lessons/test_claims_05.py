@@ -289,3 +289,27 @@ def test_the_last_sections_closing_paragraph_comes_before_the_progress_block(edi
     stand = next(i for i, text in enumerate(cells) if text.startswith("## Where you stand"))
     assert "cannot make the" in cells[stand - 1] and "*agree*" in cells[stand - 1]
     assert not re.search(r"\*agree\*", "\n".join(cells[stand:]))
+
+
+# --- "(the example above)" marks only what the lesson ran above the exercise ------------------------------
+
+
+def test_choose_branchs_shown_cases_are_the_r7_story_the_lesson_runs():
+    shown = [c for c in lesson05._CHOOSE_BRANCH.cases() if c.shown]
+    story = [
+        (R7, None, "create"),
+        (R7, R7, "reuse"),
+        ({**R7, "duration_minutes": 30}, R7, "conflict"),
+    ]
+    got = [
+        (dict(c.args[0]), None if c.kwargs["previous"] is None else dict(c.kwargs["previous"].payload), c.expected)
+        for c in shown
+    ]
+    assert got == story
+    assert all(dict(c.kwargs["approval"].payload) == dict(c.args[0]) for c in shown)
+
+
+def test_next_requests_shown_cases_are_the_denial_and_the_silence_the_lesson_runs():
+    shown = {c.args[1]["status"]: c for c in lesson05._NEXT_REQUEST.cases() if c.shown}
+    assert set(shown) == {"denied", "unavailable"}
+    assert shown["unavailable"].args[2] == 1 and shown["unavailable"].args[0] == R7

@@ -65,7 +65,16 @@ def _branch_cases() -> tuple[Case, ...]:
     plan = [
         ("approved, nothing stored under r7", _P2, ana, allowed, ok, None, True),
         ("approved, r7 already stored with the same payload", _P2, ana, allowed, ok, same, True),
-        ("approved, r7 already stored for 30 minutes instead of 20", _P2, ana, allowed, ok, longer, True),
+        ("approved, r7 already stored for 30 minutes instead of 20", _P2, ana, allowed, ok, longer, False),
+        (
+            "r7 stored for 20 minutes, now approved for 30",
+            _with(_P2, duration_minutes=30),
+            ana,
+            allowed,
+            Approval(ana, _with(_P2, duration_minutes=30)),
+            same,
+            True,
+        ),
         ("r7 stored for P-3, now proposed for P-2", _P2, ana, allowed, ok, other_asset, False),
         (
             "K-7 is not allowed, even though r7 is stored with this payload",
