@@ -10,6 +10,7 @@ import pytest
 from botie.lessons.exercises import catalogue
 from botie.lessons.exercises.catalogue import EXERCISES, check, hint, run
 from botie.lessons.exercises.engine import Exercise, Verdict, same_value
+from tests.lessons import test_design_05 as _design_05_tests
 from tests.lessons import test_exercises_evidence as _evidence_tests
 
 # --- reference solutions (what the instructor edition holds) -------------------------
@@ -214,8 +215,8 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
 
 # Lessons 02, 03 and 06 register their exercises from their own module; their solutions live
 # beside their specific tests. The generic checks below run over every lesson's exercises.
-ALL_REFERENCE = {**REFERENCE, **_evidence_tests.REFERENCE}
-ALL_WRONG = {**WRONG, **_evidence_tests.WRONG}
+ALL_REFERENCE = {**REFERENCE, **_evidence_tests.REFERENCE, **_design_05_tests.REFERENCE}
+ALL_WRONG = {**WRONG, **_evidence_tests.WRONG, **_design_05_tests.WRONG_FOR_CHECKS}
 
 
 def test_every_exercise_has_a_reference_and_at_least_three_wrong_solutions():

@@ -82,7 +82,8 @@ PLACES: dict[str, tuple[str, int]] = {
     "span_check": ("04", 1),
     "valid_minutes": ("05", 1),
     "choose_branch": ("05", 2),
-    "field_errors": ("05", 3),
+    "next_request": ("05", 3),
+    "field_errors": ("05", 4),
     "first_lost_stage": ("06", 1),
 }
 

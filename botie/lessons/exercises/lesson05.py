@@ -1,11 +1,12 @@
-"""Lesson 05's exercises: from a suggestion to an action (minutes, the branch, the fields at fault)."""
+"""Lesson 05's exercises: from a suggestion to an action (minutes, the branch, a retry rule, the fields at fault)."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from botie.lessons.exercises.engine import Case, Exercise, same_bool, same_branch, same_fields
+from botie.lessons.exercises.engine import Case, Exercise, same_bool, same_branch, same_fields, show
 
 __all__ = ["EXERCISES"]
 
@@ -64,7 +65,16 @@ def _branch_cases() -> tuple[Case, ...]:
     plan = [
         ("approved, nothing stored under r7", _P2, ana, allowed, ok, None, True),
         ("approved, r7 already stored with the same payload", _P2, ana, allowed, ok, same, True),
-        ("approved, r7 already stored for 30 minutes instead of 20", _P2, ana, allowed, ok, longer, True),
+        ("approved, r7 already stored for 30 minutes instead of 20", _P2, ana, allowed, ok, longer, False),
+        (
+            "r7 stored for 20 minutes, now approved for 30",
+            _with(_P2, duration_minutes=30),
+            ana,
+            allowed,
+            Approval(ana, _with(_P2, duration_minutes=30)),
+            same,
+            True,
+        ),
         ("r7 stored for P-3, now proposed for P-2", _P2, ana, allowed, ok, other_asset, False),
         (
             "K-7 is not allowed, even though r7 is stored with this payload",
@@ -186,9 +196,173 @@ _FIELD_ERRORS = Exercise(
 )
 
 
+# --- the design exercise: when to send a request again -------------------------------------------
+#
+# The learner's rule is ``next_request(proposal, result, attempts)``: the arguments to send next, or None
+# to stop. Many rules are right, so no case has one expected answer. Each case says what the invariants
+# demand of that situation: "stop", "send" (send exactly this proposal again) or "either" (stopping and
+# resending are both fine, but a resend must be this very proposal). The tool results are the real
+# service's, so the rule sees what Botie would see.
+
+RETRY_LIMIT = 5
+
+#: The five invariants, as the notebook names them and the check's messages quote them.
+ONLY_UNCHANGED = "only what may succeed unchanged"
+WITHIN_LIMIT = f"at most {RETRY_LIMIT} attempts"
+ONE_JOB = "one job per request"
+AS_APPROVED = "exactly what was approved"
+SECOND_TRY = "a second try for a transient failure"
+
+_R12 = {"asset_id": "P-3", "duration_minutes": 45, "request_id": "r12"}
+
+
+def _nine_am() -> dt.datetime:
+    return dt.datetime(2026, 3, 20, 9, 0, tzinfo=dt.timezone.utc)
+
+
+def _silent(order: Any) -> str:
+    raise ConnectionError("the scheduler did not answer")
+
+
+def _results() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
+    """Each situation's proposal and the tool result the real service gives for it."""
+    from botie.actions.decision import Approval, StoredRequest, decide
+    from botie.actions.service import InspectionService
+    from botie.actions.stores.memory import MemoryStore
+
+    ana: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+    service = InspectionService(MemoryStore(), clock=_nine_am)
+    longer, r8 = _with(_P2, duration_minutes=30), _with(_P2, request_id="r8")
+    r10 = _with(_P2, duration_minutes=90, request_id="r10")
+    found = {
+        "create": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
+        "reuse": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
+        "conflict": (longer, service.submit(longer, **ana, approval=Approval("tech-ana", longer))),
+        "denied": (_P2, service.submit(_P2, caller="tech-bo", allowed_assets=["K-7"], approval=None)),
+        "needs_approval": (r8, service.submit(r8, **ana, approval=None)),
+        "invalid": (r10, service.submit(r10, **ana, approval=Approval("tech-ana", r10))),
+    }
+    silent = InspectionService(MemoryStore(), clock=_nine_am, downstream=_silent)
+    for name, proposal in (("unavailable", _P2), ("unavailable r12", _R12)):
+        found[name] = (proposal, silent.submit(proposal, **ana, approval=Approval("tech-ana", proposal)))
+    pending = StoredRequest(_P2)  # reserved, no receipt yet: an earlier attempt is still booking
+    found["in_progress"] = (_P2, decide(_P2, **ana, approval=Approval("tech-ana", _P2), previous=pending))
+    return {name: (proposal, decision.tool_result()) for name, (proposal, decision) in found.items()}
+
+
+def _next_request_cases() -> tuple[Case, ...]:
+    results = _results()
+    plan = [
+        ("r7 booked job-1 at the first attempt (create)", "create", 1, "stop", False),
+        ("r7 sent again, job-1 handed back (reuse), attempt 2", "reuse", 2, "stop", False),
+        ("r10 asks for 90 minutes (invalid)", "invalid", 1, "stop", False),
+        ("tech-bo may not schedule P-2 (denied)", "denied", 1, "stop", True),
+        ("r8: nobody approved it yet (needs_approval)", "needs_approval", 1, "stop", False),
+        ("r7 for 30 minutes after r7 booked 20 (conflict)", "conflict", 1, "stop", False),
+        ("r7: the scheduler did not answer, attempt 1 (unavailable)", "unavailable", 1, "send", True),
+        ("r7: the answer was lost, attempt 1", None, 1, "send", False),
+        ("r7: still unavailable at attempt 2", "unavailable", 2, "either", False),
+        ("r7: an earlier attempt is still booking (in_progress), attempt 1", "in_progress", 1, "either", False),
+        ("r7: the answer was lost again, attempt 2", None, 2, "either", False),
+        ("r12, P-3 for 45 minutes: unavailable, attempt 1", "unavailable r12", 1, "send", False),
+        ("r12: still unavailable at attempt 3", "unavailable r12", 3, "either", False),
+        ("r7: still unavailable at attempt 5", "unavailable", 5, "stop", False),
+        ("r7: still in_progress at attempt 5", "in_progress", 5, "stop", False),
+        ("r7: the answer lost for the fifth time", None, 5, "stop", False),
+    ]
+    cases = []
+    for label, situation, attempts, must, shown in plan:
+        proposal, result = results[situation] if situation is not None else (_P2, None)
+        expected = {"proposal": proposal, "result": result, "attempts": attempts, "must": must}
+        cases.append(Case(label, (proposal, result, attempts), expected, shown=shown))
+    return tuple(cases)
+
+
+def _second_job(proposal: Mapping[str, Any], sent: Mapping[str, Any]) -> str:
+    """What the real service does when ``proposal`` booked a job whose answer was lost and ``sent`` follows it."""
+    from botie.actions.decision import Approval
+    from botie.actions.service import InspectionService
+    from botie.actions.stores.memory import MemoryStore
+
+    service = InspectionService(MemoryStore(), clock=_nine_am)
+    ana: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+    service.submit(proposal, **ana, approval=Approval("tech-ana", proposal))
+    service.submit(dict(sent), **ana, approval=Approval("tech-ana", dict(sent)))
+    jobs = [job.job_id for job in service.store.jobs()]
+    return f"if the first attempt did book before its answer was lost, the jobs are now {jobs}"
+
+
+def _changes(proposal: Mapping[str, Any], sent: Mapping[str, Any]) -> list[str]:
+    """The fields ``sent`` changes, added or drops, compared by type and value (20.0 is not 20)."""
+    missing = object()
+    names = sorted(set(proposal) | set(sent))
+    return [
+        name
+        for name in names
+        if type(proposal.get(name, missing)) is not type(sent.get(name, missing))
+        or proposal.get(name, missing) != sent.get(name, missing)
+    ]
+
+
+def _why_stop(expected: Mapping[str, Any]) -> str:
+    result, attempts = expected["result"], expected["attempts"]
+    if attempts >= RETRY_LIMIT:
+        return f"breaks '{WITHIN_LIMIT}': this request has been sent {attempts} times; stop and say so"
+    status = result["status"]
+    return (
+        f"breaks '{ONLY_UNCHANGED}': after {status} the same request gets the same answer "
+        f"({result['message']}); stop and report it"
+    )
+
+
+def same_request_or_stop(got: Any, expected: Mapping[str, Any]) -> str | None:
+    """None when the rule's answer keeps every invariant for this situation, else which one it breaks."""
+    proposal, must = expected["proposal"], expected["must"]
+    if got is None:
+        if must == "send":
+            what = "the answer was lost" if expected["result"] is None else "the scheduler did not answer"
+            return f"breaks '{SECOND_TRY}': {what} at the first attempt; send the same request once more"
+        return None
+    if not isinstance(got, Mapping):
+        return f"expected the arguments to send (a dict) or None to stop, got {show(got)}"
+    if must == "stop":
+        return _why_stop(expected)
+    changed = _changes(proposal, got)
+    if "request_id" in changed:
+        return (
+            f"breaks '{ONE_JOB}': you sent request_id {show(got.get('request_id'))} instead of "
+            f"{proposal['request_id']!r}; {_second_job(proposal, got)}"
+        )
+    if changed:
+        return (
+            f"breaks '{AS_APPROVED}': you changed {', '.join(changed)}; the approval was for "
+            f"{show(dict(proposal))}, so a changed request needs a new one"
+        )
+    return None
+
+
+_NEXT_REQUEST = Exercise(
+    "next_request",
+    "Design exercise: when to send a request again",
+    _next_request_cases,
+    same_request_or_stop,
+    (
+        "Sort the statuses into two groups: those where the very same request could come out differently "
+        "later, and those where it cannot (or a job already exists). Then pick a limit, and decide what a "
+        "lost answer (result None) means.",
+        "result['retryable'] is the service's own answer to the first question. A lost answer may hide a "
+        "booked job, and only the same request id finds it again. Return the proposal object you were given, "
+        "unchanged, or None.",
+        "One design of many: if attempts >= 3: return None; then if result is None or result['retryable']: "
+        "return proposal; otherwise return None.",
+    ),
+)
+
+
 #: This lesson's exercises, in the order the notebook asks them.
 EXERCISES = (
     _VALID_MINUTES,
     _CHOOSE_BRANCH,
+    _NEXT_REQUEST,
     _FIELD_ERRORS,
 )

@@ -1,0 +1,315 @@
+"""Lesson 05's sentences about botie, each checked by running botie (no notebook execution needed).
+
+Each test is named after the claim it pins. Where the lesson shows one input, the test also tries others
+and the defaults, so a sentence that happens to hold for the printed example only would fail here.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botie.actions.decision import Approval, Branch, StoredRequest, decide
+from botie.actions.retry import submit_with_retries
+from botie.actions.service import DEFAULT_RETENTION, InspectionService
+from botie.actions.stores.memory import MemoryStore
+from botie.actions.stores.sqlite import SQLiteStore
+from botie.actions.tool import validate_inspection
+from botie.lessons.exercises import lesson05
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSON = "05_suggestion_to_action.ipynb"
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+ANA: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+
+
+def nine_am() -> dt.datetime:
+    return dt.datetime(2026, 3, 20, 9, 0, tzinfo=dt.timezone.utc)
+
+
+def _submit_at_once(store, workers: int = 4) -> list:
+    """The lesson's race: `workers` threads released together, each submitting the same approved r7."""
+    shared = InspectionService(store, clock=nine_am)
+    go = threading.Barrier(workers, timeout=10)
+    decisions: list = [None] * workers
+
+    def one(slot: int) -> None:
+        go.wait()
+        decisions[slot] = shared.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+
+    threads = [threading.Thread(target=one, args=(slot,)) for slot in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return decisions
+
+
+def _markdown(edition: str = "notebooks") -> list[str]:
+    cells = json.loads((ROOT / edition / LESSON).read_text(encoding="utf-8"))["cells"]
+    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+
+
+# --- section 1: strict minutes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", [True, False])
+def test_true_is_refused_because_the_validator_compares_the_type_not_isinstance(value):
+    assert isinstance(value, int)  # the loose check would let it through
+    (problem,) = validate_inspection({**R7, "duration_minutes": value})
+    assert problem.field == "duration_minutes" and "(bool)" in problem.message
+    assert validate_inspection({**R7, "duration_minutes": 1}) == ()
+
+
+# --- section 2: approval and its policy ------------------------------------------------------------
+
+
+def test_by_default_only_the_caller_may_approve_and_a_policy_can_name_a_supervisor():
+    by_lee = Approval("sup-lee", R7)
+    assert decide(R7, **ANA, approval=by_lee, previous=None).branch is Branch.NEEDS_APPROVAL
+    allowed = decide(R7, **ANA, approval=by_lee, previous=None, approvers={"tech-ana": ["sup-lee"]})
+    assert (
+        allowed.branch is Branch.CREATE
+        and "sup-lee approved exactly this payload for tech-ana" in allowed.checks[2].reason
+    )
+    # the policy is per caller: naming sup-lee for tech-ana lets sup-lee approve for nobody else
+    bo = decide(
+        R7,
+        caller="tech-bo",
+        allowed_assets=["P-2"],
+        approval=by_lee,
+        previous=None,
+        approvers={"tech-ana": ["sup-lee"]},
+    )
+    assert bo.branch is Branch.NEEDS_APPROVAL
+
+
+@pytest.mark.parametrize("change", [{"duration_minutes": 30}, {"asset_id": "P-3"}, {"request_id": "r8"}])
+def test_an_approval_does_not_stretch_to_a_changed_payload(change):
+    decision = decide({**R7, **change}, **ANA, approval=Approval("tech-ana", R7), previous=None)
+    assert decision.branch is Branch.NEEDS_APPROVAL and "a changed request needs a new approval" in decision.reason
+
+
+# --- section 3: retries, reuse, conflict, denial -----------------------------------------------------
+
+
+def test_the_retry_of_a_booked_r7_is_a_reuse_and_a_changed_r7_a_conflict_that_keeps_the_first_job():
+    service = InspectionService(MemoryStore(), clock=nine_am)
+    first = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    longer = {**R7, "duration_minutes": 30}
+    changed = service.submit(longer, **ANA, approval=Approval("tech-ana", longer))
+    assert (first.branch, again.branch, changed.branch) == (Branch.CREATE, Branch.REUSE, Branch.CONFLICT)
+    assert again.receipt.job_id == first.receipt.job_id and changed.receipt is None
+    assert [job.job_id for job in service.store.jobs()] == [first.receipt.job_id]
+
+
+def test_request_ids_are_kept_per_caller_for_24_hours_by_default():
+    assert DEFAULT_RETENTION == dt.timedelta(hours=24)
+    service = InspectionService(MemoryStore(), clock=nine_am)
+    ana = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    bo = service.submit(R7, caller="tech-bo", allowed_assets=["P-2"], approval=Approval("tech-bo", R7))
+    assert ana.branch is bo.branch is Branch.CREATE and ana.receipt.job_id != bo.receipt.job_id
+
+
+def test_a_denied_caller_learns_nothing_about_r7_whether_or_not_it_is_stored():
+    empty = InspectionService(MemoryStore(), clock=nine_am)
+    booked = InspectionService(MemoryStore(), clock=nine_am)
+    booked.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    answers = []
+    for service in (empty, booked):
+        denied = service.submit(R7, caller="tech-bo", allowed_assets=["K-7"], approval=Approval("tech-bo", R7))
+        assert denied.branch is Branch.DENIED and denied.receipt is None
+        answers.append((denied.tool_result(), denied.explain()))
+    assert answers[0] == answers[1]
+    assert "job" not in json.dumps(answers[1][0])
+
+
+# --- which failures to retry ---------------------------------------------------------------------------
+
+
+def test_exactly_two_branches_are_retryable_unavailable_and_in_progress():
+    assert {b for b in Branch if b.retryable} == {Branch.UNAVAILABLE, Branch.IN_PROGRESS}
+
+
+def test_submit_with_retries_stops_after_three_attempts_in_all_by_default():
+    def silent(order):
+        raise ConnectionError("no answer")
+
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=silent)
+    run = submit_with_retries(lambda: service.submit(R7, **ANA, approval=Approval("tech-ana", R7)))
+    assert len(run.attempts) == 3 and run.final.branch is Branch.UNAVAILABLE
+
+
+def test_two_silences_then_one_booking_under_one_request_id():
+    keys = []
+
+    def scheduler(order):
+        keys.append(order.idempotency_key)
+        if len(keys) <= 2:
+            raise ConnectionError("no answer")
+        return "ext-77"
+
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler)
+    run = submit_with_retries(lambda: service.submit(R7, **ANA, approval=Approval("tech-ana", R7)))
+    assert [str(d.branch) for d in run.attempts] == ["unavailable", "unavailable", "create"]
+    assert len(keys) == 3 and len(set(keys)) == 1 and len(service.store.jobs()) == 1
+
+
+@pytest.mark.parametrize(
+    ("proposal", "kwargs", "branch"),
+    [
+        (R7, {"caller": "tech-ana", "allowed_assets": ["P-3"]}, Branch.DENIED),
+        ({**R7, "duration_minutes": 90}, ANA, Branch.INVALID),
+        (R7, {**ANA, "approval": None}, Branch.NEEDS_APPROVAL),
+    ],
+)
+def test_a_refusal_is_tried_once_because_it_would_get_the_same_answer(proposal, kwargs, branch):
+    service = InspectionService(MemoryStore(), clock=nine_am)
+    kwargs = {"approval": Approval("tech-ana", proposal), **kwargs}
+    run = submit_with_retries(lambda: service.submit(proposal, **kwargs))
+    assert len(run.attempts) == 1 and run.final.branch is branch
+
+
+def test_a_conflict_is_tried_once_too():
+    service = InspectionService(MemoryStore(), clock=nine_am)
+    service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    longer = {**R7, "duration_minutes": 30}
+    run = submit_with_retries(lambda: service.submit(longer, **ANA, approval=Approval("tech-ana", longer)))
+    assert len(run.attempts) == 1 and run.final.branch is Branch.CONFLICT
+
+
+def test_the_invalid_tool_result_names_the_field_and_its_limits_and_60_minutes_goes_through():
+    service = InspectionService(MemoryStore(), clock=nine_am)
+    too_long = {**R7, "duration_minutes": 90, "request_id": "r10"}
+    result = service.submit(too_long, **ANA, approval=Approval("tech-ana", too_long)).tool_result()
+    assert result["status"] == "invalid" and result["retryable"] is False
+    assert [e["field"] for e in result["errors"]] == ["duration_minutes"] and "1 through 60" in result["message"]
+    repaired = {**too_long, "duration_minutes": 60}
+    assert service.submit(repaired, **ANA, approval=Approval("tech-ana", repaired)).branch is Branch.CREATE
+
+
+# --- the panel's order note --------------------------------------------------------------------------
+
+
+def test_a_changed_r7_nobody_approved_stops_at_needs_approval_and_with_approval_ends_in_conflict():
+    stored = StoredRequest.settled(R7, "job-1")
+    longer = {**R7, "duration_minutes": 30}
+    unapproved = decide(longer, **ANA, approval=None, previous=stored)
+    assert unapproved.branch is Branch.NEEDS_APPROVAL
+    assert str(unapproved.checks[-1].verdict) == "not_reached"  # the store was not read
+    approved = decide(longer, **ANA, approval=Approval("tech-ana", longer), previous=stored)
+    assert approved.branch is Branch.CONFLICT
+
+
+# --- section 5: the race -------------------------------------------------------------------------------
+
+
+def test_the_naive_store_books_four_jobs_for_four_workers_on_one_key():
+    everyone_has_looked = threading.Barrier(4, timeout=10)
+    naive = MemoryStore(guarded=False, pause=everyone_has_looked.wait)
+    decisions = _submit_at_once(naive)
+    assert [str(d.branch) for d in decisions] == ["create"] * 4 and len(naive.jobs()) == 4
+
+
+@pytest.mark.parametrize("workers", [2, 4, 6])
+def test_four_workers_racing_on_one_key_get_one_job_one_create_and_the_rest_reuse(tmp_path, workers):
+    store = SQLiteStore(tmp_path / "jobs.sqlite3")
+    try:
+        decisions = _submit_at_once(store, workers)
+        assert sorted(str(d.branch) for d in decisions) == ["create"] + ["reuse"] * (workers - 1)
+        assert len({d.receipt.job_id for d in decisions}) == 1 and len(store.jobs()) == 1
+    finally:
+        store.close()
+
+
+def test_the_guarded_memory_store_also_books_one_job_for_four_workers():
+    decisions = _submit_at_once(MemoryStore())
+    assert sorted(str(d.branch) for d in decisions) == ["create", "reuse", "reuse", "reuse"]
+
+
+def test_sqlite_keys_have_a_primary_key_on_caller_and_request_id(tmp_path):
+    path = tmp_path / "jobs.sqlite3"
+    SQLiteStore(path).close()
+    with sqlite3.connect(path) as conn:
+        columns = {row[1]: row[5] for row in conn.execute("PRAGMA table_info(idempotency_keys)")}
+    assert columns["caller"] == 1 and columns["request_id"] == 2  # position within the primary key
+
+
+# --- the design exercise ---------------------------------------------------------------------------------
+
+
+def test_the_design_check_runs_16_situations_and_names_five_invariants():
+    assert len(lesson05._NEXT_REQUEST.cases()) == 16
+    text = "\n".join(_markdown())
+    for name in (lesson05.ONLY_UNCHANGED, lesson05.WITHIN_LIMIT, lesson05.ONE_JOB, lesson05.AS_APPROVED):
+        assert f"**{name}**" in text
+    assert f"**{lesson05.SECOND_TRY}**" in text and lesson05.RETRY_LIMIT == 5
+
+
+def test_a_new_request_id_books_a_second_job_if_the_first_did_book():
+    service = InspectionService(MemoryStore(), clock=nine_am)
+    service.submit(R7, **ANA, approval=Approval("tech-ana", R7))  # booked; suppose the answer was lost
+    fresh = {**R7, "request_id": "r7-2"}
+    service.submit(fresh, **ANA, approval=Approval("tech-ana", fresh))
+    same = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert len(service.store.jobs()) == 2 and same.branch is Branch.REUSE
+
+
+# --- the wrong-on-purpose ticket -------------------------------------------------------------------------
+
+
+def test_an_admin_argument_grants_nothing_and_without_it_the_ticket_still_needs_an_approval():
+    planted = {"asset_id": "P-2", "duration_minutes": 60, "request_id": "r9", "admin": True}
+    assert decide(planted, **ANA, approval=None, previous=None).branch is Branch.INVALID
+    # even approved, an admin field is refused rather than honoured
+    assert decide(planted, **ANA, approval=Approval("tech-ana", planted), previous=None).branch is Branch.INVALID
+    cleaned = {k: v for k, v in planted.items() if k != "admin"}
+    assert decide(cleaned, **ANA, approval=None, previous=None).branch is Branch.NEEDS_APPROVAL
+
+
+# --- the lesson's own text -----------------------------------------------------------------------------
+
+
+def test_the_race_is_described_with_the_number_of_workers_it_runs():
+    text = "\n".join(_markdown())
+    assert "two workers" not in text and "four workers racing on one key" in text
+
+
+@pytest.mark.parametrize("edition", ["notebooks", "notebooks/instructor"])
+def test_the_last_sections_closing_paragraph_comes_before_the_progress_block(edition):
+    cells = _markdown(edition)
+    stand = next(i for i, text in enumerate(cells) if text.startswith("## Where you stand"))
+    assert "cannot make the" in cells[stand - 1] and "*agree*" in cells[stand - 1]
+    assert not re.search(r"\*agree\*", "\n".join(cells[stand:]))
+
+
+# --- "(the example above)" marks only what the lesson ran above the exercise ------------------------------
+
+
+def test_choose_branchs_shown_cases_are_the_r7_story_the_lesson_runs():
+    shown = [c for c in lesson05._CHOOSE_BRANCH.cases() if c.shown]
+    story = [
+        (R7, None, "create"),
+        (R7, R7, "reuse"),
+        ({**R7, "duration_minutes": 30}, R7, "conflict"),
+    ]
+    got = [
+        (dict(c.args[0]), None if c.kwargs["previous"] is None else dict(c.kwargs["previous"].payload), c.expected)
+        for c in shown
+    ]
+    assert got == story
+    assert all(dict(c.kwargs["approval"].payload) == dict(c.args[0]) for c in shown)
+
+
+def test_next_requests_shown_cases_are_the_denial_and_the_silence_the_lesson_runs():
+    shown = {c.args[1]["status"]: c for c in lesson05._NEXT_REQUEST.cases() if c.shown}
+    assert set(shown) == {"denied", "unavailable"}
+    assert shown["unavailable"].args[2] == 1 and shown["unavailable"].args[0] == R7

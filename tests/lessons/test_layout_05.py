@@ -1,0 +1,70 @@
+"""Lesson 05's shape: its size, its cast card, and predictions posed before the text that answers them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from botie.lessons.exercises.questions import QUESTIONS, questions_for
+
+ROOT = Path(__file__).resolve().parents[2]
+LEARNER = ROOT / "notebooks" / "05_suggestion_to_action.ipynb"
+WORD = r"[A-Za-z0-9'’-]+"
+
+
+def _cells() -> list[dict]:
+    return json.loads(LEARNER.read_text(encoding="utf-8"))["cells"]
+
+
+def _text(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def _tags(cell: dict) -> list[str]:
+    return cell.get("metadata", {}).get("tags", [])
+
+
+def test_the_learner_edition_has_at_most_45_cells_and_2000_words_of_prose():
+    cells = _cells()
+    prose = [_text(c) for c in cells if c["cell_type"] == "markdown" and "cast-card" not in _tags(c)]
+    assert len(cells) <= 45
+    assert sum(len(re.findall(WORD, text)) for text in prose) <= 2000
+
+
+def test_the_cast_card_follows_what_youll_learn_and_names_the_ticket():
+    cells = _cells()
+    learn = next(i for i, c in enumerate(cells) if "**What you'll learn**" in _text(c))
+    card = cells[learn + 1]
+    assert card["id"] == "cast-05" and "cast-card" in _tags(card)
+    assert "| `tkt-5630` |" in _text(card)
+
+
+def _distinctive(qid: str) -> set[str]:
+    q = QUESTIONS[qid]
+
+    def words(text: str) -> set[str]:
+        return {w.lower() for w in re.findall(WORD, text) if len(re.sub(r"[^A-Za-z0-9]", "", w)) >= 4}
+
+    wrong = set().union(*(words(o) for i, o in enumerate(q.options) if i != q.answer))
+    return words(q.options[q.answer]) - wrong
+
+
+@pytest.mark.parametrize("qid", [q.id for q in questions_for("05")])
+def test_a_prediction_is_posed_before_its_answer_and_resolved_by_a_run(qid):
+    cells = _cells()
+    at = next(i for i, c in enumerate(cells) if c["cell_type"] == "code" and f'predict("{qid}")' in _text(c))
+    above, j = [], at - 1
+    while j >= 0 and cells[j]["cell_type"] == "markdown":
+        above.append(_text(cells[j]))
+        j -= 1
+    said = {w.lower() for w in re.findall(WORD, "\n".join(above))}
+    assert not _distinctive(qid) <= said, f"the text above {qid} already gives its answer"
+    following = []
+    for cell in cells[at + 1 :]:
+        if cell["cell_type"] == "markdown" and re.search(r"^## ", _text(cell), flags=re.M):
+            break
+        following.append(cell)
+    assert any("lesson-check" in _tags(c) and c["outputs"] for c in following), f"nothing runs to resolve {qid}"
