@@ -284,3 +284,17 @@ def test_the_cast_cards_dates_and_states_are_the_fixtures():
     _, exception = _fitting_and_exception()
     assert "16 N·m" in exception.text and "lapped on site" in exception.text
     assert re.search(r"\b15 N·m\b", BY_ID["man-p2-r3-s3.2"].text)
+
+
+def test_the_restricted_where_key_is_the_order_the_run_shows():
+    """The prediction's right option, "before the budget", is what section 2's run settles."""
+    from botie.lessons.exercises.questions import QUESTIONS
+
+    question = QUESTIONS["restricted-where"]
+    assert question.options[question.answer].startswith("before the budget")
+    kept, dropped = _budget_first(SCENE.records, SCENE.allowed_assets, BUDGET)
+    assert (
+        "tkt-5521" not in kept
+        and dropped
+        and "tkt-5521" in select(SCENE.records, SCENE.allowed_assets, BUDGET).selected_ids
+    )

@@ -75,14 +75,14 @@ _ALL = (
         "01",
         "tech-ana may not read the P-1 and K-7 records. Where must that be enforced?",
         (
-            "in the prompt: tell the model not to use them",
+            "in the instructions: tell the model not to use them",
             "before the budget: such a record never takes room and never reaches the model",
             "after the answer: remove their facts from the reply",
         ),
         1,
         "Permission runs in code before any budget decision. Budget first, the P-1 manual takes room and pushes "
-        "out the ticket before it is dropped; a line in the prompt comes after the restricted text was sent, "
-        "and cleaning the reply comes later still.",
+        "out the ticket before it is dropped; a line in the instructions cannot take back restricted text that is "
+        "already in the request, and cleaning the reply comes later still.",
     ),
     _q(
         "skip-3-8-2-in-7",
