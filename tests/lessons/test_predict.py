@@ -54,7 +54,8 @@ def test_key_prefix_6_5_in_8_is_the_first_only():
 
 def test_key_skip_3_8_2_in_7_keeps_positions_0_and_2():
     recs = [Record(f"p{i}", "P-2", "x", c) for i, c in enumerate([3, 8, 2])]
-    assert select(recs, ["P-2"], 7, policy="skip").selected_ids == ("p0", "p2") and _key("skip-3-8-2-in-7") == "[0, 2]"
+    kept = select(recs, ["P-2"], 7, policy="skip")
+    assert kept.selected_ids == ("p0", "p2") and kept.used == 5 and _key("skip-3-8-2-in-7") == "[0, 2], 5 used"
 
 
 def test_key_restricted_and_vendor_file_are_stopped_by_permission_before_ranking():

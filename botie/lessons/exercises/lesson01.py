@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from typing import Any
 
-from botie.lessons.exercises.engine import Case, Exercise, same_record_objects, same_records
+from botie.lessons.exercises.engine import Case, Exercise, same_record_objects, show
 
 __all__ = ["EXERCISES"]
 
@@ -24,6 +26,26 @@ def _records(*entries: tuple[str, str, int]):
 def _random_records(rng: random.Random, n: int):
     assets = ("P-1", "P-2", "P-3", "K-7")
     return _records(*[(f"c{i}", rng.choice(assets), rng.randint(0, 7)) for i in range(n)])
+
+
+def a_list_of_records(got: Any, expected: list[str]) -> str | None:
+    """Right only for a list of the Record objects themselves, in ranked order.
+
+    The next step (and the capstone) reads each record's cost and may walk the answer more than once, so a
+    generator or any other one-pass iterator, a tuple and a list of ids are all wrong, each with its own
+    plain message rather than a crash further on.
+    """
+    if not isinstance(got, list):
+        kind = type(got).__name__
+        if isinstance(got, Iterator):
+            return (
+                f"expected a list of records, got a {kind}, which can be read only once (the next step would "
+                "find it empty): build a list, e.g. [record for record in records if ...]"
+            )
+        if isinstance(got, tuple):
+            return f"expected a list of records, got a tuple {show(got)}: return a list (square brackets)"
+        return f"expected a list of records, got {show(got)}"
+    return same_record_objects(got, expected)
 
 
 def _permitted_cases() -> tuple[Case, ...]:
@@ -62,7 +84,7 @@ _PERMITTED = Exercise(
     "permitted",
     "Keep only the candidates the caller may read",
     _permitted_cases,
-    same_record_objects,
+    a_list_of_records,
     (
         "Go through the records in order and keep each one whose asset is in allowed_assets. "
         "Return them as a list, still in ranked order.",
@@ -93,11 +115,13 @@ def _prefix_cases() -> tuple[Case, ...]:
             "costs [6, 5] in 8: the second would make 11",
             (_records(("a", "P-2", 6), ("b", "P-2", 5)), ["P-2"], 8),
             ["a"],
+            shown=True,  # section 3 runs it before the prediction's answer
         ),
         Case(
             "costs [3, 8, 2] in 7: stop at the 8, even though the 2 would fit",
             (_records(("a", "P-2", 3), ("b", "P-2", 8), ("c", "P-2", 2)), ["P-2"], 7),
             ["a"],
+            shown=True,  # section 3's loop on bare costs
         ),
         Case("one record that fills an allowance of 7 exactly", (_records(("a", "P-2", 7)), ["P-2"], 7), ["a"]),
         Case(
@@ -136,7 +160,7 @@ _CHOOSE_EVIDENCE = Exercise(
     "choose_evidence",
     "Permission first, then the ranked prefix that fits",
     _prefix_cases,
-    same_records,
+    a_list_of_records,
     (
         "Two steps, in this order: first drop the records the caller may not read (your `permitted` "
         "does that), then walk what is left in ranked order, adding up costs.",

@@ -73,24 +73,26 @@ _ALL = (
     _q(
         "restricted-where",
         "01",
-        "The technician may not read K-7 records. Where must that be enforced?",
+        "tech-ana may not read the P-1 and K-7 records. Where must that be enforced?",
         (
-            "in the prompt: tell the model not to reveal K-7",
-            "before the budget: a K-7 record never takes room and never reaches the model",
-            "after the answer: remove K-7 facts from the reply",
+            "in the instructions: tell the model not to use them",
+            "before the budget: such a record never takes room and never reaches the model",
+            "after the answer: remove their facts from the reply",
         ),
         1,
-        "An instruction in the prompt is too late: the restricted text was already sent. Permission is applied "
-        "first, so a forbidden record cannot even use up budget.",
+        "Permission runs in code before any budget decision. Budget first, the P-1 manual takes room and pushes "
+        "out the ticket before it is dropped; a line in the instructions cannot take back restricted text that is "
+        "already in the request, and cleaning the reply comes later still.",
     ),
     _q(
         "skip-3-8-2-in-7",
         "01",
-        "Costs 3, 8, 2 in an allowance of 7, with the skip policy. Which positions are kept?",
-        ("[0]", "[0, 2]", "[0, 1]", "[2]"),
+        "Costs 3, 8, 2 in ranked order, an allowance of 7, the skip policy. Which positions are kept, and how "
+        "many tokens are used?",
+        ("[0], 3 used", "[0, 2], 5 used", "[0, 1], 11 used", "[2], 2 used"),
         1,
-        "Skip passes over the 8 and keeps looking, so the 2 gets in too. Prefix would stop at the 8 and keep "
-        "[0]: under prefix, everything kept outranks everything dropped.",
+        "Skip steps over the 8 and keeps looking, so the 2 gets in too: 3 + 2 = 5. Prefix would stop at the 8 "
+        "and keep [0]: under prefix, everything kept outranks everything left out.",
     ),
     _q(
         "internal-policy-layer",
