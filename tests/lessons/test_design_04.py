@@ -62,7 +62,7 @@ def sentence_by_sentence(answer, citations, context):
         cited = [citations[int(n) - 1] for n in _MARKER.findall(sentence) if 1 <= int(n) <= len(citations)]
         if not cited or not all(_genuine(c, context) for c in cited):
             return False
-        figures = re.findall(r"\d+(?:\.\d+)?", _MARKER.sub("", sentence))
+        figures = re.findall(r"(?<![\w-])\d+(?:\.\d+)?", _MARKER.sub("", sentence))  # not the 2 of P-2
         if any(all(f not in c["quote"] for c in cited) for f in figures):
             return False
     return True
@@ -115,6 +115,22 @@ def always_release(answer, citations, context):
     return True
 
 
+#: For the generic exercise tests (tests/lessons/test_exercises_evidence.py): a reference and wrong solutions.
+REFERENCE = {"release": library_design}
+WRONG = {
+    "release": {
+        "never looks at the quotes": no_quote_check,
+        "ignores capitals": ignores_case,
+        "passes over a document that was not sent": skips_unknown_ids,
+        "checks quotes, never sentences": quotes_only,
+        "one marker anywhere is enough": any_marker_anywhere,
+        "splits sentences at every full stop": splits_at_every_full_stop,
+        "hard-coded False (always withhold)": always_withhold,
+        "hard-coded True (always release)": always_release,
+    }
+}
+
+
 def _failures(fn, cases=None):
     """The messages of the failed cases (and the report's verdict)."""
     if cases is None:
@@ -128,11 +144,12 @@ def _failures(fn, cases=None):
     return (Verdict.PASSED if not messages else Verdict.FAILED), messages
 
 
-def test_the_check_holds_four_invariants_over_sixteen_answers():
+def test_the_check_holds_four_invariants_over_eighteen_answers_the_first_two_shown():
     cases = RELEASE.cases()
-    assert len(cases) == 16
+    assert len(cases) == 18
+    assert [c.shown for c in cases[:3]] == [True, True, False] and sum(c.shown for c in cases) == 2
     assert {c.expected[0] for c in cases} == set(INVARIANTS)
-    assert sum(c.expected[1] for c in cases) == 5  # five honest answers to release, eleven to withhold
+    assert sum(c.expected[1] for c in cases) == 6  # six honest answers to release, twelve to withhold
 
 
 @pytest.mark.parametrize("design", [library_design, sentence_by_sentence], ids=lambda f: f.__name__)

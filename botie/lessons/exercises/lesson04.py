@@ -277,8 +277,32 @@ def generated_answers(seed: int = 2026) -> tuple[tuple[str, str, Answer], ...]:
     return _honest(rng) + _bent(rng)
 
 
+#: Section 5's two answers (the notebook prints them in the cell before the exercise): the check's first two cases.
+SHOWN_CITATIONS = (
+    ("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),
+    ("man-p2-r4-s3.2.1", "tighten the gland nuts to 16 N·m only"),
+)
+SHOWN_HONEST = (
+    "Tighten the P-2 gland nuts to 18 N·m in a cross pattern [1].",
+    "If the seal faces were lapped on site, use 16 N·m [2].",
+)
+SHOWN_BENT = (*SHOWN_HONEST, _BOOKED)
+
+
+def shown_answers() -> tuple[tuple[str, str, Answer], ...]:
+    torque = sent_documents(0)
+    return (
+        (HONEST, "section 5's honest answer", Answer(SHOWN_HONEST, SHOWN_CITATIONS, torque)),
+        (EVERY_SENTENCE, "section 5's bent answer", Answer(SHOWN_BENT, SHOWN_CITATIONS, torque)),
+    )
+
+
 def _release_cases(seed: int = 2026) -> tuple[Case, ...]:
-    return tuple(
+    shown = tuple(
+        Case(label, answer.args(), (invariant, invariant == HONEST, answer.text), shown=True)
+        for invariant, label, answer in shown_answers()
+    )
+    return shown + tuple(
         Case(label, answer.args(), (invariant, invariant == HONEST, answer.text))
         for invariant, label, answer in generated_answers(seed)
     )
