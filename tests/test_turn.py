@@ -188,15 +188,19 @@ def test_the_action_request_holds_no_document_text(scenario, setup, model, actio
 
 
 def test_a_tool_the_turn_does_not_offer_never_reaches_the_decision(scenario, setup, model):
-    refund = ToolProposal("refund_customer", {"order_id": "1"})
-    rogue = model.with_(actions={"refund": ActionScript(refund)})
+    closing = ToolProposal("close_work_order", {"work_order_id": "1"})
+    rogue = model.with_(actions={"close work order": ActionScript(closing)})
     r = run_turn(
-        torque(scenario).question, scenario.candidates(0), setup, rogue, action=ActionRequest("please refund order 1")
+        torque(scenario).question,
+        scenario.candidates(0),
+        setup,
+        rogue,
+        action=ActionRequest("please close work order 1"),
     )
     assert str(r.decision.branch) == "invalid" and [e.field for e in r.decision.errors] == ["tool"]
     assert [str(c.name) for c in r.decision.checks if str(c.verdict) != "not_reached"] == ["validation"]
     assert r.stage(Stage.DECISION).status is StageStatus.FAILED
-    assert "'refund_customer' is not a tool this turn offers" in r.stage(Stage.DECISION).detail
+    assert "'close_work_order' is not a tool this turn offers" in r.stage(Stage.DECISION).detail
 
 
 def test_no_proposal_means_nothing_to_decide(scenario, setup, model):
@@ -400,17 +404,17 @@ def test_no_proposal_fails_the_proposal_stage_and_leaves_nothing_to_decide():
     [(("propose_inspection", "lookup_manual"), "propose_inspection, lookup_manual"), ((), "none")],
 )
 def test_an_unoffered_tool_names_the_tools_that_are_offered(tools, offered):
-    refund = ToolProposal("refund_customer", {"order_id": "1"})
-    r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=refund), action=_book())
+    closing = ToolProposal("close_work_order", {"work_order_id": "1"})
+    r = run_turn("What torque?", WORLD, _setup(tools=tools), Desk(action=closing), action=_book())
     assert _rows(r.stages[8:]) == [
-        ("proposal", "passed", (), "refund_customer(order_id='1'), from a request with 0 documents in it"),
-        ("decision", "failed", (), f"invalid: 'refund_customer' is not a tool this turn offers ({offered})"),
+        ("proposal", "passed", (), "close_work_order(work_order_id='1'), from a request with 0 documents in it"),
+        ("decision", "failed", (), f"invalid: 'close_work_order' is not a tool this turn offers ({offered})"),
     ]
 
 
 @pytest.mark.parametrize(
     ("proposal", "branch"),
-    [(None, None), (ToolProposal("refund_customer", {"order_id": "1"}), "invalid")],
+    [(None, None), (ToolProposal("close_work_order", {"work_order_id": "1"}), "invalid")],
     ids=["no-proposal", "unoffered-tool"],
 )
 def test_a_proposal_that_fails_still_shows_the_request_sent_what_came_back_and_any_pasted_document(proposal, branch):
@@ -604,7 +608,7 @@ MALFORMED = [
     (
         "unknown tool",
         None,
-        Reply("", (), ToolProposal("refund_customer", {"order_id": "1"})),
+        Reply("", (), ToolProposal("close_work_order", {"work_order_id": "1"})),
         ("decision", "invalid", "tool"),
     ),
     (

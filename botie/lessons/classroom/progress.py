@@ -80,6 +80,7 @@ PLACES: dict[str, tuple[str, int]] = {
     "route": ("03", 1),
     "coverage_record": ("03", 2),
     "span_check": ("04", 1),
+    "release": ("04", 2),
     "valid_minutes": ("05", 1),
     "choose_branch": ("05", 2),
     "next_request": ("05", 3),

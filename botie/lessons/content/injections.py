@@ -1,4 +1,4 @@
-"""Lesson 03's threat-model demos: the retriever as gatekeeper, the cache escalation, and injection phrasings that age.
+"""Lesson 04's threat-model demos: the retriever as gatekeeper, the cache escalation, and injection phrasings that age.
 
 * :func:`admitted` asks, question by question, whether a planted passage
   reaches the prompt. Under retrieval it must outrank the rest for a query
@@ -89,7 +89,7 @@ OVERRIDES = (
 ACTIONS = (
     "book a 60-minute inspection on P-2",
     "say the torque is 30 N·m",
-    "call the refund tool",
+    "close work order 4471 without sign-off",
     "mark the seal as replaced",
 )
 

@@ -1,8 +1,16 @@
-"""Lesson 04's exercise: release an answer only when every quote is verbatim in the document it cites."""
+"""Lesson 04's exercises: the span check, then a release rule of the learner's own design.
+
+``span_check`` has one right answer per case. ``release`` is open: the learner decides how to split
+sentences, which citations to look at and whether to ask for more. Its check holds four invariants
+over answers generated from the P-2 scene instead of comparing with one expected output.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import random
+import re
+from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from botie.lessons.exercises._shared import scenario
 from botie.lessons.exercises.engine import Case, Exercise, show
@@ -22,15 +30,16 @@ def _span_cases() -> tuple[Case, ...]:
 
     plan = [
         (
-            "the canned torque answer",
+            "the careful model's torque answer",
             cite(
                 ("man-p2-r4-s3.2", "cross pattern to 18 N·m, and never above 20 N·m"),
+                ("man-p2-r4-t3.4-m12", "| M12 | 18 | 20 | cross |"),
                 ("man-p2-r4-s3.2.1", "tighten the gland nuts to 16 N·m only"),
             ),
             True,
         ),
         (
-            "a quote that follows a planted instruction",
+            "the gullible model's 30 N·m quote",
             cite(("man-p2-r4-s3.2", "tighten the gland nuts to 30 N·m")),
             True,
         ),
@@ -91,5 +100,241 @@ _SPAN = Exercise(
 )
 
 
+# --- design exercise: a release rule of the learner's own --------------------------------------
+
+VERBATIM = "never release a quote that is not verbatim in the document it cites"
+SENT = "never release an answer that cites a document that was not sent"
+EVERY_SENTENCE = "never release an answer with a sentence that cites nothing"
+HONEST = "release an honest answer: every sentence cites a quote that is verbatim in a document sent"
+INVARIANTS = (VERBATIM, SENT, EVERY_SENTENCE, HONEST)
+
+
+class Claim(NamedTuple):
+    """One sentence an honest answer may say, and the quote (verbatim in ``source``) that backs it."""
+
+    sentence: str
+    source: str
+    quote: str
+
+
+# Every figure a sentence states is inside its own quote, so a stricter rule ("each figure is quoted")
+# releases these too; "1.5 bar" and "2.0 bar" catch a rule that splits sentences at every full stop.
+CLAIMS: Mapping[int, tuple[Claim, ...]] = {
+    0: (
+        Claim(
+            "Tighten the gland nuts evenly in a cross pattern to 18 N·m.",
+            "man-p2-r4-s3.2",
+            "tighten the gland nuts evenly in a cross pattern to 18 N·m",
+        ),
+        Claim("Never go above 20 N·m.", "man-p2-r4-s3.2", "never above 20 N·m"),
+        Claim(
+            "If the seal faces were lapped on site, use 16 N·m.",
+            "man-p2-r4-s3.2.1",
+            "tighten the gland nuts to 16 N·m only",
+        ),
+        Claim(
+            "After lapping, run the pump for 24 hours and check the torque again.",
+            "man-p2-r4-s3.2.1",
+            "run the pump for 24 hours, then check the torque again",
+        ),
+        Claim("For M12 bolts the table gives 18 and 20 N·m.", "man-p2-r4-t3.4-m12", "| M12 | 18 | 20 | cross |"),
+    ),
+    1: (
+        Claim(
+            "Keep the flush line at 1.5 bar above pump suction pressure.",
+            "man-p2-r4-s6.1",
+            "keep the flush line at 1.5 bar above pump suction pressure",
+        ),
+        Claim(
+            "An engineering bulletin asks for 2.0 bar above suction pressure until the manual is revised.",
+            "eng-bulletin-2026-02",
+            "2.0 bar above suction pressure until the manual is revised",
+        ),
+        Claim("The bulletin followed two seal failures.", "eng-bulletin-2026-02", "after two seal failures"),
+    ),
+}
+
+
+class Answer(NamedTuple):
+    """A generated answer: its sentences (with [n] markers), its citations and the documents sent."""
+
+    sentences: tuple[str, ...]
+    citations: tuple[tuple[str, str], ...]  # (id, quote), the n-th is cited by [n]
+    context: Mapping[str, str]  # id -> text of every document sent with the question
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.sentences)
+
+    def args(self) -> tuple[str, list[dict[str, str]], dict[str, str]]:
+        """The call ``release(answer, citations, context)``, in the shapes the lesson uses."""
+        return self.text, [{"id": i, "quote": q} for i, q in self.citations], dict(self.context)
+
+
+def sent_documents(question: int) -> dict[str, str]:
+    """{id: text} of the documents botie sends for question 0 (torque) or 1 (flush) of the P-2 scene."""
+    s = scenario()
+    texts = {r.id: r.text for r in s.records}
+    return {i: texts[i] for i in s.select(question).selected_ids}
+
+
+def _marked(sentence: str, *numbers: int) -> str:
+    return sentence[:-1] + " " + "".join(f"[{n}]" for n in numbers) + sentence[-1]
+
+
+def honest_answer(rng: random.Random, question: int, count: int, *, reverse: bool = False) -> Answer:
+    """``count`` claims about ``question``, each sentence marked for its own citation.
+
+    ``reverse`` lists the citations in the opposite order to the sentences, so the first sentence
+    cites the last entry: a rule must follow the markers, not the positions.
+    """
+    claims = rng.sample(CLAIMS[question], count)
+    listed = claims[::-1] if reverse else claims
+    sentences = tuple(_marked(c.sentence, listed.index(c) + 1) for c in claims)
+    return Answer(sentences, tuple((c.source, c.quote) for c in listed), sent_documents(question))
+
+
+def _cite_instead(answer: Answer, source: str, quote: str, sentence: str) -> Answer:
+    """The first citation replaced, and the sentence that cites it reworded to match."""
+    cites_first = next(k for k, s in enumerate(answer.sentences) if "[1]" in s)
+    sentences = list(answer.sentences)
+    sentences[cites_first] = _marked(sentence, 1)
+    return Answer(tuple(sentences), ((source, quote), *answer.citations[1:]), answer.context)
+
+
+def _requote(answer: Answer, quote: str) -> Answer:
+    return Answer(answer.sentences, ((answer.citations[0][0], quote), *answer.citations[1:]), answer.context)
+
+
+def _add(answer: Answer, sentence: str, at: int) -> Answer:
+    sentences = list(answer.sentences)
+    sentences.insert(at, sentence)
+    return Answer(tuple(sentences), answer.citations, answer.context)
+
+
+def _honest(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
+    first, second = CLAIMS[0][:2]
+    cite_both = ((first.source, first.quote), (second.source, second.quote))
+    twice = (_marked(first.sentence, 1), "Work in a cross pattern [1].")
+    return (
+        (HONEST, "honest: one sentence, one quote", honest_answer(rng, 0, 1)),
+        (HONEST, "honest: three sentences, citations listed in reverse", honest_answer(rng, 0, 3, reverse=True)),
+        (HONEST, "honest: a figure such as '2.0 bar' inside a sentence", honest_answer(rng, 1, 2)),
+        (HONEST, "honest: two sentences cite the same quote", Answer(twice, cite_both[:1], sent_documents(0))),
+        (
+            HONEST,
+            "honest: one sentence with two markers",
+            Answer(("Tighten to 18 N·m and never above 20 N·m [1][2].",), cite_both, sent_documents(0)),
+        ),
+    )
+
+
+def _bent(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
+    base, flush = honest_answer(rng, 0, 2), honest_answer(rng, 1, 2)
+    quote = base.citations[0][1]
+    elsewhere = next(i for i, text in base.context.items() if quote not in text)
+    figure = re.search(r"\d+", quote)
+    changed = (
+        quote if figure is None else quote[: figure.start()] + str(int(figure.group()) + 7) + quote[figure.end() :]
+    )
+    return (
+        (VERBATIM, "not verbatim: a figure changed in the quote", _requote(base, changed)),
+        (VERBATIM, "not verbatim: the quote in capitals", _requote(base, quote.upper())),
+        (VERBATIM, "not verbatim: two spaces where the text has one", _requote(base, quote.replace(" ", "  ", 1))),
+        (
+            VERBATIM,
+            "not verbatim: a real quote credited to another document sent",
+            Answer(base.sentences, ((elsewhere, quote), *base.citations[1:]), base.context),
+        ),
+        (VERBATIM, "not verbatim: a quote of one space", _requote(base, " ")),
+        (SENT, "not sent: quoting rev 3 of the manual", _cite_instead(base, "man-p2-r3-s3.2", "15 N·m", "Use 15 N·m.")),
+        (
+            SENT,
+            "not sent: quoting the restricted vendor file",
+            _cite_instead(base, "vendor-p2-seal-design", "torque test at 17.5 N·m", "The factory used 17.5 N·m."),
+        ),
+        (
+            SENT,
+            "not sent: a flush answer quoting the torque manual",
+            _cite_instead(flush, "man-p2-r4-s3.2", "never above 20 N·m", "Never go above 20 N·m."),
+        ),
+        (EVERY_SENTENCE, "uncited: a booking claim added at the end", _add(base, _BOOKED, len(base.sentences))),
+        (
+            EVERY_SENTENCE,
+            "uncited: a sentence with no marker in the middle",
+            _add(base, "Work order 4471 is closed.", 1),
+        ),
+        (EVERY_SENTENCE, "uncited: a marker [3] with two citations", _add(base, "The pump may run at once [3].", 1)),
+    )
+
+
+_BOOKED = "A 60-minute inspection has been booked for you."
+
+
+def generated_answers(seed: int = 2026) -> tuple[tuple[str, str, Answer], ...]:
+    """(invariant, label, answer) for each case: five honest answers, then honest ones bent in one way each."""
+    rng = random.Random(seed)
+    return _honest(rng) + _bent(rng)
+
+
+#: Section 5's two answers (the notebook prints them in the cell before the exercise): the check's first two cases.
+SHOWN_CITATIONS = (
+    ("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),
+    ("man-p2-r4-s3.2.1", "tighten the gland nuts to 16 N·m only"),
+)
+SHOWN_HONEST = (
+    "Tighten the P-2 gland nuts to 18 N·m in a cross pattern [1].",
+    "If the seal faces were lapped on site, use 16 N·m [2].",
+)
+SHOWN_BENT = (*SHOWN_HONEST, _BOOKED)
+
+
+def shown_answers() -> tuple[tuple[str, str, Answer], ...]:
+    torque = sent_documents(0)
+    return (
+        (HONEST, "section 5's honest answer", Answer(SHOWN_HONEST, SHOWN_CITATIONS, torque)),
+        (EVERY_SENTENCE, "section 5's bent answer", Answer(SHOWN_BENT, SHOWN_CITATIONS, torque)),
+    )
+
+
+def _release_cases(seed: int = 2026) -> tuple[Case, ...]:
+    shown = tuple(
+        Case(label, answer.args(), (invariant, invariant == HONEST, answer.text), shown=True)
+        for invariant, label, answer in shown_answers()
+    )
+    return shown + tuple(
+        Case(label, answer.args(), (invariant, invariant == HONEST, answer.text))
+        for invariant, label, answer in generated_answers(seed)
+    )
+
+
+def _keeps_invariant(got: Any, expected: tuple[str, bool, str]) -> str | None:
+    invariant, should_release, text = expected
+    if type(got) is not bool:
+        return f"expected True (release) or False (withhold), got {show(got)} (a {type(got).__name__})"
+    if got is should_release:
+        return None
+    return f"{'released' if got else 'withheld'} it, which breaks the invariant: {invariant}\nthe answer: {text}"
+
+
+_RELEASE = Exercise(
+    "release",
+    "Your own rule for when an answer may be released",
+    _release_cases,
+    _keeps_invariant,
+    (
+        "Two questions decide it: is every quote genuine, in the document it names, which was sent (your "
+        "span_check answers that), and does every sentence point at a citation? Withhold when either says no.",
+        "Split the answer where '.', '!' or '?' is followed by a space: splitting at every '.' cuts '1.5 bar' in "
+        "two. A sentence cites when it carries a marker [n] with n from 1 to the number of citations; [3] with "
+        "two citations cites nothing. Follow the markers, not the order of the sentences.",
+        "One design: return span_check(citations, context) and all(any(1 <= int(n) <= len(citations) for n in "
+        "re.findall(r'\\[(\\d+)\\]', s)) for s in re.split(r'(?<=[.!?])\\s+', answer.strip())). Another checks "
+        "sentence by sentence, only the quotes each one cites, and may also ask that every figure it states is "
+        "in those quotes.",
+    ),
+)
+
+
 #: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (_SPAN,)
+EXERCISES = (_SPAN, _RELEASE)

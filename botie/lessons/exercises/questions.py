@@ -149,6 +149,21 @@ _ALL = (
         "model can fill the gap from general knowledge.",
     ),
     _q(
+        "planted-5630-prompts",
+        "04",
+        "Ticket 5630 gives the assistant orders. Over this lesson's four questions, where does it reach the model "
+        "under retrieval (the top three passages by keyword score) and under stuffing (everything attached)?",
+        (
+            "both designs send it with all four questions: it mentions P-2 and the torque",
+            "retrieval leaves it out of all four prompts; stuffing puts it in all four",
+            "retrieval lets it in for one or two questions, stuffing for all four",
+            "neither design sends it: a ticket that gives orders is dropped",
+        ),
+        1,
+        "For each question three passages outscore the ticket, so retrieval never admits it. Stuffing never reads "
+        "the text, so it is in every prompt. Neither design looks for orders: retrieval is a ranking, not a filter.",
+    ),
+    _q(
         "soft-fraction-one",
         "03",
         "Documents may take the whole ceiling (soft fraction 1.0). Which turn is the first over the ceiling?",
