@@ -179,9 +179,7 @@ WRONG = {
 def test_a_design_that_breaks_one_invariant_is_rejected_for_exactly_that_one(invariant):
     report = run("design_pack", WRONG[invariant])
     assert not report.passed
-    named = {
-        line.split(":", 1)[0] for r in report.results if not r.passed for line in r.message.splitlines()
-    }
+    named = {line.split(":", 1)[0] for r in report.results if not r.passed for line in r.message.splitlines()}
     assert named == {invariant}, report.text()
 
 

@@ -220,7 +220,7 @@ def _untraceable_cases() -> tuple[Case, ...]:
             "the canned torque answer's three citations",
             cite("man-p2-r4-s3.2", "man-p2-r4-t3.4-m12", "man-p2-r4-s3.2.1"),
             pack,
-            True,
+            False,
         ),
         ("one citation of the restricted vendor file", cite("man-p2-r4-s3.2", "vendor-p2-seal-design"), pack, True),
         ("a source URI that looks real", cite("docs://site-a/manuals/p2/rev4"), pack, False),
