@@ -70,8 +70,10 @@ def test_keyword_never_ranks_the_fitting_section_for_the_rewording(corpus):
 
 
 def test_the_embedding_does_not_understand_the_rewording_rev_4_comes_10th_after_the_note(corpus):
-    ranked = ids(rank(REWORDED, corpus, embedding_score, k=len(corpus)))
+    scored = rank(REWORDED, corpus, embedding_score, k=len(corpus))
+    ranked = ids(scored)
     assert ranked.index(REV4) + 1 == 10
+    assert (round(scored[0].score, 2), round(scored[9].score, 2)) == (0.76, 0.68)
     assert ranked.index("note-anon-77") < ranked.index(REV4) and ranked[0] == "note-anon-77"
 
 
