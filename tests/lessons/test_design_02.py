@@ -77,14 +77,15 @@ def authority_first(candidates, allowed, on, budget):
 
 
 def rivals_stay_out(candidates, allowed, on, budget):
-    """Design B: drop any record a higher tier contradicts, rank by score alone, stop at the first misfit."""
+    """Design B: leave out a lower-tier rival (two high tiers stay), rank by score alone, stop at the first misfit."""
     ok = usable(candidates, allowed, on)
     ids = {r.id: r for r in ok}
+    high = TIERS.index("reviewed")
 
     def outranked(r):
         rivals = [ids[o] for o in r.conflicts_with if o in ids]
         rivals += [o for o in ok if r.id in o.conflicts_with]
-        return any(tier(o) > tier(r) for o in rivals)
+        return any(tier(o) > tier(r) and tier(r) < high for o in rivals)
 
     ranked = sorted((r for r in ok if not outranked(r)), key=lambda r: r.score, reverse=True)
     sent = pack(ranked, budget, stop=True)
@@ -115,6 +116,17 @@ def test_the_two_valid_designs_send_different_packs():
         b, _ = rivals_stay_out(*case.args)
         differ += [r if isinstance(r, str) else r.id for r in b] != a
     assert differ >= 3
+
+
+def test_followed_literally_the_last_hint_is_design_a_and_passes():
+    last = EXERCISES["design_pack"].hints[-1]
+    for step in (
+        "usable.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True)",
+        "if used + r.cost <= budget",
+        "for o in r.conflicts_with if o in send",
+    ):
+        assert step in last
+    assert run("design_pack", authority_first).passed
 
 
 def test_botie_own_selector_holds_the_invariants_too():
