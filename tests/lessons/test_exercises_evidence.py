@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from botie.lessons.exercises.catalogue import BY_LESSON, EXERCISES, check, hint
+from tests.lessons import test_design_02 as _design
 from tests.lessons import test_design_04 as _design_04
 
 TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
@@ -132,6 +133,7 @@ REFERENCE = {
     "span_check": span_check,
     "first_lost_stage": first_lost_stage,
     **_design_04.REFERENCE,
+    "design_pack": _design.authority_first,
 }
 
 
@@ -199,6 +201,13 @@ def _span(citations, context, *, same=lambda quote, text: quote in text, empty_o
 
 
 WRONG: dict[str, dict[str, Callable[..., Any]]] = {
+    "design_pack": {
+        **{f"breaks {name}": design for name, design in _design.WRONG.items()},
+        "hard-coded for the four items": lambda c, a, o, b: (
+            ["man-p2-r4-s6.1", "eng-bulletin-2026-02"],
+            [("man-p2-r4-s6.1", "eng-bulletin-2026-02")],
+        ),
+    },
     "shortlist": {
         "ranks first, filters the top k afterwards": lambda c, a, o, k: shortlist(c, a, o, k, rank_first=True),
         "ignores superseded_by": lambda c, a, o, k: shortlist(c, a, o, k, supersede=False),

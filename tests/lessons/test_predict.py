@@ -70,9 +70,15 @@ def test_key_two_approved_sources_travel_together_with_a_conflict_flag():
     assert "conflict" in _key("two-approved-disagree")
 
 
-def test_key_the_self_declared_note_keeps_its_ingested_tier():
-    note = next(r for r in load_evidence_scenario().records if r.id == "note-anon-77")
-    assert "OFFICIAL" in note.text and note.trust == "unverified" and "unverified" in _key("self-declared-official")
+def test_key_a_note_believed_as_approved_would_rank_first_ahead_of_the_manual():
+    from dataclasses import replace
+
+    from botie.context.provenance import select_evidence
+
+    s = load_evidence_scenario()
+    believed = [replace(r, trust="approved") if r.id == "note-anon-77" else r for r in s.candidates(0)]
+    pack = select_evidence(believed, s.allowed_assets, s.budget, observed_on=s.observed_on)
+    assert pack.ranking[:2] == ("note-anon-77", "man-p2-r4-s3.2") and _key("self-declared-official").startswith("first")
 
 
 def test_key_the_41_agreements_route_to_select_documents():

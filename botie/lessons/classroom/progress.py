@@ -77,6 +77,7 @@ PLACES: dict[str, tuple[str, int]] = {
     "shortlist": ("02", 1),
     "settle_conflict": ("02", 2),
     "untraceable": ("02", 3),
+    "design_pack": ("02", 4),
     "route": ("03", 1),
     "coverage_record": ("03", 2),
     "span_check": ("04", 1),

@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from botie.context.records import Record
 from botie.lessons.exercises._shared import record, scenario
 from botie.lessons.exercises.engine import Case, Exercise, same_records, show
 
@@ -101,9 +102,9 @@ _SHORTLIST = Exercise(
         "A record is in force when its effective_date is None or on or before observed_on (<=, not <). "
         "A record with superseded_by is replaced when that successor is in force, or when the successor "
         "is not among the candidates at all (ingestion said so, and we cannot see otherwise).",
-        "by_id = {r.id: r for r in candidates}; keep records that pass permission and in_force, and whose "
-        "successor (by_id.get(r.superseded_by)) is not None and not in force; then "
-        "sorted(kept, key=lambda r: r.score, reverse=True)[:k], returned as a list of ids or records.",
+        "by_id = {r.id: r for r in candidates}; keep a record when its asset is allowed, it is in force, and "
+        "either r.superseded_by is None or its successor by_id.get(r.superseded_by) is there and not yet in "
+        "force; then sorted(kept, key=lambda r: r.score, reverse=True)[:k], as a list of ids or records.",
     ),
 )
 
@@ -159,6 +160,12 @@ def _same_settlement(got: Any, expected: tuple[list[str], bool]) -> str | None:
     if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Sequence) or len(got) != 2:
         return f"expected a pair (ids in order, together), got {show(got)}"
     ids, together = got
+    records = [item for item in ids if isinstance(item, Record)] if isinstance(ids, Iterable) else []
+    if records:
+        return (
+            f"expected ids, found the record {records[0].id!r} itself: put record.id in the list, "
+            "because the pack and the conflict flag name records by id"
+        )
     problem = same_records(ids, expected[0])
     if problem:
         return problem
@@ -213,7 +220,7 @@ def _untraceable_cases() -> tuple[Case, ...]:
             "the canned torque answer's three citations",
             cite("man-p2-r4-s3.2", "man-p2-r4-t3.4-m12", "man-p2-r4-s3.2.1"),
             pack,
-            True,
+            False,
         ),
         ("one citation of the restricted vendor file", cite("man-p2-r4-s3.2", "vendor-p2-seal-design"), pack, True),
         ("a source URI that looks real", cite("docs://site-a/manuals/p2/rev4"), pack, False),
@@ -275,9 +282,246 @@ _UNTRACEABLE = Exercise(
 )
 
 
+# --- the design exercise: the learner's own filter, ranking and conflict rule, held to invariants ----------
+
+
+def _out_of_date(rec, candidates, on: _dt.date) -> str | None:
+    """Why ``rec`` is not the version in force on ``on`` (the lesson's freshness rule), or None."""
+    if not _in_force(rec, on):
+        return f"not yet effective: it takes effect on {rec.effective_date}, after {on}"
+    by_id = {r.id: r for r in candidates}
+    if rec.superseded_by is not None:
+        successor = by_id.get(rec.superseded_by)
+        if successor is None:
+            return f"superseded by {rec.superseded_by} (not retrieved, so nothing says it is not yet in force)"
+        if _in_force(successor, on):
+            return f"superseded by {successor.id}, in force since {successor.effective_date}"
+    for other in candidates:
+        newer = (
+            other.document is not None
+            and other.document == rec.document
+            and None not in (other.effective_date, rec.effective_date)
+            and other.effective_date > rec.effective_date
+        )
+        if newer and _in_force(other, on) and other.version not in rec.carried_into:
+            since = other.effective_date
+            return f"{rec.version} is superseded: {other.id} ({other.version}) is in force since {since}"
+    return None
+
+
+def _ids_of(value: Any, what: str) -> tuple[list[str] | None, str | None]:
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        return None, f"expected {what} as a list, got {show(value)}"
+    ids = []
+    for item in value:
+        rid = item.id if isinstance(item, Record) else item
+        if not isinstance(rid, str):
+            return None, f"expected {what} to hold ids or records, found {show(item)}"
+        ids.append(rid)
+    return ids, None
+
+
+def _read_design(got: Any, by_id: Mapping[str, Any]) -> tuple[list[str], set[frozenset[str]]] | str:
+    """(ids sent, flagged pairs) from a learner's return value, or a plain message saying what is wrong with it."""
+    if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Sequence) or len(got) != 2:
+        return f"expected a pair (ids to send, flagged pairs), got {show(got)}"
+    send, problem = _ids_of(got[0], "the ids to send")
+    if send is None:
+        return problem or ""
+    for rid in send:
+        if rid not in by_id:
+            return f"sends {rid!r}, which is not one of the candidates"
+        if send.count(rid) > 1:
+            return f"sends {rid} twice"
+    if isinstance(got[1], (str, bytes, Mapping)) or not isinstance(got[1], Iterable):
+        return f"expected the flagged pairs as a list of pairs, got {show(got[1])}"
+    flags = set()
+    for pair in got[1]:
+        ids, problem = _ids_of(pair, "each flagged pair")
+        if ids is None or len(ids) != 2:
+            return problem or f"expected each flagged pair to name two records, got {show(pair)}"
+        flags.add(frozenset(ids))
+    return send, flags
+
+
+def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mapping[str, Any]) -> list[str]:
+    """One line per invariant the design breaks in this case, each starting with the invariant's name."""
+    by_id = {r.id: r for r in case["candidates"]}
+    sent = [by_id[rid] for rid in send]
+    problems = [
+        f"permission: sends {r.id}, whose asset {r.asset} this caller may not read (allowed: {list(case['allowed'])})"
+        for r in sent
+        if r.asset not in case["allowed"]
+    ]
+    for r in sent:
+        why = _out_of_date(r, case["candidates"], case["on"])
+        if why:
+            problems.append(f"freshness: sends {r.id}, {why}")
+    for pair in sorted({frozenset((r.id, o)) for r in sent for o in r.conflicts_with if o in send} - flags, key=sorted):
+        a, b = sorted(pair)
+        problems.append(
+            f"conflict: sends {a} and {b}, which ingestion marked as disagreeing, without flagging the pair"
+        )
+    used = sum(r.cost for r in sent)
+    if used > case["budget"]:
+        problems.append(f"budget: sends {used} tokens, over the {case['budget']}-token budget")
+    needed = case["needed"]
+    if needed and not set(needed) & set(send):
+        what = " or ".join(
+            f"{by_id[n].id} ({by_id[n].version}, in force since {by_id[n].effective_date})" for n in needed
+        )
+        problems.append(f"trace: the answer cannot be traced to the version in force: {what} is not sent")
+    return problems
+
+
+def _design_holds(got: Any, case: Mapping[str, Any]) -> str | None:
+    read = _read_design(got, {r.id: r for r in case["candidates"]})
+    if isinstance(read, str):
+        return read
+    problems = _broken_invariants(*read, case)
+    return "\n".join(problems) or None
+
+
+def _random_library(rng: random.Random, on: _dt.date):
+    """Documents in two or three revisions, linked or not, some restricted, some disagreeing across documents."""
+    records = []
+    for d in range(4):
+        days = sorted(rng.sample(range(0, 200), rng.randint(1, 3)))
+        ids = [f"doc{d}-r{v}" for v in range(len(days))]
+        asset = rng.choice(("P-2", "P-2", "P-3", "VENDOR-P2"))
+        for v, day in enumerate(days):
+            records.append(
+                record(
+                    ids[v],
+                    asset,
+                    rng.randint(10, 45),
+                    version=f"rev {v + 1}",
+                    document=f"docs://generated/{d}",
+                    effective_date=_dt.date(2025, 12, 1) + _dt.timedelta(days=day),
+                    superseded_by=ids[v + 1] if v + 1 < len(ids) and rng.random() < 0.5 else None,
+                    trust=rng.choice(tuple(_TIERS)),
+                    score=rng.randint(20, 99) / 100,
+                )
+            )
+    for a, b in (rng.sample(range(len(records)), 2), rng.sample(range(len(records)), 2)):
+        records[a] = _with(records[a], conflicts_with=(*records[a].conflicts_with, records[b].id))
+    return records
+
+
+def _with(rec, **changes):
+    from dataclasses import replace
+
+    return replace(rec, **changes)
+
+
+def _design_cases() -> tuple[Case, ...]:
+    s = scenario()
+    torque, flush = list(s.candidates(0)), list(s.candidates(1))
+    allowed, today, april = list(s.allowed_assets), s.observed_on, _day("2026-04-01")
+    four = [
+        r
+        for r in flush
+        if r.id in {"man-p2-r4-s6.1", "man-p2-r3-s3.2", "vendor-p2-seal-design", "eng-bulletin-2026-02"}
+    ]
+    without_rev4 = [r for r in torque if r.id != "man-p2-r4-s3.2"]
+    plan = [
+        (
+            "the four items: current section 6.1, rev 3, the vendor file, the bulletin",
+            four,
+            allowed,
+            today,
+            250,
+            ("man-p2-r4-s6.1",),
+            True,
+        ),
+        (
+            "the sixteen torque candidates on 2026-03-15, 250 tokens",
+            torque,
+            allowed,
+            today,
+            250,
+            ("man-p2-r4-s3.2",),
+            False,
+        ),
+        (
+            "the same on 2026-03-31, one day before rev 5",
+            torque,
+            allowed,
+            _day("2026-03-31"),
+            250,
+            ("man-p2-r4-s3.2",),
+            False,
+        ),
+        ("the same on 2026-04-01, the day rev 5 takes effect", torque, allowed, april, 250, ("man-p2-r5-s3.2",), False),
+        ("the torque candidates at 60 tokens", torque, allowed, today, 60, ("man-p2-r4-s3.2",), False),
+        (
+            "a caller who may also read the vendor file",
+            torque,
+            [*allowed, "VENDOR-P2"],
+            today,
+            250,
+            ("man-p2-r4-s3.2",),
+            False,
+        ),
+        ("a caller who may read only P-3", torque, ["P-3"], today, 250, (), False),
+        ("the flush question's candidates at 250 tokens", flush, allowed, today, 250, ("man-p2-r4-s6.1",), False),
+        (
+            "rev 4 was not retrieved, only its two copies",
+            without_rev4,
+            allowed,
+            today,
+            250,
+            ("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"),
+            False,
+        ),
+    ]
+    cases = [
+        Case(label, (c, a, on, b), {"candidates": c, "allowed": a, "on": on, "budget": b, "needed": n}, shown=shown)
+        for label, c, a, on, b, n, shown in plan
+    ]
+    rng = random.Random(2026)
+    for i in range(4):
+        on = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 150))
+        allow = sorted(rng.sample(("P-2", "P-3", "VENDOR-P2"), 2))
+        library, budget = _random_library(rng, on), rng.randint(40, 120)
+        expected = {"candidates": library, "allowed": allow, "on": on, "budget": budget, "needed": ()}
+        cases.append(
+            Case(
+                f"a generated library ({i + 1} of 4), allowed {allow}, on {on}, {budget} tokens",
+                (library, allow, on, budget),
+                expected,
+            )
+        )
+    return tuple(cases)
+
+
+_DESIGN = Exercise(
+    "design_pack",
+    "Design exercise: your own filter, ranking and conflict rule",
+    _design_cases,
+    _design_holds,
+    (
+        "Any design passes that holds five invariants on every case: it sends only assets the caller may "
+        "read; nothing not yet effective or superseded; every pair it sends that ingestion marked as "
+        "disagreeing (conflicts_with) is in its flagged pairs; the costs fit the budget; and the version "
+        "in force that answers the question is sent. How you rank and what you do with a rival is yours.",
+        "Filter first: asset in allowed_assets; in force (effective_date None or <= observed_on); not "
+        "superseded (its superseded_by successor is in force or was not retrieved, or another candidate of "
+        "the same document with a later effective_date is in force). Then rank however you argue for, "
+        "pack whole records while used + cost <= budget, and flag every sent pair in conflicts_with.",
+        "usable = [r for r in candidates if allowed and in force and not superseded]; "
+        "usable.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True); "
+        "send, used = [], 0; for r in usable: if used + r.cost <= budget: send.append(r.id); used += r.cost; "
+        "flags = [(r.id, o) for r in usable if r.id in send for o in r.conflicts_with if o in send]; "
+        "return send, flags",
+    ),
+)
+
+
 #: This lesson's exercises, in the order the notebook asks them.
 EXERCISES = (
     _SHORTLIST,
     _CONFLICT,
     _UNTRACEABLE,
+    _DESIGN,
 )

@@ -120,10 +120,16 @@ _ALL = (
     _q(
         "self-declared-official",
         "02",
-        "An anonymous note's text says it is OFFICIAL SITE POLICY. Which trust tier does the selector use?",
-        ("approved, as the note says", "the tier ingestion assigned (here: unverified)", "no tier at all"),
+        "The note's text says it is OFFICIAL SITE POLICY. If ingestion believed the text and labelled it approved, "
+        "where would the note rank for the torque question?",
+        (
+            "still below the manual, which scores higher (0.88 against 0.83)",
+            "first, ahead of the manual",
+            "nowhere: its conflict with the manual keeps it out",
+        ),
         1,
-        "Trust comes from controlled ingestion, never from the body. A text can claim anything.",
+        "0.83 and 0.88 share a score band, the tiers would be equal, and the note is newer, so it ranks first and "
+        "the model reads a 25 N·m 'policy' labelled approved. Trust has to come from ingestion, never from the text.",
     ),
     _q(
         "route-41",
