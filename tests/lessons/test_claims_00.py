@@ -222,3 +222,17 @@ def test_no_text_before_the_reserves_prediction_says_to_raise():
     at = next(i for i, c in enumerate(cells) if 'predict("reserves-too-big")' in c.source)
     said = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and re.search(r"\braise", c.source)]
     assert said and min(said) > at + 1
+
+
+def test_an_input_reserve_of_9_turns_the_ticket_that_filled_the_room_over_budget():
+    scene = load_scene(fixture_path("p2_seal.json"))
+    at_8 = select(scene.records, scene.allowed_assets, Budget(20, 8, 4))
+    at_9 = select(scene.records, scene.allowed_assets, Budget(20, 9, 4))
+    assert at_8.used == at_8.allowance == 8 and at_8.selected_ids[-1] == "tkt-5521"
+    assert at_9.allowance == 7 and str(at_9.outcome("tkt-5521").status) == "over_budget"
+    assert "`tkt-5521` turns `over_budget`" in flat(GUIDE)
+
+
+def test_an_input_reserve_of_17_is_refused_like_the_prediction():
+    with pytest.raises(BudgetError):
+        Budget(20, 17, 4)
