@@ -184,7 +184,8 @@ def lesson_sections(lesson: str) -> dict[str, str]:
     (path,) = INSTRUCTOR.glob(f"{lesson}_*.ipynb")
     nb = nbformat.read(path, as_version=4)
     text = "\n".join(c.source for c in nb.cells if "instructor-only" not in c.metadata.get("tags", []))
-    parts, current = {"intro": []}, "intro"
+    parts: dict[str, list[str]] = {"intro": []}
+    current = "intro"
     for line in text.splitlines():
         heading = re.match(r"^## (\d+)\. ", line)
         if heading:
