@@ -292,3 +292,29 @@ def test_the_evidence_lessons_numbers_the_guide_quotes_are_the_codes():
     blocklist = PhraseFilter(last)
     assert blocklist.caught(last) == (20, 20) and blocklist.caught(this) == (16, 20)
     assert "catches 20 of 20 of them and 16 of 20 of this quarter's" in text
+
+
+def test_the_escaping_and_gatekeeper_numbers_the_guide_quotes_are_the_codes():
+    from botie.context.evidence import DEFAULT_INSTRUCTIONS, build_request
+    from botie.lessons import fixture_path as path_of
+    from botie.lessons import load_evidence_scenario, load_scripted_model
+    from botie.lessons.content.injections import admitted, escalation
+
+    scenario = load_evidence_scenario()
+    by_id = {r.id: r for r in scenario.records}
+    planted = {r.id: r for r in load_records(path_of("scripted_turns.json"))}
+    tickets = [by_id["tkt-5521"], planted["tkt-5702"], by_id["tkt-5630"]]
+    question = scenario.questions[3].question
+    body = "".join(f'<document id="{r.id}">\n{r.text}\n</document>\n' for r in tickets)
+    pasted = f"{DEFAULT_INSTRUCTIONS}\n\n<evidence>\n{body}</evidence>\n\nQuestion: {question}"
+    careful = load_scripted_model()
+    assert len(careful.reply(pasted).obeyed) == 2
+    assert list(careful.reply(build_request(question, tickets, ceiling=2_000)).obeyed) == []
+    questions = [q.question for q in scenario.questions]
+    kept_out = admitted("tkt-5630", questions, scenario.records, k=3, design="retrieval")
+    let_in = admitted("tkt-5630", questions, scenario.records, k=3, design="stuffing")
+    assert len(questions) == 4 and not any(kept_out) and all(let_in)
+    assert [step.prompts for step in escalation(requests_per_entry=120, users=40)][-2:] == [120, 4_800]
+    text = flat(guide_blocks()["04"])
+    assert "it obeys two planted instructions" in text and "retrieval keeps ticket 5630 out of all four" in text
+    assert "one upload to 120 prompts, and to 4,800 when 40 users share it" in text
