@@ -79,6 +79,7 @@ PLACES: dict[str, tuple[str, int]] = {
     "untraceable": ("02", 3),
     "route": ("03", 1),
     "coverage_record": ("03", 2),
+    "choose_documents": ("03", 3),
     "span_check": ("04", 1),
     "valid_minutes": ("05", 1),
     "choose_branch": ("05", 2),
