@@ -84,8 +84,31 @@ BREAKS = {
     "no early stop": ("reads only the best one", _best_one_only),
 }
 
+
+def _strictly_under(docs, soft_budget):
+    chosen, used = [], 0
+    for doc in _by_relevance(docs):
+        if used + doc.cost >= soft_budget:  # '<' where a document that fills the room exactly still fits
+            break
+        chosen.append(doc.id)
+        used += doc.cost
+    return chosen
+
+
+def _upload_order(docs, soft_budget):
+    chosen, used = [], 0
+    for doc in docs:  # no ranking at all: the order the files were attached decides
+        if used + doc.cost > soft_budget:
+            break
+        chosen.append(doc.id)
+        used += doc.cost
+    return chosen
+
+
 #: The generic mutation tests' view: label -> wrong design (a hard-coded answer among them).
 WRONG = {label: fn for label, fn in BREAKS.values()}
+WRONG["a document that fills the room exactly is refused"] = _strictly_under
+WRONG["no ranking: reads in upload order"] = _upload_order
 WRONG["hard-coded for the 41 agreements"] = lambda docs, soft_budget: [
     "msa-2024-northwind", "msa-2022-borealis", "sla-2025-northwind", "dpa-2024-northwind", "msa-2021-kestrel",
     "sow-31", "amend-2025-borealis-2", "supply-2023-halden", "sow-27", "lease-2022-site-b", "nda-2025-orbit",
