@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from botie.lessons.exercises.catalogue import BY_LESSON, EXERCISES, check, hint
+from tests.lessons import designs_03
 from tests.lessons import test_design_02 as _design
 from tests.lessons import test_design_04 as _design_04
 
@@ -130,6 +131,7 @@ REFERENCE = {
     "untraceable": untraceable,
     "route": route,
     "coverage_record": coverage_record,
+    "choose_documents": designs_03.skip_past_misfit,
     "span_check": span_check,
     "first_lost_stage": first_lost_stage,
     **_design_04.REFERENCE,
@@ -292,6 +294,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             "strategy": "select_documents",
         },
     },
+    "choose_documents": designs_03.WRONG,
     "span_check": {
         "ignores capitals": lambda cs, ctx: _span(cs, ctx, same=lambda q, t: q.lower() in t.lower()),
         "squeezes spaces": lambda cs, ctx: _span(cs, ctx, same=lambda q, t: " ".join(q.split()) in " ".join(t.split())),

@@ -80,6 +80,7 @@ PLACES: dict[str, tuple[str, int]] = {
     "design_pack": ("02", 4),
     "route": ("03", 1),
     "coverage_record": ("03", 2),
+    "choose_documents": ("03", 3),
     "span_check": ("04", 1),
     "release": ("04", 2),
     "valid_minutes": ("05", 1),
