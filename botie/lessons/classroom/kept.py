@@ -166,8 +166,8 @@ def keep_function(name: str, fn: Callable[..., Any], lesson: str = "?") -> bool:
     Called by ``check`` after a pass. A problem (no source to be found, a folder that cannot be
     written) is said once in one line; the check's own answer is not affected.
     """
-    path = kept_path()
-    if path is None:
+    book, path = progress.progress_path(), kept_path()
+    if book is None or path is None:
         return False
     try:
         source = source_bundle(fn)
@@ -178,7 +178,8 @@ def keep_function(name: str, fn: Callable[..., Any], lesson: str = "?") -> bool:
         return False
     entry = {"lesson": lesson, "defines": fn.__name__, "source": source, "kept_at": _now()}
     try:
-        with progress._locked(path):
+        # The progress file's own lock: one lock file in the folder, and no writer of either file in between.
+        with progress._locked(book):
             try:
                 functions = _read(path)
             except ValueError as exc:

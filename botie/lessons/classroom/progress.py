@@ -84,6 +84,7 @@ PLACES: dict[str, tuple[str, int]] = {
     "choose_branch": ("05", 2),
     "field_errors": ("05", 3),
     "first_lost_stage": ("06", 1),
+    "may_ship": ("06", 2),
 }
 
 PASSED = "passed"
