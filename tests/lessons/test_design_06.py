@@ -121,3 +121,16 @@ def test_the_stub_gets_not_yet_and_the_first_hint():
 
     text = run("may_ship", may_ship).text()
     assert text.startswith("may_ship: not yet.") and "Hint 1 of 3" in text
+
+
+# For the generic checks over every exercise (tests/lessons/test_exercises_evidence.py, test_checks.py).
+REFERENCE = {"may_ship": slice_first}
+WRONG = {
+    "may_ship": {
+        "a total: a gain anywhere pays for a loss anywhere": total_only,
+        "ordinary accuracy first": accuracy_first,
+        "ships whenever the slice holds": unless_the_slice_drops,
+        "hard-coded False": never,
+        "hard-coded True": lambda before, after: True,
+    }
+}

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from botie.lessons.exercises.catalogue import BY_LESSON, EXERCISES, check, hint
+from tests.lessons import test_design_06 as _design_06
 
 TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -130,6 +131,7 @@ REFERENCE = {
     "coverage_record": coverage_record,
     "span_check": span_check,
     "first_lost_stage": first_lost_stage,
+    **_design_06.REFERENCE,
 }
 
 
@@ -311,6 +313,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         ),
         "hard-coded 'fit'": lambda rid, stages: "fit",
     },
+    **_design_06.WRONG,
 }
 
 
