@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -258,3 +259,46 @@ def test_a_lambda_passes_its_check_but_cannot_be_kept_and_says_so(folder, capsys
     out = capsys.readouterr().out
     assert "all 12 cases passed" in out
     assert kept_source(folder, "choose_evidence") is None
+
+
+def test_an_alias_a_recursive_helper_and_a_helper_without_source_are_handled(tmp_path):
+    module_file = tmp_path / "learner_cells.py"
+    module_file.write_text(
+        textwrap.dedent(
+            """
+            def permitted(records, allowed_assets):
+                return [r for r in records if r.asset in allowed_assets]
+
+            pick = permitted
+
+            def count_down(n):
+                return 0 if n <= 0 else count_down(n - 1)
+
+            def choose_evidence(records, allowed_assets, allowance):
+                count_down(3)
+                return pick(records, allowed_assets)[:1]
+
+            exec("def hidden(records):\\n    return records")
+
+            def uses_hidden(records, allowed_assets, allowance):
+                return hidden(records)
+            """
+        ),
+        encoding="utf-8",
+    )
+    spec = importlib.util.spec_from_file_location("learner_cells", module_file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    bundle = kept.source_bundle(module.choose_evidence)
+    assert bundle.index("def permitted") < bundle.index("pick = permitted")
+    namespace: dict = {}
+    exec(bundle, namespace)
+    record = type("R", (), {"asset": "P-2"})()
+    assert namespace["choose_evidence"]([record], ["P-2"], 5) == [record]
+
+    partial = kept.source_bundle(module.uses_hidden)
+    assert partial is not None and "def hidden" not in partial  # kept all the same; the call will say what is missing
+    exec(partial, namespace := {})
+    with pytest.raises(NameError):
+        namespace["uses_hidden"]([], [], 0)

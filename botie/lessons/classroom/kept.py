@@ -101,37 +101,47 @@ def _importable(value: Any) -> str | None:
 
 
 def source_bundle(fn: Callable[..., Any]) -> str | None:
-    """``fn``'s source with the helpers, imports and plain values it reads as globals; None if it has none."""
+    """``fn``'s source with the helpers, imports and plain values it reads as globals; None if it has none.
+
+    A helper whose source cannot be found is left out: the function is still kept, and a call that
+    needs the helper says so (a NameError, reported by the capstone like any error of the learner's).
+    """
     if not isinstance(fn, types.FunctionType) or not fn.__name__.isidentifier():
         return None  # a lambda or a callable object: nothing to keep by name
-    imports: list[str] = []
-    helpers: list[str] = []
-    seen: set[str] = set()
+    lines: list[str] = []  # imports, plain values and aliases, in the order first met
+    sources: list[str] = []  # helpers before the functions that call them; fn itself after its helpers
+    done: set[str] = {fn.__name__}
 
     def visit(f: types.FunctionType) -> bool:
-        seen.add(f.__name__)
         for name in dict.fromkeys(_global_names(f.__code__)):
-            if name in seen or name not in f.__globals__:
-                continue  # a builtin, an attribute name, or a helper already kept
+            if name in done or name not in f.__globals__:
+                continue  # a builtin, an attribute name, or a global already kept
+            done.add(name)
             value = f.__globals__[name]
             if isinstance(value, types.ModuleType):
-                imports.append(f"import {value.__name__} as {name}")
+                lines.append(f"import {value.__name__} as {name}")
             elif isinstance(value, types.FunctionType) and value.__module__ == fn.__module__:
-                if not visit(value):
-                    return False
+                if value.__name__ not in done or value.__name__ == name:
+                    done.add(value.__name__)
+                    visit(value)
+                if value.__name__ != name:
+                    lines.append(f"{name} = {value.__name__}")
             elif callable(value) and (line := _importable(value)):
-                imports.append(line if value.__name__ == name else f"{line} as {name}")
+                lines.append(line if value.__name__ == name else f"{line} as {name}")
             elif isinstance(value, _LITERALS) and _round_trips(value):
-                imports.append(f"{name} = {value!r}")
+                lines.append(f"{name} = {value!r}")
         own = _own_source(f)
-        if own is None:
-            return False
-        helpers.append(own.strip())
-        return True
+        if own is not None:
+            sources.append(own.strip())
+        return own is not None
 
     if not visit(fn):
         return None
-    return "\n\n\n".join([*dict.fromkeys(imports), *helpers]).strip() + "\n"
+    # Imports first; plain values and aliases (``name = helper``) last, after the helpers they may name.
+    imports = [line for line in dict.fromkeys(lines) if line.startswith(("import ", "from "))]
+    values = [line for line in dict.fromkeys(lines) if line not in imports]
+    parts = ["\n".join(imports), *sources, "\n".join(values)]
+    return "\n\n\n".join(part for part in parts if part) + "\n"
 
 
 def _round_trips(value: Any) -> bool:

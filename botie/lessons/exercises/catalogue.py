@@ -78,8 +78,9 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
         if isinstance(report, Report) and record:
             name = report.exercise.name
             progress.record_check(name, report.passed, hint_shown=shown, stub=stub)
-            if report.passed:  # a later lesson (the capstone) runs the learner's own passing version
-                kept.keep_function(name, target if fn is None else fn, progress.PLACES.get(name, ("?", 0))[0])
+            passing = fn if fn is not None else target
+            if report.passed and callable(passing):  # a later lesson (the capstone) runs the learner's own version
+                kept.keep_function(name, passing, progress.PLACES.get(name, ("?", 0))[0])
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(
             f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "
