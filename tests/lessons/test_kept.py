@@ -186,6 +186,7 @@ def test_a_corrupt_file_is_reported_never_raised_and_the_next_pass_sets_it_aside
         ("def choose_evidence(:\n", "no longer loads (SyntaxError"),
         ("import no_such_module_anywhere\n", "no longer loads (ModuleNotFoundError"),
         ("x = 1\n", "does not define choose_evidence"),
+        (None, "the kept entry in botie-functions.json is damaged"),
     ],
 )
 def test_a_kept_source_that_no_longer_loads_is_said_in_one_line(folder, source, said):
@@ -197,6 +198,19 @@ def test_a_kept_source_that_no_longer_loads_is_said_in_one_line(folder, source, 
     loaded = kept.load_function("choose_evidence")
     assert loaded.function is None and said in loaded.message and "\n" not in loaded.message
     assert said in run_capstone().whose()
+
+
+def test_a_kept_entry_naming_no_function_falls_back_to_its_exercise_name(folder):
+    source = "def choose_evidence(records, allowed_assets, allowance):\n    return []\n"
+    entry = {"lesson": "01", "defines": ["not", "a", "name"], "source": source}
+    (folder / kept.FILE_NAME).write_text(json.dumps({"format": 1, "functions": {"choose_evidence": entry}}))
+    assert kept.load_function("choose_evidence").function is not None
+    entry["defines"] = "something_else"
+    (folder / kept.FILE_NAME).write_text(json.dumps({"format": 1, "functions": {"choose_evidence": entry}}))
+    loaded = kept.load_function("choose_evidence")
+    assert (
+        loaded.function is None and loaded.message == "choose_evidence: the kept source does not define something_else"
+    )
 
 
 def test_a_kept_function_that_raises_fails_its_cases_with_a_message(folder):

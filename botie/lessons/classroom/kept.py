@@ -242,7 +242,8 @@ def load_function(name: str) -> Kept:
         return not_yet
     if not isinstance(entry, dict) or not isinstance(entry.get("source"), str):
         return Kept(name, None, f"{name}: the kept entry in {path.name} is damaged")
-    defines = entry.get("defines", name)
+    defines = entry.get("defines")
+    defines = defines if isinstance(defines, str) else name
     namespace: dict[str, Any] = {"__name__": f"botie_kept_{name}", "__builtins__": builtins}
     try:
         exec(compile(entry["source"], f"<your kept {name}>", "exec"), namespace)
