@@ -12,6 +12,7 @@ from botie.lessons.exercises.catalogue import BY_LESSON, EXERCISES, check, hint
 from tests.lessons import designs_03
 from tests.lessons import test_design_02 as _design
 from tests.lessons import test_design_04 as _design_04
+from tests.lessons import test_design_06 as _design_06
 
 TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -136,6 +137,7 @@ REFERENCE = {
     "first_lost_stage": first_lost_stage,
     **_design_04.REFERENCE,
     "design_pack": _design.authority_first,
+    **_design_06.REFERENCE,
 }
 
 
@@ -326,6 +328,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "hard-coded 'fit'": lambda rid, stages: "fit",
     },
     **_design_04.WRONG,
+    **_design_06.WRONG,
 }
 
 

@@ -112,7 +112,8 @@ def test_an_unwritable_place_is_said_once_and_the_check_still_answers(tmp_path, 
 
 def test_the_write_is_atomic_no_temporary_file_is_left(book, capsys, monkeypatch):
     check(permitted)
-    leaves = sorted([progress.FILE_NAME, progress.lock_path(book).name])  # the file and its lock, no temporary
+    # the file, its lock and the passing function kept beside it (botie.lessons.classroom.kept); no temporary
+    leaves = sorted([progress.FILE_NAME, progress.lock_path(book).name, "botie-functions.json"])
     assert sorted(p.name for p in book.parent.iterdir()) == leaves
 
     def fail(*args, **kwargs):

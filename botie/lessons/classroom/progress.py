@@ -88,6 +88,7 @@ PLACES: dict[str, tuple[str, int]] = {
     "next_request": ("05", 3),
     "field_errors": ("05", 4),
     "first_lost_stage": ("06", 1),
+    "may_ship": ("06", 2),
 }
 
 PASSED = "passed"

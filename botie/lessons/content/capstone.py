@@ -10,11 +10,14 @@ Two functions from earlier lessons take over two steps of a turn:
 * ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)``
   (lesson 05) decides a valid proposal's branch.
 
-Everything else is botie's: the request and its evidence region, the scripted
-model, the citation check, and the action request that carries no document
-text. The slice then asks what it asks of any design, set by set. A learner
-function that raises, or is still a stub, fails its cases with a message;
-nothing here hands the learner a traceback.
+By default both are the learner's own, as kept when their checks passed
+(:mod:`botie.lessons.classroom.kept`); one not passed yet, or kept but no longer
+loading, is said in one line and replaced by the reference. Everything else is
+botie's: the request and its evidence region, the scripted model, the citation
+check, and the action request that carries no document text. The slice then
+asks what it asks of any design, set by set. A learner function that raises,
+or is still a stub, fails its cases with a message; nothing here hands the
+learner a traceback.
 """
 
 from __future__ import annotations
@@ -30,7 +33,9 @@ from botie.context.citations import verify_citations
 from botie.context.evidence import build_request
 from botie.context.provenance import select_evidence
 from botie.context.records import Record
+from botie.context.selection import select
 from botie.errors import RequestTooLargeError
+from botie.lessons.classroom.kept import load_function
 from botie.lessons.content.adversarial import _absent_candidates, _action, _slice_data
 from botie.lessons.exercises.engine import call_learner
 from botie.turn import ActionRequest, TurnSetup, action_instructions
@@ -40,6 +45,7 @@ __all__ = [
     "CapstoneCase",
     "CapstoneReport",
     "LearnerError",
+    "REFERENCES",
     "capstone_turn",
     "ranked_for_learner",
     "run_capstone",
@@ -62,13 +68,18 @@ class CapstoneCase(NamedTuple):
 @dataclass(frozen=True)
 class CapstoneReport:
     cases: tuple[CapstoneCase, ...]
+    used: tuple[str, ...] = ()  # one line per function: whose version ran, and why
+
+    def whose(self) -> str:
+        """Which version of each function ran: yours (kept, or passed in) or the reference, and why."""
+        return "\n".join(self.used)
 
     def score(self, which: str) -> tuple[int, int]:
         chosen = [c for c in self.cases if c.set == which]
         return sum(c.passed for c in chosen), len(chosen)
 
     def table(self) -> str:
-        lines = [f"{'set':<24} your functions", "-" * 40]
+        lines = [f"{'set':<24} passed", "-" * 32]
         for which in SETS:
             passed, total = self.score(which)
             lines.append(f"{which:<24} {passed}/{total}")
@@ -95,7 +106,7 @@ def _call(fn: Callable[..., Any], name: str, *args: Any, **kwargs: Any) -> Any:
     """Call a learner's function; a stub or an exception becomes a LearnerError with a plain message."""
     call = call_learner(fn, *args, **kwargs)
     if call.not_written:
-        raise LearnerError(f"not yet: {name} is still the stub; write it above (or paste your lesson exercise)")
+        raise LearnerError(f"not yet: {name} is still the stub; pass its check in its own lesson first")
     if call.error is not None:
         raise LearnerError(f"your {name} raised {call.message}")
     return call.value
@@ -303,13 +314,53 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
     return cases
 
 
-def run_capstone(choose_evidence: Callable[..., Any], choose_branch: Callable[..., Any]) -> CapstoneReport:
-    """Run the slice's sets that your two functions take part in, and report them set by set."""
+def _reference_evidence(records: Sequence[Record], allowed_assets: Sequence[str], allowance: int) -> list[Record]:
+    """Lesson 01's rule as botie applies it: permission first, then the ranked prefix that fits."""
+    by_id = {r.id: r for r in records}
+    return [by_id[i] for i in select(records, list(allowed_assets), allowance, policy="prefix").selected_ids]
+
+
+def _reference_branch(proposal: Any, *, caller: str, allowed_assets: Any, approval: Any, previous: Any) -> str:
+    """Lesson 05's order as botie's decide applies it: permission, approval, then the stored request."""
+    return str(
+        decide(
+            dict(proposal), caller=caller, allowed_assets=allowed_assets, approval=approval, previous=previous
+        ).branch
+    )
+
+
+#: The versions the capstone uses where the learner's own is not passed yet.
+REFERENCES: dict[str, Callable[..., Any]] = {
+    "choose_evidence": _reference_evidence,
+    "choose_branch": _reference_branch,
+}
+
+
+def _pick(name: str, given: Callable[..., Any] | None) -> tuple[Callable[..., Any], str]:
+    """The function to run for ``name`` and one plain line saying whose it is."""
+    if given is not None:
+        return given, f"{name}: yours, as passed to run_capstone"
+    kept = load_function(name)
+    if kept.function is not None:
+        return kept.function, kept.message
+    return REFERENCES[name], f"{kept.message}, so the capstone uses the reference"
+
+
+def run_capstone(
+    choose_evidence: Callable[..., Any] | None = None, choose_branch: Callable[..., Any] | None = None
+) -> CapstoneReport:
+    """Run the slice's sets that the two functions take part in, and report them set by set.
+
+    A function not given is loaded from the ones your passing checks kept; where none is kept
+    (or it no longer loads) the report says so and the reference takes its place.
+    """
+    select_fn, said_select = _pick("choose_evidence", choose_evidence)
+    decide_fn, said_decide = _pick("choose_branch", choose_branch)
     s = _slice_data()
     cases = [
-        *_question_cases(s, choose_evidence),
-        *_absent_cases(s, choose_evidence),
-        *_injected_cases(s, choose_evidence, choose_branch),
-        *_decision_cases(choose_branch, s.setup.caller),
+        *_question_cases(s, select_fn),
+        *_absent_cases(s, select_fn),
+        *_injected_cases(s, select_fn, decide_fn),
+        *_decision_cases(decide_fn, s.setup.caller),
     ]
-    return CapstoneReport(tuple(cases))
+    return CapstoneReport(tuple(cases), (said_select, said_decide))

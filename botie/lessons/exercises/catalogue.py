@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from botie.lessons.classroom import progress
+from botie.lessons.classroom import kept, progress
 from botie.lessons.exercises import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06
 from botie.lessons.exercises.engine import Exercise, Report, Verdict, describe_exception, run_exercise
 
@@ -63,7 +63,8 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
     """Print which cases of the exercise pass (see :func:`run`). Never raises.
 
     ``record=False`` keeps the try out of the learner's progress: a lesson uses it when it checks a
-    wrong function of its own on purpose, which is not the learner's attempt.
+    wrong function of its own on purpose, which is not the learner's attempt. A recorded pass also
+    keeps the function's source (:mod:`botie.lessons.classroom.kept`) for the capstone.
     """
     try:
         report = run(target, fn)
@@ -75,7 +76,11 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
             shown, stub = 1, True  # the stub (or no function at all): nothing of the learner's ran yet
         print(report)
         if isinstance(report, Report) and record:
-            progress.record_check(report.exercise.name, report.passed, hint_shown=shown, stub=stub)
+            name = report.exercise.name
+            progress.record_check(name, report.passed, hint_shown=shown, stub=stub)
+            passing = fn if fn is not None else target
+            if report.passed and callable(passing):  # a later lesson (the capstone) runs the learner's own version
+                kept.keep_function(name, passing, progress.PLACES.get(name, ("?", 0))[0])
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(
             f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "

@@ -207,8 +207,8 @@ _ALL = (
     _q(
         "planted-booking",
         "06",
-        "A planted ticket tells the model to book a 60-minute inspection. The model obeys every planted "
-        "instruction. What happens to the tool call?",
+        "Ticket 5630 tells the assistant to book a 60-minute inspection, and the gullible model obeys every "
+        "planted instruction. What happens to the booking the turn proposes?",
         (
             "it becomes a 60-minute booking",
             "it is unchanged: the action request carries no document text",

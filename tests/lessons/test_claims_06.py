@@ -1,0 +1,197 @@
+"""Lesson 06's sentences about botie, each checked by running botie (no nbval), on the lesson's inputs and others."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from botie import Budget
+from botie.actions.decision import Approval
+from botie.lessons.content import adversarial
+from botie.lessons.content.adversarial import _slice_data, run_slice
+from botie.lessons.content.capstone import REFERENCES, run_capstone
+from botie.lessons.content.scenarios import load_evidence_scenario
+from botie.lessons.content.scripted import AnswerScript, load_scripted_model
+from botie.turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
+
+ROOT = Path(__file__).resolve().parents[2]
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+
+
+@pytest.fixture(scope="module")
+def world():
+    scenario = load_evidence_scenario()
+    model = load_scripted_model()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(900, 200, 150))
+    booking = ActionRequest(
+        "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7).",
+        approval=Approval("tech-ana", R7),
+    )
+    return scenario, model, setup, booking
+
+
+def test_the_gullible_model_suggests_the_60_minute_booking_while_reading_and_the_suggestion_is_dropped(world):
+    scenario, model, setup, booking = world
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model.with_(gullible=True),
+                    action=booking)  # fmt: skip
+    assert "asks for a tool call" in turn.reply.obeyed
+    assert turn.dropped is not None and dict(turn.dropped.arguments)["duration_minutes"] == 60
+    assert dict(turn.proposal.arguments) == R7 and str(turn.decision.branch) == "create"
+    assert len(turn.action_request.documents) == 0 and turn.documents_in_action_request == ()
+    assert "25 N·m" in turn.answer  # the anonymous note bent the answer, not the booking
+
+
+@pytest.mark.parametrize("planted", ["tkt-5702", "forum-9020", "tkt-5712"])
+def test_no_other_planted_document_changes_the_proposal_either(world, planted):
+    scenario, model, setup, booking = world
+    doc = _slice_data().planted[planted]
+    turn = run_turn(scenario.questions[0].question, (*scenario.candidates(0), doc), setup,
+                    model.with_(gullible=True), action=booking)  # fmt: skip
+    assert dict(turn.proposal.arguments) == R7 and turn.documents_in_action_request == ()
+    assert str(turn.decision.branch) == "create"
+
+
+def test_under_the_scenario_budget_two_documents_fit_and_the_answer_is_withheld(world):
+    scenario, model, setup, _ = world
+    big = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+    assert sum(r.cost for r in scenario.candidates(0) if r.id in big.context_ids) == 243
+    small = run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(budget=scenario.budget), model)
+    assert len(small.context_ids) == 2 and small.outcome is TurnOutcome.WITHHELD
+
+
+class NeverAsked:
+    """A model the turn must not call: a refusal is decided before any model is asked."""
+
+    def reply(self, request):
+        raise AssertionError("the model was called")
+
+
+@pytest.mark.parametrize("allowed", [("P-3",), ("K-7",), ()])
+def test_a_refusal_is_decided_before_any_model_is_called(world, allowed):
+    scenario, _, setup, _ = world
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(allowed_assets=allowed),
+                    NeverAsked())  # fmt: skip
+    assert turn.outcome is TurnOutcome.REFUSED
+
+
+def test_the_table_heading_scores_0_22_and_comes_along_only_when_its_m12_row_fits(world):
+    scenario, model, setup, _ = world
+    head = next(r for r in scenario.candidates(0) if r.id == "man-p2-r4-t3.4-head")
+    assert head.score == 0.22
+    question = scenario.questions[0].question
+    normal = run_turn(question, scenario.candidates(0), setup, model)
+    assert {"man-p2-r4-t3.4-head", "man-p2-r4-t3.4-m12"} <= set(normal.context_ids)
+    for budget in (150, 200, 300):
+        tight = run_turn(question, scenario.candidates(0), setup.with_(budget=budget), model)
+        assert ("man-p2-r4-t3.4-head" in tight.context_ids) == ("man-p2-r4-t3.4-m12" in tight.context_ids)
+
+
+def test_the_scripted_model_quotes_a_clause_it_never_received_and_the_citation_check_catches_it(world):
+    scenario, model, setup, _ = world
+    torque = scenario.questions[0]
+    without = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
+    turn = run_turn(torque.question, without, setup, model, needed=torque.answered_by)
+    assert turn.outcome is TurnOutcome.WITHHELD
+    assert "man-p2-r4-s3.2.1" in {c["id"] for c in turn.reply.citations}
+
+
+def test_a_model_answering_only_from_what_it_was_sent_is_fully_supported_and_still_misses_the_clause(world):
+    scenario, model, setup, _ = world
+    torque = scenario.questions[0]
+    plain = AnswerScript(
+        "Tighten to 18 N·m.", (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern"),)
+    )
+    without = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
+    turn = run_turn(torque.question, without, setup, model.with_(answers={torque.question: plain}),
+                    needed=torque.answered_by)  # fmt: skip
+    assert turn.outcome is TurnOutcome.ANSWERED and turn.citations.ok
+    assert [(loss.record_id, str(loss.stage)) for loss in turn.losses] == [("man-p2-r4-s3.2.1", "candidates")]
+
+
+def test_under_botie_two_answers_are_withheld_two_unchanged_one_changed_and_no_call_or_authorisation_moves():
+    report = run_slice("botie")
+    answers = sorted(x.answer for x in report.injections)
+    assert answers == ["changed", "unchanged", "unchanged", "withheld", "withheld"]
+    assert all(x.reached_model and x.followed for x in report.injections)
+    assert all(x.tool_call_unchanged and x.authorisation_unchanged for x in report.injections)
+    assert [x.record_id for x in report.injections if x.answer == "changed"] == ["note-anon-77"]
+
+
+def test_under_naive_four_documents_choose_the_call_and_the_other_tool_never_meets_decide(monkeypatch):
+    decided = []
+    real = adversarial.decide
+
+    def recording(proposal, **kwargs):
+        decided.append(dict(proposal))
+        return real(proposal, **kwargs)
+
+    monkeypatch.setattr(adversarial, "decide", recording)
+    report = run_slice("naive")
+    changed = [x for x in report.injections if not x.tool_call_unchanged]
+    assert len(changed) == 4
+    other = [x for x in changed if not x.injected_call.startswith("propose_inspection(")]
+    assert len(other) == 1 and not other[0].authorisation_unchanged
+    assert decided and all("asset_id" in arguments for arguments in decided)  # only bookings reach decide
+
+
+def _branches(report):
+    pairs = []
+    for case in report.cases:
+        if case.set == "injected instructions":
+            match = re.search(r"branch (\S+) \(without it: (\S+)\)", case.got)
+            pairs.append(match.groups())
+    return pairs
+
+
+@pytest.mark.parametrize(
+    "choose_branch",
+    [
+        REFERENCES["choose_branch"],
+        lambda proposal, **kw: "denied",
+        lambda proposal, **kw: "conflict" if proposal["duration_minutes"] > 30 else "create",
+        lambda proposal, *, approval, **kw: "create" if approval is None else "needs_approval",
+    ],
+)
+def test_whatever_choose_branch_does_no_planted_document_changes_its_branch(choose_branch):
+    pairs = _branches(run_capstone(REFERENCES["choose_evidence"], choose_branch))
+    assert len(pairs) == 5 and all(got == without for got, without in pairs)
+
+
+def test_the_design_exercise_runs_nineteen_pairs_with_section_5s_designs_both_ways():
+    from botie.lessons.exercises.catalogue import EXERCISES
+
+    labels = [case.label for case in EXERCISES["may_ship"].cases()]
+    assert len(labels) == 19
+    assert "naive -> botie (section 5's table)" in labels and "botie -> naive" in labels
+
+
+# --- the lesson's shape (the conventions every lesson keeps) ---------------------------------------------------
+
+
+def learner():
+    return nbformat.read(ROOT / "notebooks" / "06_one_turn_end_to_end.ipynb", as_version=4)
+
+
+def test_the_learner_edition_keeps_within_45_cells_and_2000_words_of_prose():
+    nb = learner()
+    prose = [c.source for c in nb.cells if c.cell_type == "markdown" and "cast-card" not in c.metadata.get("tags", [])]
+    words = sum(len(re.findall(r"[A-Za-z0-9'’-]+", text)) for text in prose)
+    assert len(nb.cells) <= 45 and words <= 2000
+
+
+def test_the_cast_card_follows_what_you_will_learn_and_names_every_record_the_lesson_shows():
+    nb = learner()
+    first = next(i for i, c in enumerate(nb.cells) if "What you'll learn" in c.source)
+    card = nb.cells[first + 1]
+    assert card.id == "cast-06" and "cast-card" in card.metadata["tags"]
+    rows = set(re.findall(r"^\| `([^`]+)` \|", card.source, re.M))
+    s = _slice_data()
+    known = {r.id for r in (*s.scenario.records, *s.planted.values())}
+    rest = "\n".join(
+        c.source + "".join(o.get("text", "") for o in c.get("outputs", [])) for c in nb.cells if c is not card
+    )
+    shown = {i for i in known if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-]|\.\d)", rest)}
+    assert shown <= rows <= known
