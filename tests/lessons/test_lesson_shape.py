@@ -1,0 +1,221 @@
+"""Every lesson has the shape a learner can finish: its size, its cast card, predictions asked before they are
+answered, a design exercise from lesson 02 on, and the progress block after the last section.
+
+These read the learner edition, the notebooks a learner opens.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from botie.lessons.exercises.catalogue import BY_LESSON
+from botie.lessons.exercises.questions import QUESTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+LEARNER = sorted((ROOT / "notebooks").glob("0*.ipynb"))
+WORD = re.compile(r"[A-Za-z0-9'’-]+")
+MAX_CELLS, MAX_WORDS = 45, 2_000
+
+
+def _read(path: Path):
+    return nbformat.read(path, as_version=4)
+
+
+def _lesson(path: Path) -> str:
+    return path.stem[:2]
+
+
+def prose_words(nb) -> int:
+    """Words of prose: markdown cells, the cast card left out (it is a reference table, not reading)."""
+    cells = [c for c in nb.cells if c.cell_type == "markdown" and "cast-card" not in c.metadata.get("tags", [])]
+    return sum(len(WORD.findall(c.source)) for c in cells)
+
+
+def test_the_word_count_counts_markdown_only_and_leaves_out_the_cast_card():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("Two words"),
+        nbformat.v4.new_code_cell("many many many words here"),
+        nbformat.v4.new_markdown_cell("| `id` | what it is |", metadata={"tags": ["cast-card"]}),
+    ]
+    assert prose_words(nb) == 2
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
+def test_every_lesson_is_within_45_cells_and_2000_words_of_prose(path):
+    nb = _read(path)
+    assert len(nb.cells) <= MAX_CELLS, f"{path.name}: {len(nb.cells)} cells"
+    assert prose_words(nb) <= MAX_WORDS, f"{path.name}: {prose_words(nb)} words of prose"
+
+
+# --- cast cards ------------------------------------------------------------------------------------------------
+
+
+def fixture_ids() -> set[str]:
+    found: set[str] = set()
+    for path in (ROOT / "fixtures").glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        stack = [data]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                if isinstance(item.get("id"), str) and ("text" in item or "cost" in item):
+                    found.add(item["id"])
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+    return found
+
+
+FIXTURE_IDS = fixture_ids()
+# Longest first, so "man-p2-r4-s3.2.1" is found as itself and not as "man-p2-r4-s3.2" followed by ".1".
+ID_PATTERN = re.compile(
+    r"(?<![\w.-])(" + "|".join(re.escape(i) for i in sorted(FIXTURE_IDS, key=len, reverse=True)) + r")(?![\w-]|\.\d)"
+)
+
+
+def cast_card(nb):
+    cards = [c for c in nb.cells if "cast-card" in c.metadata.get("tags", [])]
+    return cards[0] if len(cards) == 1 else None
+
+
+def mentioned_ids(nb) -> set[str]:
+    text = []
+    for c in nb.cells:
+        if "cast-card" in c.metadata.get("tags", []):
+            continue
+        text.append(c.source)
+        for o in c.get("outputs", []):
+            text.append("".join(o.get("text", "")))
+            text.append("".join(o.get("data", {}).get("text/plain", "")))
+    return set(ID_PATTERN.findall("\n".join(text)))
+
+
+def test_the_id_pattern_finds_whole_ids_only():
+    assert "man-p2-r4-s3.2.1" in FIXTURE_IDS and "man-p2-r4-s3.2" in FIXTURE_IDS
+    assert ID_PATTERN.findall("see man-p2-r4-s3.2.1 and man-p2-r4-s3.2.") == ["man-p2-r4-s3.2.1", "man-p2-r4-s3.2"]
+    assert ID_PATTERN.findall("xman-p2-r4-s3.2") == []
+
+
+@pytest.mark.parametrize("path", [p for p in LEARNER if _lesson(p) != "00"], ids=lambda p: p.stem)
+def test_every_lesson_has_one_cast_card_right_after_what_you_will_learn(path):
+    nb = _read(path)
+    card = cast_card(nb)
+    assert card is not None, f"{path.name} has no single cell tagged cast-card"
+    at = nb.cells.index(card)
+    assert "What you'll learn" in nb.cells[at - 1].source, "the card follows the lesson's opening cell"
+    assert card.source.startswith("<details><summary>") and card.source.rstrip().endswith("</details>")
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
+def test_the_cast_card_names_every_record_the_lesson_mentions_and_only_real_ones(path):
+    nb = _read(path)
+    card = cast_card(nb)
+    mentioned = mentioned_ids(nb)
+    if card is None:
+        assert not mentioned, f"{path.name} mentions {sorted(mentioned)} but has no cast card"
+        return
+    rows = re.findall(r"^\| `([^`]+)` \|", card.source, flags=re.M)
+    assert rows, "the card has rows"
+    assert set(rows) <= FIXTURE_IDS, f"not in any fixture: {sorted(set(rows) - FIXTURE_IDS)}"
+    assert mentioned <= set(rows), f"mentioned but not on the card: {sorted(mentioned - set(rows))}"
+
+
+# --- predictions -----------------------------------------------------------------------------------------------
+
+PREDICT = re.compile(r"""predict\(["']([\w-]+)["']\)""")
+
+
+def distinctive_words(qid: str) -> set[str]:
+    """Words of the right option (4+ letters, or numbers) that no wrong option uses."""
+    q = QUESTIONS[qid]
+
+    def words(text: str) -> set[str]:
+        return {w.lower() for w in re.findall(r"[A-Za-z_]{4,}|\d+(?:[.,]\d+)?", text)}
+
+    wrong = set().union(*(words(o) for i, o in enumerate(q.options) if i != q.answer))
+    return words(q.options[q.answer]) - wrong
+
+
+def predictions(nb):
+    for i, c in enumerate(nb.cells):
+        if c.cell_type == "code":
+            for qid in PREDICT.findall(c.source):
+                yield i, qid
+
+
+def text_just_above(nb, i: int) -> str:
+    """The markdown between the previous code cell and cell ``i``."""
+    parts = []
+    for c in reversed(nb.cells[:i]):
+        if c.cell_type == "code":
+            break
+        parts.append(c.source)
+    return "\n".join(parts).lower()
+
+
+def gives_away(qid: str, text: str) -> bool:
+    key = distinctive_words(qid)
+    return bool(key) and all(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text) for w in key)
+
+
+def test_the_giveaway_rule_catches_text_that_states_the_answer_and_passes_text_that_does_not():
+    assert distinctive_words("route-41") == {"select_documents"}
+    assert gives_away("route-41", "so the plan is select_documents for these forty-one")
+    assert not gives_away("route-41", "four strategies; which one fires here?")
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
+def test_no_prediction_is_answered_by_the_text_just_above_it(path):
+    nb = _read(path)
+    for i, qid in predictions(nb):
+        assert not gives_away(qid, text_just_above(nb, i)), f"{qid}: the text above states {distinctive_words(qid)}"
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
+def test_every_prediction_is_resolved_by_a_run_before_the_next_section(path):
+    nb = _read(path)
+    for i, qid in predictions(nb):
+        assert QUESTIONS[qid].lesson == _lesson(path), f"{qid} belongs to lesson {QUESTIONS[qid].lesson}"
+        resolved = False
+        for c in nb.cells[i + 1 :]:
+            if c.cell_type == "markdown" and re.search(r"^## ", c.source, flags=re.M):
+                break
+            if c.cell_type == "code" and "lesson-check" in c.metadata.get("tags", []):
+                resolved = True
+                break
+        assert resolved, f"{qid}: no lesson-check cell runs it before the next section"
+
+
+def test_every_question_is_asked_in_its_lesson():
+    asked = {qid for p in LEARNER for _, qid in predictions(_read(p))}
+    assert asked == set(QUESTIONS)
+
+
+# --- design exercises and the progress block --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", [p for p in LEARNER if _lesson(p) >= "02"], ids=lambda p: p.stem)
+def test_from_lesson_02_on_every_lesson_has_a_design_exercise_that_is_checked(path):
+    nb = _read(path)
+    heads = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "Design exercise" in c.source]
+    assert heads, f"{path.name} has no design exercise"
+    later = "\n".join(c.source for c in nb.cells[heads[0] :] if c.cell_type == "code")
+    names = {e.name for e in BY_LESSON[_lesson(path)]}
+    assert any(re.search(rf"check\({re.escape(n)}\)", later) for n in names)
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
+def test_the_progress_block_comes_after_the_last_sections_final_paragraph(path):
+    nb = _read(path)
+    at = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Where you stand" in c.source]
+    assert len(at) == 1
+    after = [c for c in nb.cells[at[0] + 1 :] if c.cell_type == "markdown"]
+    # Nothing but a new section may follow: no paragraph of the section before is left stranded below it.
+    assert all(c.source.lstrip().startswith("## ") for c in after), [c.source[:60] for c in after]
+    assert "show_progress()" in nb.cells[at[0] + 1].source
