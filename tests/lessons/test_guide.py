@@ -226,10 +226,29 @@ def test_an_instructor_note_counts_the_cells_that_hold_solutions(lesson):
     assert SOLUTION_COUNT[stated.group(1)] == markers, f"lesson {lesson}: the note says {stated.group(0)!r}"
 
 
-def test_the_guide_says_lesson_06_has_two_cells_with_solutions():
+def solution_cells(lesson: str) -> int:
+    nb = nbformat.read(LESSONS[lesson], as_version=4)
+    return sum(1 for c in nb.cells if c.cell_type == "code" and "# BEGIN SOLUTION" in c.source)
+
+
+@pytest.mark.parametrize("lesson", sorted(LESSONS))
+def test_each_lessons_block_counts_the_cells_that_hold_solutions(lesson):
+    """Whoever prepares the day reads "N cells hold solutions": N is the number of BEGIN SOLUTION cells."""
+    stated = re.findall(
+        r"\b(One|Two|Three|Four) cells? of this lesson holds? (?:a )?solutions?", guide_blocks()[lesson]
+    )
+    assert len(stated) == 1, f"lesson {lesson}'s block states its solution count {len(stated)} times"
+    assert SOLUTION_COUNT[stated[0]] == solution_cells(lesson)
+
+
+def test_the_guide_says_lesson_06_has_two_cells_with_solutions_and_none_in_the_capstone():
+    assert solution_cells("06") == 2
+    text = flat(guide_blocks()["06"])
+    assert "Two cells of this lesson hold solutions between markers" in text
     nb = nbformat.read(LESSONS["06"], as_version=4)
-    assert sum(1 for c in nb.cells if c.cell_type == "code" and "# BEGIN SOLUTION" in c.source) == 2
-    assert "Two cells of this lesson hold solutions between markers" in flat(guide_blocks()["06"])
+    capstone = [c for c in nb.cells if c.cell_type == "code" and "run_capstone(" in c.source]
+    assert capstone and not any("# BEGIN SOLUTION" in c.source for c in capstone)
+    assert "The capstone holds none" in text
 
 
 def _span_case_failures(span_check) -> set[str]:
@@ -318,3 +337,420 @@ def test_the_escaping_and_gatekeeper_numbers_the_guide_quotes_are_the_codes():
     text = flat(guide_blocks()["04"])
     assert "it obeys two planted instructions" in text and "retrieval keeps ticket 5630 out of all four" in text
     assert "one upload to 120 prompts, and to 4,800 when 40 users share it" in text
+
+
+# --- each lesson's block against its notebook: timing, predictions, exercises, panels --------------
+
+
+def measured_slots() -> dict[str, int]:
+    table = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
+    return {lesson: int(slot) for lesson, slot in re.findall(r"^\| (0\d) · .*\| (\d+) \|$", table, flags=re.M)}
+
+
+def instructor_notes(lesson: str) -> str:
+    nb = nbformat.read(LESSONS[lesson], as_version=4)
+    notes = " ".join(c.source for c in nb.cells if "instructor-only" in c.metadata.get("tags", []))
+    return re.sub(r"^> ?", "", notes, flags=re.M)  # the notes are block quotes
+
+
+@pytest.mark.parametrize("lesson", sorted(LESSONS))
+def test_each_lessons_block_quotes_its_notes_timing_and_says_the_measured_slot(lesson):
+    text = flat(guide_blocks()[lesson])
+    assert f"the measured slot is {measured_slots()[lesson]} minutes" in text
+    timing = re.search(r"Timing: about (\d+) minutes(?:, plus (\d+))?", flat(instructor_notes(lesson)))
+    if timing is None:
+        assert "The notebook's note gives no time" in text
+        return
+    stated = re.search(r"The notebook's note says about (\d+) minutes(?:, plus (\d+))?", text)
+    assert stated is not None and stated.groups() == timing.groups(), (lesson, timing.groups())
+
+
+def predictions_by_section(lesson: str) -> dict[str, str]:
+    """Each prediction the notebook asks, and the number of the section it is asked in."""
+    nb = nbformat.read(LESSONS[lesson], as_version=4)
+    section, found = "", {}
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            headings = re.findall(r"^## (\d+)\. ", cell.source, flags=re.M)
+            section = headings[-1] if headings else section
+        else:
+            for question in re.findall(r'predict\("([^"]+)"\)', cell.source):
+                found[question] = section
+    return found
+
+
+@pytest.mark.parametrize("lesson", ["00", "02", "04", "05", "06"])
+def test_each_prediction_the_block_names_is_asked_in_the_section_it_gives(lesson):
+    from botie.lessons.exercises.questions import questions_for
+
+    named = dict((q, n) for n, q in re.findall(r"Section (\d+), `([\w-]+)`", guide_blocks()[lesson]))
+    asked = predictions_by_section(lesson)
+    assert named == asked
+    assert set(named) == {q.id for q in questions_for(lesson)}
+
+
+@pytest.mark.parametrize("lesson", sorted(LESSONS))
+def test_each_lessons_block_names_every_exercise_of_the_lesson(lesson):
+    from botie.lessons.classroom.progress import PLACES
+
+    text = guide_blocks()[lesson]
+    for name, place in PLACES.items():
+        if place[0] == lesson:
+            assert f"`{name}`" in text, f"lesson {lesson}'s block never names {name}"
+
+
+def test_every_lesson_has_a_panel_to_present():
+    """The guide says `make present` can show any lesson from 00 to 06: each one builds a panel."""
+    for lesson, path in LESSONS.items():
+        nb = nbformat.read(path, as_version=4)
+        assert any(re.search(r"\b\w+_panel\(", c.source) for c in nb.cells if c.cell_type == "code"), lesson
+    assert "`make present LESSON=01` (or any lesson from 00 to 06: each has a panel" in GUIDE
+    assert "lesson has no panel" not in GUIDE and "(no panel" not in GUIDE
+
+
+def test_the_evidence_panel_steps_the_guide_walks_through_are_the_panels_own():
+    from botie.ui import evidence_panel
+
+    text = flat(guide_blocks()["04"])
+    panel = evidence_panel()
+    assert "note-anon-77" not in [r.id for r in panel.sent] and panel.escaped.value
+    assert panel.view.verdict == "release" and not panel.view.closed_early
+    panel.boxes["tkt-5702"].value = True
+    panel.escaped.value = False
+    assert panel.view.verdict == "withhold" and panel.view.problems == ("fact_not_in_text",)
+    assert panel.view.closed_by == ("tkt-5702",)
+    assert set(panel.view.obeyed) == {"asks for a tool call", "closes the evidence region"}
+    assert "withheld (`fact_not_in_text`), the region closed early by `tkt-5702`" in text
+    gullible = evidence_panel()
+    gullible.model_kind.value = "gullible"
+    gullible.boxes["note-anon-77"].value = True
+    assert gullible.view.verdict == "release"
+    assert "switch to **gullible** and tick `note-anon-77`: released" in text
+    without_rev4 = evidence_panel()
+    without_rev4.boxes["man-p2-r4-s3.2"].value = False
+    assert without_rev4.view.verdict == "withhold" and without_rev4.view.problems == ("unknown_id",)
+    assert "untick `man-p2-r4-s3.2`: withheld as `unknown_id`" in text
+
+
+def test_the_markup_numbers_the_guide_quotes_for_lesson_06_are_the_codes():
+    """243 tokens of text, 423 as sent; two documents fit the scenario's budget; the lesson's total is 900."""
+    from botie import Budget
+    from botie.context.evidence import document_tokens
+    from botie.lessons import load_evidence_scenario, load_scripted_model
+    from botie.turn import TurnSetup, run_turn
+
+    scenario = load_evidence_scenario()
+    nb = nbformat.read(LESSONS["06"], as_version=4)
+    assert "budget=Budget(900, 200, 150)" in nb.cells[3].source  # the lesson's own setup cell
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(900, 200, 150))
+    question = scenario.questions[0].question
+    turn = run_turn(question, scenario.candidates(0), setup, load_scripted_model())
+    pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]
+    text_only, as_sent = sum(r.cost for r in pack), sum(document_tokens(r) for r in pack)
+    small = run_turn(question, scenario.candidates(0), setup.with_(budget=scenario.budget), load_scripted_model())
+    fitted = re.match(r"(\d+) documents in the pack", small.stage("fit").detail).group(1)
+    b = scenario.budget
+    words = {2: "two", 3: "three", 7: "seven"}
+    quoted = (
+        f"the {words[len(pack)]} documents sent are {text_only} tokens of text and "
+        f"{as_sent} as sent, so under the scenario's own budget ({b.total} − {b.input_reserve} − "
+        f"{b.output_reserve} = {b.evidence} for evidence) only {words[int(fitted)]} documents fit and the answer is "
+        f"{small.outcome}; the lesson runs with a total of {setup.budget.total} ({setup.budget.evidence} for evidence)"
+    )
+    assert quoted in flat(guide_blocks()["06"])
+
+
+def test_the_capstone_lines_the_guide_quotes_are_the_ones_it_prints(tmp_path, monkeypatch):
+    from botie.lessons.classroom import kept
+    from botie.lessons.content.capstone import run_capstone
+
+    monkeypatch.setenv("BOTIE_PROGRESS_FILE", str(tmp_path / "botie-progress.json"))
+    text = flat(guide_blocks()["06"])
+    fresh = run_capstone()
+    assert "choose_evidence: lesson 01's check has not passed yet, so the capstone uses the reference" in fresh.whose()
+    assert '"lesson 01\'s check has not passed yet, so the capstone uses the reference"' in text
+    assert fresh.score("injected instructions") == (4, 5)
+    assert "`injected instructions` 4/5" in text
+    assert kept.keep_function("choose_evidence", _kept_choose_evidence, "01")
+    assert "choose_evidence: yours, kept when lesson 01's check passed" in run_capstone().whose()
+    assert '"yours, kept when lesson 01\'s check passed"' in text
+
+
+def _kept_choose_evidence(records, allowed_assets, allowance):
+    """A correct choose_evidence, as a learner's passing check would keep it."""
+    chosen, used = [], 0
+    for record in records:
+        if record.asset not in allowed_assets:
+            continue
+        if used + record.cost > allowance:
+            break
+        chosen.append(record)
+        used += record.cost
+    return chosen
+
+
+# --- the wrong answers the guide's tables name for the design exercises, run against their checks ---------
+
+_TIERS = ("unverified", "community", "internal", "reviewed", "approved")
+
+
+def _pack(candidates, allowed_assets, observed_on, budget, *, supersession=True, flags=True):
+    """A design_pack that ranks by tier then score and skips what does not fit; switches turn off one rule."""
+    by_id = {r.id: r for r in candidates}
+
+    def in_force(r):
+        return r.effective_date is None or r.effective_date <= observed_on
+
+    def current(r):
+        if not in_force(r):
+            return False
+        if not supersession:
+            return True
+        successor = by_id.get(r.superseded_by) if r.superseded_by else None
+        if r.superseded_by and (successor is None or in_force(successor)):
+            return False
+        return not any(
+            o.document == r.document
+            and None not in (o.effective_date, r.effective_date)
+            and o.effective_date > r.effective_date
+            and in_force(o)
+            for o in candidates
+        )
+
+    usable = sorted(
+        (r for r in candidates if r.asset in allowed_assets and current(r)),
+        key=lambda r: (_TIERS.index(r.trust or "unverified"), r.score),
+        reverse=True,
+    )
+    send, used = [], 0
+    for r in usable:
+        if used + r.cost <= budget:
+            send.append(r.id)
+            used += r.cost
+    pairs = [(r.id, o) for r in usable if r.id in send for o in r.conflicts_with if o in send] if flags else []
+    return send, pairs
+
+
+def _sentences(answer):
+    return [s for s in re.split(r"(?<=[.!?])\s+", answer.strip()) if s]
+
+
+def _span(citations, context):
+    return bool(citations) and all(
+        c.get("id") in context
+        and isinstance(c.get("quote"), str)
+        and c["quote"].strip()
+        and c["quote"] in context[c["id"]]
+        for c in citations
+    )
+
+
+def _by_score_then(key_extra, *, stop=False, strict=False):
+    def choose_documents(docs, soft_budget):
+        chosen, used = [], 0
+        for doc in sorted(docs, key=key_extra):
+            fits = used + doc.cost < soft_budget if strict else used + doc.cost <= soft_budget
+            if fits:
+                chosen.append(doc.id)
+                used += doc.cost
+            elif stop:
+                break
+        return chosen
+
+    return choose_documents
+
+
+def _attachment_order(docs, soft_budget):
+    chosen, used = [], 0
+    for doc in docs:
+        if used + doc.cost > soft_budget:
+            break
+        chosen.append(doc.id)
+        used += doc.cost
+    return chosen
+
+
+def _retry(statuses, most, *, lost=True, new_id=False):
+    def next_request(proposal, result, attempts):
+        if result is None:
+            if not lost or attempts >= most:
+                return None
+            return {**proposal, "request_id": proposal["request_id"] + "-again"} if new_id else proposal
+        return proposal if result["status"] in statuses and attempts < most else None
+
+    return next_request
+
+
+# (exercise, the wrong answer as the guide's row words it, the function, the ✗ cases named, words its messages show)
+WRONG_DESIGNS = [
+    (
+        "design_pack",
+        "in force by date only, `superseded_by` ignored",
+        lambda c, a, o, b: _pack(c, a, o, b, supersession=False),
+        ["the four items: current section 6.1, rev 3, the vendor file, the bulletin"],
+        ["freshness", "man-p2-r3-s3.2"],
+    ),
+    (
+        "design_pack",
+        "sending both sides of a disagreement without a flag",
+        lambda c, a, o, b: _pack(c, a, o, b, flags=False),
+        ["the four items: current section 6.1, rev 3, the vendor file, the bulletin"],
+        ["conflict", "eng-bulletin-2026-02"],
+    ),
+    (
+        "design_pack",
+        "sending nothing, to be safe",
+        lambda c, a, o, b: ([], []),
+        ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
+        ["trace", "man-p2-r4-s3.2"],
+    ),
+    (
+        "design_pack",
+        "every usable record, the budget ignored",
+        lambda c, a, o, b: _pack(c, a, o, 10**9),
+        ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
+        ["budget", "452 tokens"],
+    ),
+    (
+        "choose_documents",
+        "the order they were attached, not the score",
+        _attachment_order,
+        ["the 41 agreements attached in reverse"],
+        ["relevance", "any order"],
+    ),
+    (
+        "choose_documents",
+        "sorted by score alone, ties left in attachment order",
+        _by_score_then(lambda d: -d.score),
+        ["the same four attached in reverse"],
+        ["any order"],
+    ),
+    (
+        "choose_documents",
+        "smallest first, to read the most documents",
+        _by_score_then(lambda d: (d.cost, d.id)),
+        ["the 41 agreements, soft budget 540,000"],
+        ["relevance"],
+    ),
+    (
+        "choose_documents",
+        "`<` instead of `<=`",
+        _by_score_then(lambda d: (-d.score, d.id), strict=True),
+        ["the best one fills the soft budget exactly", "the best one fits only in place of a smaller one"],
+        [],
+    ),
+    (
+        "span_check",
+        "checking cited ids only",
+        lambda cs, ctx: bool(cs) and all(c.get("id") in ctx for c in cs),
+        ["the gullible model's 30 N·m quote"],
+        [],
+    ),
+    (
+        "release",
+        "the span check alone",
+        lambda answer, cs, ctx: _span(cs, ctx),
+        ["section 5's bent answer", "uncited: a booking claim added at the end"],
+        ["cites nothing"],
+    ),
+    (
+        "release",
+        "every sentence has a `[n]` marker, quotes not checked",
+        lambda answer, cs, ctx: all(re.search(r"\[\d+\]", s) for s in _sentences(answer)),
+        ["not verbatim: a figure changed in the quote"],
+        ["not verbatim"],
+    ),
+    (
+        "release",
+        "span check and a marker per sentence, but any number will do",
+        lambda answer, cs, ctx: _span(cs, ctx) and all(re.search(r"\[\d+\]", s) for s in _sentences(answer)),
+        ["uncited: a marker [3] with two citations"],
+        [],
+    ),
+    (
+        "release",
+        "always withhold",
+        lambda answer, cs, ctx: False,
+        ["section 5's honest answer", "honest: one sentence, one quote"],
+        ["release an honest answer"],
+    ),
+    (
+        "next_request",
+        "always send it again",
+        lambda proposal, result, attempts: proposal,
+        ["r7 booked job-1 at the first attempt (create)"],
+        ["only what may succeed unchanged"],
+    ),
+    (
+        "next_request",
+        "a lost answer sent again under a new request id",
+        _retry({"unavailable"}, 3, new_id=True),
+        ["r7: the answer was lost, attempt 1"],
+        ["one job per request", "job-2"],
+    ),
+    (
+        "next_request",
+        "trusting `retryable` alone, so a lost answer (no result) is never sent again",
+        lambda proposal, result, attempts: proposal if result and result.get("retryable") and attempts < 5 else None,
+        ["r7: the answer was lost, attempt 1"],
+        ["a second try for a transient failure"],
+    ),
+    (
+        "next_request",
+        "retrying `unavailable` and lost answers with no limit",
+        _retry({"unavailable"}, 10**6),
+        ["r7: still unavailable at attempt 5"],
+        ["at most 5 attempts"],
+    ),
+    (
+        "next_request",
+        "retrying a `conflict` too",
+        _retry({"unavailable", "conflict"}, 3),
+        ["r7 for 30 minutes after r7 booked 20 (conflict)"],
+        [],
+    ),
+    (
+        "may_ship",
+        "ship when ordinary questions do not get worse, the slice ignored",
+        lambda before, after: after["ordinary questions"][0] >= before["ordinary questions"][0],
+        ["botie -> naive", "one more ordinary answer, every refusal lost"],
+        ["never ship a change that loses a case"],
+    ),
+    (
+        "may_ship",
+        "ship when the total passed, over every set, goes up",
+        lambda before, after: sum(v[0] for v in after.values()) > sum(v[0] for v in before.values()),
+        ["two more planted documents held, one edit no longer noticed"],
+        ["edited between turns 2 -> 1"],
+    ),
+    (
+        "may_ship",
+        "never ship",
+        lambda before, after: False,
+        ["naive -> botie (section 5's table)"],
+        ["ship a change that loses nothing and gains at least one case"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "fn", "caught", "said"), WRONG_DESIGNS, ids=[f"{row[0]}: {row[1]}" for row in WRONG_DESIGNS]
+)
+def test_each_wrong_answer_the_guide_names_fails_the_cases_its_row_names(
+    name, wrong, fn, caught, said, monkeypatch, tmp_path
+):
+    from botie.lessons.classroom.progress import PLACES
+    from botie.lessons.exercises.catalogue import run
+
+    monkeypatch.setenv("BOTIE_PROGRESS_FILE", str(tmp_path / "botie-progress.json"))
+    report = run(name, fn)
+    assert not isinstance(report, str), report
+    failed = {r.case.label.removesuffix(" (the example above)"): r.message for r in report.results if not r.passed}
+    assert set(caught) <= set(failed), sorted(failed)
+    messages = " ".join(failed[label] for label in caught)
+    for words in said:
+        assert words in messages
+    rows = [line for line in guide_blocks()[PLACES[name][0]].splitlines() if line.startswith(f"| `{name}` | {wrong} |")]
+    assert len(rows) == 1, f"the guide has no row for {name}: {wrong}"
+    for label in caught:
+        assert f"✗ {label}" in rows[0]
