@@ -132,6 +132,21 @@ def test_a_denied_caller_learns_nothing_about_r7_whether_or_not_it_is_stored():
     assert "job" not in json.dumps(answers[1][0])
 
 
+def test_when_tech_anas_permission_is_revoked_her_own_r7_is_denied_and_its_stored_job_is_not_revealed():
+    # Seed 004's case: the key is hers and job-1 is stored under it, so a store read before the permission
+    # check would hand the receipt back. Checked first, permission denies and nothing stored comes out.
+    empty = InspectionService(MemoryStore(), clock=nine_am)
+    booked = InspectionService(MemoryStore(), clock=nine_am)
+    job = booked.submit(R7, **ANA, approval=Approval("tech-ana", R7)).receipt.job_id
+    answers = []
+    for service in (empty, booked):
+        revoked = service.submit(R7, caller="tech-ana", allowed_assets=["P-3"], approval=Approval("tech-ana", R7))
+        assert revoked.branch is Branch.DENIED and revoked.receipt is None
+        assert job not in json.dumps(revoked.tool_result()) and job not in revoked.explain()
+        answers.append((revoked.tool_result(), revoked.explain()))
+    assert answers[0] == answers[1]
+
+
 # --- which failures to retry ---------------------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ from botie.context.provenance import select_evidence
 from botie.lessons.exercises.catalogue import EXERCISES, run
 
 TIERS = ("unverified", "community", "internal", "reviewed", "approved")
-INVARIANTS = ("permission", "freshness", "conflict", "budget", "trace")
+INVARIANTS = ("permission", "freshness", "conflict", "together", "budget", "trace")
 
 
 def in_force(record, on):
@@ -43,12 +43,31 @@ def flags_among(sent, candidates):
     return [(rid, other) for rid in sent for other in by_id[rid].conflicts_with if other in sent]
 
 
+def high_rivals(record, ranked):
+    """The record and every high-authority record linked to it by disagreements, however long the chain."""
+    group, todo = [record], [record]
+    while todo:
+        r = todo.pop()
+        for o in ranked:
+            linked = o.id in r.conflicts_with or r.id in o.conflicts_with
+            if linked and o not in group and {r.trust, o.trust} <= {"approved", "reviewed"}:
+                group.append(o)
+                todo.append(o)
+    return group
+
+
 def pack(ranked, budget, *, stop=False):
-    sent, used = [], 0
+    """Whole records while they fit; two high-authority records that disagree go in together or not at all."""
+    sent, used, decided = [], 0, set()
     for r in ranked:
-        if used + r.cost <= budget:
-            sent.append(r.id)
-            used += r.cost
+        if r.id in decided:
+            continue
+        unit = high_rivals(r, ranked)
+        decided.update(u.id for u in unit)
+        cost = sum(u.cost for u in unit)
+        if used + cost <= budget:
+            sent += [u.id for u in unit]
+            used += cost
         elif stop:
             break
     return sent
@@ -122,7 +141,7 @@ def test_followed_literally_the_last_hint_is_design_a_and_passes():
     last = EXERCISES["design_pack"].hints[-1]
     for step in (
         "usable.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True)",
-        "if used + r.cost <= budget",
+        "if used + cost <= budget",
         "for o in r.conflicts_with if o in send",
     ):
         assert step in last
@@ -178,10 +197,30 @@ def newest_first(candidates, allowed, on, budget):
     return sent, flags_among(sent, candidates)
 
 
+def strands_a_rival(candidates, allowed, on, budget):
+    """Breaks the together rule only: design A, but a reviewed record that disagrees with an approved one is
+    left out (seed 002: the model would silently get one side)."""
+    sent, flags = authority_first(candidates, allowed, on, budget)
+    by_id = {r.id: r for r in candidates}
+    dropped = {
+        rid
+        for rid in sent
+        if by_id[rid].trust == "reviewed"
+        and any(
+            by_id[o].trust == "approved"
+            for o in sent
+            if rid in by_id[o].conflicts_with or o in by_id[rid].conflicts_with
+        )
+    }
+    kept = [rid for rid in sent if rid not in dropped]
+    return kept, [f for f in flags if not set(f) & dropped]
+
+
 WRONG = {
     "permission": reads_restricted_files,
     "freshness": sends_old_revisions,
     "conflict": flags_nothing,
+    "together": strands_a_rival,
     "budget": sends_everything_usable,
     "trace": newest_first,
 }

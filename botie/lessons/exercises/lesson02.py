@@ -14,6 +14,7 @@ from botie.lessons.exercises.engine import Case, Exercise, same_records, show
 __all__ = ["EXERCISES", "reference_shortlist"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
+_HIGH = ("approved", "reviewed")  # the two tiers seed 002 calls high authority
 
 
 def _day(text: str) -> _dt.date:
@@ -362,6 +363,7 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         problems.append(
             f"conflict: sends {a} and {b}, which ingestion marked as disagreeing, without flagging the pair"
         )
+    problems += _stranded_rivals(sent, case)
     used = sum(r.cost for r in sent)
     if used > case["budget"]:
         problems.append(f"budget: sends {used} tokens, over the {case['budget']}-token budget")
@@ -371,6 +373,25 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
             f"{by_id[n].id} ({by_id[n].version}, in force since {by_id[n].effective_date})" for n in needed
         )
         problems.append(f"trace: the answer cannot be traced to the version in force: {what} is not sent")
+    return problems
+
+
+def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
+    """Seed 002: two high-authority sources that disagree go in together, flagged, or not at all."""
+    candidates = case["candidates"]
+    usable = {
+        r.id: r for r in candidates if r.asset in case["allowed"] and _out_of_date(r, candidates, case["on"]) is None
+    }
+    sent_ids = {r.id for r in sent}
+    problems = []
+    for r in sent:
+        rivals = set(r.conflicts_with) | {o.id for o in candidates if r.id in o.conflicts_with}
+        for other in sorted(rivals & set(usable) - sent_ids):
+            if r.trust in _HIGH and usable[other].trust in _HIGH:
+                problems.append(
+                    f"together: sends {r.id} without {other}; both are high authority ({r.trust}, "
+                    f"{usable[other].trust}) and disagree, so both go in, flagged, or neither"
+                )
     return problems
 
 
@@ -501,19 +522,25 @@ _DESIGN = Exercise(
     _design_cases,
     _design_holds,
     (
-        "Any design passes that holds five invariants on every case: it sends only assets the caller may "
+        "Any design passes that holds six invariants on every case: it sends only assets the caller may "
         "read; nothing not yet effective or superseded; every pair it sends that ingestion marked as "
-        "disagreeing (conflicts_with) is in its flagged pairs; the costs fit the budget; and the version "
-        "in force that answers the question is sent. How you rank and what you do with a rival is yours.",
+        "disagreeing (conflicts_with) is in its flagged pairs; two high-authority records (approved or "
+        "reviewed) that disagree go in together or not at all; the costs fit the budget; and the version "
+        "in force that answers the question is sent. How you rank and what you do with a lower-tier rival is yours.",
         "Filter first: asset in allowed_assets; in force (effective_date None or <= observed_on); not "
         "superseded (its superseded_by successor is in force or was not retrieved, or another candidate of "
-        "the same document with a later effective_date is in force). Then rank however you argue for, "
-        "pack whole records while used + cost <= budget, and flag every sent pair in conflicts_with.",
+        "the same document with a later effective_date is in force). Then rank however you argue for, and "
+        "pack whole records while used + cost <= budget, a record together with its high-authority rivals "
+        "(all of them fit, or none goes in); flag every sent pair in conflicts_with.",
         "usable = [r for r in candidates if allowed and in force and not superseded]; "
         "usable.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True); "
-        "send, used = [], 0; for r in usable: if used + r.cost <= budget: send.append(r.id); used += r.cost; "
+        "send, used, decided = [], 0, set(); for r in usable: if r.id in decided: continue; "
+        "unit = [r] + [o for o in usable if o is not r and high(r) and high(o) and rivals(r, o)]; "
+        "decided.update(u.id for u in unit); cost = sum(u.cost for u in unit); "
+        "if used + cost <= budget: send += [u.id for u in unit]; used += cost; "
         "flags = [(r.id, o) for r in usable if r.id in send for o in r.conflicts_with if o in send]; "
-        "return send, flags",
+        "return send, flags (high(r): r.trust in ('approved', 'reviewed'); rivals(r, o): o.id in "
+        "r.conflicts_with or r.id in o.conflicts_with)",
     ),
 )
 
