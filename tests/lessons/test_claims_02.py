@@ -6,6 +6,7 @@ shape: its size, its cast card, predictions before their answers, and the progre
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from pathlib import Path
@@ -190,7 +191,7 @@ def test_authority_first_lets_a_reviewed_barely_relevant_source_outrank_a_releva
 
 def test_followed_literally_the_last_shortlist_hint_passes():
     last = EXERCISES["shortlist"].hints[-1]
-    assert "r.superseded_by is None or" in last
+    assert "def replaced(r)" in last and "o.effective_date > r.effective_date" in last
 
     def shortlist(candidates, allowed_assets, observed_on, k):
         by_id = {r.id: r for r in candidates}
@@ -198,16 +199,20 @@ def test_followed_literally_the_last_shortlist_hint_passes():
         def in_force(r):
             return r.effective_date is None or r.effective_date <= observed_on
 
-        kept = [
-            r
-            for r in candidates
-            if r.asset in allowed_assets
-            and in_force(r)
-            and (
-                r.superseded_by is None
-                or (by_id.get(r.superseded_by) is not None and not in_force(by_id.get(r.superseded_by)))
+        def replaced(r):
+            successor = by_id.get(r.superseded_by) if r.superseded_by else None
+            linked = r.superseded_by is not None and (successor is None or in_force(successor))
+            newer = r.document is not None and any(
+                o.document == r.document
+                and o.effective_date
+                and r.effective_date
+                and o.effective_date > r.effective_date
+                and in_force(o)
+                for o in candidates
             )
-        ]
+            return linked or newer
+
+        kept = [r for r in candidates if r.asset in allowed_assets and in_force(r) and not replaced(r)]
         return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
 
     assert run("shortlist", shortlist).passed
@@ -298,3 +303,14 @@ def test_the_lesson_never_says_version_hash_or_room_for_everything():
     prose = "\n".join(text(c) + outputs(c) for c in learner_cells())
     assert "version hash" not in prose and "room for everything" not in prose
     assert "it understands the rewording" not in prose
+
+
+def test_on_1_april_the_shortlist_holds_rev_5_and_no_copy_of_rev_4_beside_it():
+    # A learner who keeps to the superseded_by links alone keeps the portal and binder copies of rev 4 (they
+    # carry no link) beside rev 5: a different manual's figures mixed with the one in force.
+    from botie.lessons.exercises.lesson02 import reference_shortlist
+
+    s = load_evidence_scenario()
+    top = reference_shortlist(list(s.candidates(0)), list(s.allowed_assets), dt.date(2026, 4, 1), 3)
+    assert top[0] == "man-p2-r5-s3.2"
+    assert not [rid for rid in top if "-r4-" in rid]

@@ -27,16 +27,9 @@ def _in_force(record, on: _dt.date) -> bool:
 
 def reference_shortlist(candidates, allowed_assets, observed_on, k) -> list[str]:
     """The ids the ``shortlist`` exercise asks for (the lesson 02 panel compares a learner's answer with it)."""
-    by_id = {r.id: r for r in candidates}
-    kept = []
-    for r in candidates:
-        if r.asset not in allowed_assets or not _in_force(r, observed_on):
-            continue
-        if r.superseded_by is not None:
-            successor = by_id.get(r.superseded_by)
-            if successor is None or _in_force(successor, observed_on):
-                continue
-        kept.append(r)
+    # The same freshness rule as section 2 and the design exercise: the links, and a newer revision of the
+    # same document in force, so on 1 April rev 5 replaces rev 4's copies as well as rev 4.
+    kept = [r for r in candidates if r.asset in allowed_assets and _out_of_date(r, candidates, observed_on) is None]
     kept.sort(key=lambda r: -(r.score or 0.0))  # a stable sort: ties keep their order
     return [r.id for r in kept[:k]]
 
@@ -98,14 +91,19 @@ _SHORTLIST = Exercise(
     same_records,
     (
         "Two phases. First throw out what may not be used: an asset the caller may not read, a record "
-        "not yet in force on observed_on, a record replaced by a successor that is in force. Only then "
-        "sort what is left by score and keep the first k.",
+        "not yet in force on observed_on, a record replaced by a newer version in force. Only then sort "
+        "what is left by score and keep the first k.",
         "A record is in force when its effective_date is None or on or before observed_on (<=, not <). "
-        "A record with superseded_by is replaced when that successor is in force, or when the successor "
-        "is not among the candidates at all (ingestion said so, and we cannot see otherwise).",
-        "by_id = {r.id: r for r in candidates}; keep a record when its asset is allowed, it is in force, and "
-        "either r.superseded_by is None or its successor by_id.get(r.superseded_by) is there and not yet in "
-        "force; then sorted(kept, key=lambda r: r.score, reverse=True)[:k], as a list of ids or records.",
+        "It is replaced when its superseded_by successor is in force or not among the candidates at all, "
+        "or when another candidate of the same document with a later effective_date is in force (that "
+        "catches copies, which carry no link of their own).",
+        "def in_force(r): return r.effective_date is None or r.effective_date <= observed_on; "
+        "def replaced(r): successor = by_id.get(r.superseded_by) if r.superseded_by else None; "
+        "linked = r.superseded_by is not None and (successor is None or in_force(successor)); "
+        "newer = r.document is not None and any(o.document == r.document and o.effective_date and r.effective_date and "
+        "o.effective_date > r.effective_date and in_force(o) for o in candidates); return linked or newer; "
+        "keep r when r.asset in allowed_assets and in_force(r) and not replaced(r); then "
+        "sorted(kept, key=lambda r: r.score, reverse=True)[:k], as a list of ids or records.",
     ),
 )
 
