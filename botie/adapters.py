@@ -1,6 +1,6 @@
 """One turn through a real model: thin adapters from botie's request and reply to the Anthropic and OpenAI SDKs.
 
-Install the ``models`` extra (``pip install botie[models]``). Each adapter is
+Install the ``models`` extra (``pip install -r requirements/models.txt`` in the workshop folder). Each adapter is
 a :class:`botie.model.Model`: it sends the parts of a
 :class:`~botie.context.evidence.ModelRequest` where that API wants them and
 reads the reply back into a :class:`~botie.model.Reply`, nothing more. It

@@ -100,6 +100,11 @@ def _prefix(records, allowance, *, keep=lambda used, cost, allowance: used + cos
     return chosen
 
 
+def _first_extra_only(errors):
+    extras = [name for name in errors if name not in FIELDS]
+    return [name for name in errors if name in FIELDS or name == (extras[0] if extras else None)]
+
+
 WRONG: dict[str, dict[str, Callable[..., Any]]] = {
     "evidence_allowance": {
         "forgets the output reserve": lambda t, i, o: t - i,
@@ -127,6 +132,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             (r for r in records if r.asset in allowed), key=lambda r: r.cost
         ),
         "inverted: keeps the forbidden ones": lambda records, allowed: [r for r in records if r.asset not in allowed],
+        "a piece of an allowed name passes: 'P-' in 'P-2'": lambda records, allowed: [
+            r for r in records if any(r.asset in a for a in allowed)
+        ],
         "hard-coded answer for the scene": lambda records, allowed: [
             "man-p2-r4-s3.2",
             "tkt-5521",
@@ -209,6 +217,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         ),
         "crashes on missing fields": lambda a: [n for n in FIELDS if not a[n]],
         "hard-coded for the two examples": lambda a: ["admin"] if "admin" in a else [],
+        "reports only the first unknown field": lambda a: _first_extra_only(field_errors(a)),
     },
 }
 

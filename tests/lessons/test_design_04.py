@@ -11,6 +11,7 @@ import re
 import pytest
 
 from botie.context.citations import check_claims, verify_citations
+from botie.lessons.exercises.catalogue import run
 from botie.lessons.exercises.engine import Verdict, run_exercise
 from botie.lessons.exercises.lesson04 import (
     EVERY_SENTENCE,
@@ -144,12 +145,12 @@ def _failures(fn, cases=None):
     return (Verdict.PASSED if not messages else Verdict.FAILED), messages
 
 
-def test_the_check_holds_four_invariants_over_eighteen_answers_the_first_two_shown():
+def test_the_check_holds_four_invariants_over_twenty_answers_the_first_two_shown():
     cases = RELEASE.cases()
-    assert len(cases) == 18
+    assert len(cases) == 20
     assert [c.shown for c in cases[:3]] == [True, True, False] and sum(c.shown for c in cases) == 2
     assert {c.expected[0] for c in cases} == set(INVARIANTS)
-    assert sum(c.expected[1] for c in cases) == 6  # six honest answers to release, twelve to withhold
+    assert sum(c.expected[1] for c in cases) == 6  # six honest answers to release, fourteen to withhold
 
 
 @pytest.mark.parametrize("design", [library_design, sentence_by_sentence], ids=lambda f: f.__name__)
@@ -234,3 +235,26 @@ def test_a_stub_gets_not_yet_and_the_first_hint():
 
     report = run_exercise(RELEASE, release)
     assert report.verdict is Verdict.NOT_YET and "Hint 1 of 3" in report.text()
+
+
+def test_counting_markers_against_sentences_or_accepting_a_zero_marker_is_rejected():
+    """Two wrong rules a reader found passing: a marker count that covers the sentences in total (both on the
+    first, none on the booking claim), and [0] read as a citation."""
+
+    def counts_markers(answer, citations, context):
+        sentences = re.split(r"(?<=[.!?])\s+", answer.strip())
+        markers = [int(m) for m in re.findall(r"\[(\d+)\]", answer)]
+        quoted = all(c["id"] in context and c["quote"].strip() and c["quote"] in context[c["id"]] for c in citations)
+        return len(markers) >= len(sentences) and all(1 <= m <= len(citations) for m in markers) and quoted
+
+    def zero_is_a_marker(answer, citations, context):
+        for sentence in re.split(r"(?<=[.!?])\s+", answer.strip()):
+            marks = [int(m) for m in re.findall(r"\[(\d+)\]", sentence)]
+            if not marks or any(not 0 <= m <= len(citations) for m in marks):
+                return False
+        return verify_citations(citations, context).ok
+
+    for wrong, case in ((counts_markers, "both markers on the first sentence"), (zero_is_a_marker, "a marker [0]")):
+        report = run("release", wrong)
+        assert not report.passed
+        assert any(case in r.case.label for r in report.results if not r.passed), report.text()

@@ -174,7 +174,7 @@ def test_the_situations_are_the_real_services_results():
     cases = {c.label: c for c in lesson05._NEXT_REQUEST.cases()}
     unavailable = cases["r7: the scheduler did not answer, attempt 1 (unavailable)"].args[1]
     assert unavailable["status"] == "unavailable" and unavailable["retryable"] is True
-    denied = cases["tech-bo may not schedule P-2 (denied)"].args[1]
+    denied = cases["a caller who may schedule only P-3 asks for P-2 (denied)"].args[1]
     assert denied == {
         "status": "denied",
         "retryable": False,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from botie.adapters import AnthropicModel, OpenAIModel
 from botie.lessons.content.own_model import HOW_TO, your_model, your_turn
 
@@ -27,3 +29,15 @@ def test_a_call_that_fails_is_said_not_raised():
 
     text = your_turn(run, {"OPENAI_API_KEY": "sk-test"})
     assert text.splitlines()[-1] == "The call did not complete: ConnectionError: no route to host"
+
+
+def test_the_install_line_names_a_requirements_file_that_exists_and_holds_both_sdks():
+    # A learner copies this line into a terminal: `pip install botie[models]` failed, botie is not on PyPI.
+    from pathlib import Path
+
+    from botie.lessons.content.own_model import HOW_TO
+
+    named = re.search(r"pip install -r (requirements/\S+\.txt)", HOW_TO)
+    assert named, HOW_TO
+    text = (Path(__file__).resolve().parents[2] / named.group(1)).read_text(encoding="utf-8")
+    assert re.search(r"^anthropic==", text, re.M) and re.search(r"^openai==", text, re.M)

@@ -21,8 +21,9 @@ HOW_TO = (
     "No ANTHROPIC_API_KEY or OPENAI_API_KEY is set, so this step stays offline (nothing was sent anywhere).\n"
     "To run the same turn through your own model: set one of them in the terminal that starts JupyterLab,\n"
     "for example `export ANTHROPIC_API_KEY=...` (Windows: `set ANTHROPIC_API_KEY=...`), optionally\n"
-    "BOTIE_MODEL to choose the model, install the SDKs with `pip install botie[models]`, start JupyterLab\n"
-    "again and re-run this cell. A key in a notebook cell ends up in the saved notebook: keep it out."
+    "BOTIE_MODEL to choose the model, install the SDKs from the workshop folder with\n"
+    "`pip install -r requirements/models.txt`, start JupyterLab again and re-run this cell.\n"
+    "A key in a notebook cell ends up in the saved notebook: keep it out."
 )
 
 
@@ -50,7 +51,11 @@ def your_model(env: Mapping[str, str] | None = None) -> tuple[Any, str]:
                 f"{key} is set: the turn runs through OpenAIModel({name!r})."
             )
         except ImportError:
-            return None, f"{key} is set, but the SDK is not installed: run `pip install botie[models]`."
+            return (
+                None,
+                f"{key} is set, but the SDK is not installed: run "
+                "`pip install -r requirements/models.txt` in the workshop folder.",
+            )
     return None, HOW_TO
 
 

@@ -53,6 +53,7 @@ def _permitted_cases() -> tuple[Case, ...]:
     allowed = list(scene.allowed_assets)
     expected = [r.id for r in scene.records if r.asset in allowed]
     near = _records(("a", "P-2", 1), ("b", "P-22", 1), ("c", "p-2", 1), ("d", "P-2 ", 1), ("e", "P-2", 2))
+    inside = _records(("f", "P-", 1), ("g", "2", 1), ("h", "P-2", 1))
     order = _records(("x", "P-3", 4), ("y", "P-2", 1), ("z", "P-3", 2), ("w", "K-7", 1))
     cases = [
         Case("the workshop scene, allowed ['P-2', 'P-3']", (list(scene.records), allowed), expected, shown=True),
@@ -65,6 +66,7 @@ def _permitted_cases() -> tuple[Case, ...]:
         Case("no candidates at all", ([], ["P-2"]), []),
         Case("near misses: 'P-22', 'p-2' and 'P-2 ' are not 'P-2'", (near, ["P-2"]), ["a", "e"]),
         Case("ranked order is kept (not sorted by asset or cost)", (order, ("P-2", "P-3")), ["x", "y", "z"]),
+        Case("pieces of an allowed name: 'P-' and '2' are not 'P-2'", (inside, ["P-2"]), ["h"]),
     ]
     rng = random.Random(101)
     for i in range(3):

@@ -221,7 +221,7 @@ def _untraceable_cases() -> tuple[Case, ...]:
             pack,
             False,
         ),
-        ("one citation of the restricted vendor file", cite("man-p2-r4-s3.2", "vendor-p2-seal-design"), pack, True),
+        ("rev 4, then the restricted vendor file", cite("man-p2-r4-s3.2", "vendor-p2-seal-design"), pack, True),
         ("a source URI that looks real", cite("docs://site-a/manuals/p2/rev4"), pack, False),
         ("rev 3: retrieved, but superseded, so never packed", cite("man-p2-r3-s3.2"), pack, False),
         ("the right id in capitals", cite("MAN-P2-R4-S3.2"), pack, False),

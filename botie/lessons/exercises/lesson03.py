@@ -34,7 +34,7 @@ def _route_cases() -> tuple[Case, ...]:
     forty_one = [d.cost for d in _agreements()]
     plan = [
         ("the 41 agreements (1,440,000 tokens)", forty_one, soft, True),
-        ("one agreement of 1,440,000 tokens", [1_440_000], soft, True),
+        ("one agreement of 1,440,000 tokens", [1_440_000], soft, False),
         ("600,000 beside three of 20,000: a modest total", [600_000, 20_000, 20_000, 20_000], soft, True),
         ("one document of exactly the soft budget", [540_000], soft, False),
         ("one document a single token over", [540_001], soft, False),

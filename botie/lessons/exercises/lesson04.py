@@ -265,7 +265,21 @@ def _bent(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
             _add(base, "Work order 4471 is closed.", 1),
         ),
         (EVERY_SENTENCE, "uncited: a marker [3] with two citations", _add(base, "The pump may run at once [3].", 1)),
+        (
+            EVERY_SENTENCE,
+            "uncited: a marker [0], when the first citation is [1]",
+            _add(base, "The pump may run at once [0].", 1),
+        ),
+        (
+            EVERY_SENTENCE,
+            "uncited: both markers on the first sentence, none on the booking claim after it",
+            Answer((_marked(_unmarked(base.sentences[0]), 1, 2), _BOOKED), base.citations, base.context),
+        ),
     )
+
+
+def _unmarked(sentence: str) -> str:
+    return re.sub(r" ?(\[\d+\])+(?=[.!?]$)", "", sentence)
 
 
 _BOOKED = "A 60-minute inspection has been booked for you."

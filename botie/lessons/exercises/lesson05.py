@@ -169,6 +169,7 @@ def _fields_cases() -> tuple[Case, ...]:
             _with(_P2, duration_minutes=2.5, priority="high"),
             False,
         ),
+        ("two extra fields: admin and priority", _with(_P2, admin=True, priority="high"), False),
         ("not an object at all: a list", [("asset_id", "P-2")], False),
         ("not an object at all: a string", "book P-2 for 20 minutes", False),
     ]
@@ -256,7 +257,7 @@ def _next_request_cases() -> tuple[Case, ...]:
         ("r7 booked job-1 at the first attempt (create)", "create", 1, "stop", False),
         ("r7 sent again, job-1 handed back (reuse), attempt 2", "reuse", 2, "stop", False),
         ("r10 asks for 90 minutes (invalid)", "invalid", 1, "stop", False),
-        ("tech-bo may not schedule P-2 (denied)", "denied", 1, "stop", True),
+        ("a caller who may schedule only P-3 asks for P-2 (denied)", "denied", 1, "stop", True),
         ("r8: nobody approved it yet (needs_approval)", "needs_approval", 1, "stop", False),
         ("r7 for 30 minutes after r7 booked 20 (conflict)", "conflict", 1, "stop", False),
         ("r7: the scheduler did not answer, attempt 1 (unavailable)", "unavailable", 1, "send", True),
