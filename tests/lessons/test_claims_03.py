@@ -405,3 +405,15 @@ def test_lesson_03_mentions_no_scaled_copy_of_the_agreements_as_a_fixture_record
     """dataclasses.replace makes 'agreement-big' in section 2; it is not a fixture id, so it has no card row."""
     assert "agreement-big" not in _fixture_ids()
     assert "agreement-big" in _cell(_notebook(), "03-11").source
+
+
+def test_the_twenty_nine_are_ranked_by_score_but_none_of_their_text_is_sent_so_the_record_says_not_read():
+    from botie.context.routing import execute_plan, plan_context
+
+    agreements = list(_agreements())
+    coverage = execute_plan(plan_context(agreements, ceiling=900_000))
+    excluded = set(coverage.excluded_ids)
+    assert len(excluded) == coverage.documents_not_read == 29
+    assert all(d.score is not None for d in agreements if d.id in excluded)  # ranked: retrieval scored them
+    assert not excluded & set(coverage.included_ids)  # and nothing of theirs is in what is read
+    assert not hasattr(coverage, "documents_searched_not_included")
