@@ -114,7 +114,7 @@ SHOWN_IN_THE_NOTEBOOK = {
 
 def _text_before_check(name: str) -> str:
     cells = json.loads(LEARNER.read_text(encoding="utf-8"))["cells"]
-    parts = []
+    parts: list[str] = []
     for cell in cells:
         source = "".join(cell["source"])
         if cell["cell_type"] == "code" and source.strip() == f"check({name})":

@@ -31,7 +31,7 @@ def _tags(cell: dict) -> list[str]:
 
 
 def _fixture_records() -> dict[str, dict]:
-    records = {}
+    records: dict[str, dict] = {}
     for path in sorted((ROOT / "fixtures").glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
         for record in data.get("records", []) if isinstance(data, dict) else []:
