@@ -218,6 +218,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "crashes on missing fields": lambda a: [n for n in FIELDS if not a[n]],
         "hard-coded for the two examples": lambda a: ["admin"] if "admin" in a else [],
         "reports only the first unknown field": lambda a: _first_extra_only(field_errors(a)),
+        "names each field twice": lambda a: field_errors(a) + field_errors(a),
     },
 }
 

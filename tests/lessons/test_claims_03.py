@@ -186,10 +186,10 @@ def test_with_no_reserve_the_very_first_request_fails_whatever_the_sizes(ceiling
     assert first_failing_turn(ceiling, 1.0, per_turn=per_turn, fixed=fixed) == 1
 
 
-def test_at_60_percent_there_is_room_for_58_turns():
-    assert first_failing_turn(CEILING, 0.6, per_turn=6_000, fixed=10_000) == 59
-    # turn 58's request: documents, the fixed 10,000 and 58 turns of 6,000 fit; turn 59's does not
-    assert 540_000 + 10_000 + 58 * 6_000 <= CEILING < 540_000 + 10_000 + 59 * 6_000
+def test_at_60_percent_there_is_room_for_30_turns_the_syllabus_thirty():
+    assert first_failing_turn(CEILING, 0.6, per_turn=11_500, fixed=10_000) == 31
+    # turn 30's request: documents, the fixed 10,000 and 30 turns of 11,500 fit; turn 31's does not
+    assert 540_000 + 10_000 + 30 * 11_500 <= CEILING < 540_000 + 10_000 + 31 * 11_500
 
 
 # --- section 6: the cut, reconciled with routing --------------------------------------------------------------------

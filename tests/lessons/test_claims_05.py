@@ -328,3 +328,21 @@ def test_next_requests_shown_cases_are_the_denial_and_the_silence_the_lesson_run
     shown = {c.args[1]["status"]: c for c in lesson05._NEXT_REQUEST.cases() if c.shown}
     assert set(shown) == {"denied", "unavailable"}
     assert shown["unavailable"].args[2] == 1 and shown["unavailable"].args[0] == R7
+
+
+def test_the_repaired_60_minute_call_still_needs_its_own_approval():
+    # Section 3: the tool result lets the model repair 90 into 60 minutes; tech-ana approved 90, not 60.
+    too_long = {**R7, "request_id": "r10", "duration_minutes": 90}
+    repaired = {**too_long, "duration_minutes": 60}
+    decision = decide(repaired, **ANA, approval=Approval("tech-ana", too_long), previous=None)
+    assert decision.branch is Branch.NEEDS_APPROVAL
+    assert decide(repaired, **ANA, approval=Approval("tech-ana", repaired), previous=None).branch is Branch.CREATE
+
+
+def test_the_order_is_the_workshops_a_retry_without_its_approval_stops_before_the_stored_request():
+    # The syllabus reads the store right after permission; here approval comes first, so the same r7 without
+    # its approval is needs_approval even though r7 is stored, and with it the stored job comes back.
+    stored = StoredRequest.settled(R7, "job-1")
+    assert decide(R7, **ANA, approval=None, previous=stored).branch is Branch.NEEDS_APPROVAL
+    again = decide(R7, **ANA, approval=Approval("tech-ana", R7), previous=stored)
+    assert again.branch is Branch.REUSE and again.receipt is not None and again.receipt.job_id == "job-1"

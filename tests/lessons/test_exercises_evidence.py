@@ -269,6 +269,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "hard-coded for the manual and the bulletin": lambda a, b: (["man-p2-r4-s6.1", "eng-bulletin-2026-02"], True),
     },
     "untraceable": {
+        "strips spaces from ids before comparing": lambda cs, ids: untraceable(
+            [{**c, "id": c["id"].strip()} if isinstance(c.get("id"), str) else c for c in cs], ids
+        ),
         "ignores capitals": lambda cs, pack: [
             c.get("id") for c in cs if isinstance(c.get("id"), str) and c["id"].lower() not in {p.lower() for p in pack}
         ],
@@ -329,6 +332,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "hard-coded True": lambda cs, ctx: True,
     },
     "first_lost_stage": {
+        "matches an id inside a longer one": lambda rid, stages: next(
+            (name for name, ids in stages if not any(rid in i for i in ids)), None
+        ),
         "the last stage without it": lambda rid, stages: next(
             (n for n, ids in reversed(stages) if rid not in ids), None
         ),

@@ -116,8 +116,8 @@ def test_the_agreement_numbers_the_guide_quotes_are_the_codes():
 
 def test_the_first_failing_turns_the_guide_quotes_are_the_codes():
     text = flat(guide_blocks()["03"])
-    at_60 = first_failing_turn(900_000, 0.6, per_turn=6_000, fixed=10_000)
-    at_100 = first_failing_turn(900_000, 1.0, per_turn=6_000, fixed=10_000)
+    at_60 = first_failing_turn(900_000, 0.6, per_turn=11_500, fixed=10_000)
+    at_100 = first_failing_turn(900_000, 1.0, per_turn=11_500, fixed=10_000)
     assert f"at 60% the first turn over the ceiling is turn {at_60}, at 1.0 it is turn {at_100}" in text
 
 

@@ -93,7 +93,9 @@ def test_key_nothing_above_the_floor_is_a_refusal():
 
 
 def test_key_with_no_reserve_turn_one_fails():
-    assert first_failing_turn(900_000, 1.0, per_turn=6_000, fixed=10_000) == 1 and _key("soft-fraction-one") == "turn 1"
+    assert (
+        first_failing_turn(900_000, 1.0, per_turn=11_500, fixed=10_000) == 1 and _key("soft-fraction-one") == "turn 1"
+    )
 
 
 def test_key_the_same_r7_again_is_reuse():

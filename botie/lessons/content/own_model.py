@@ -21,8 +21,9 @@ HOW_TO = (
     "No ANTHROPIC_API_KEY or OPENAI_API_KEY is set, so this step stays offline (nothing was sent anywhere).\n"
     "To run the same turn through your own model: set one of them in the terminal that starts JupyterLab,\n"
     "for example `export ANTHROPIC_API_KEY=...` (Windows: `set ANTHROPIC_API_KEY=...`), optionally\n"
-    "BOTIE_MODEL to choose the model, install the SDKs from the workshop folder with\n"
-    "`pip install -r requirements/models.txt`, start JupyterLab again and re-run this cell.\n"
+    "BOTIE_MODEL to choose the model, install the SDKs into the Python that runs JupyterLab, from the\n"
+    "workshop folder: `python -m pip install -r requirements/models.txt` (after `make lab` that Python is\n"
+    "`.venv/bin/python`), start JupyterLab again and re-run this cell.\n"
     "A key in a notebook cell ends up in the saved notebook: keep it out."
 )
 

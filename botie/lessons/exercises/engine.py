@@ -264,7 +264,7 @@ def same_records(got: Any, expected: list[str]) -> str | None:
     if ids == expected:
         return None
     if sorted(ids) == sorted(expected):
-        return f"the right records in the wrong order: expected {expected}, got {ids} (keep the ranked order)"
+        return f"the right records in the wrong order: expected {expected}, got {ids} (keep the order asked for)"
     return f"expected {expected}, got {ids}"
 
 
@@ -289,11 +289,13 @@ def same_branch(got: Any, expected: str) -> str | None:
 def same_fields(got: Any, expected: frozenset[str]) -> str | None:
     if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Iterable):
         return f"expected a list of field names, got {show(got)}"
-    names = set()
+    names: set[str] = set()
     for item in got:
         name = item if isinstance(item, str) else getattr(item, "field", None)
         if not isinstance(name, str):
             return f"expected field names such as 'duration_minutes', found {show(item)}"
+        if name in names:
+            return f"{name!r} is named twice: name each field at fault once"
         names.add(name)
     if names == expected:
         return None

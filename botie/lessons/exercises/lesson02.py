@@ -226,6 +226,7 @@ def _untraceable_cases() -> tuple[Case, ...]:
         ("rev 3: retrieved, but superseded, so never packed", cite("man-p2-r3-s3.2"), pack, False),
         ("the right id in capitals", cite("MAN-P2-R4-S3.2"), pack, False),
         ("a prefix of a packed id", cite("man-p2-r4-s3"), pack, False),
+        ("a packed id with a space after it", cite("man-p2-r4-s3.2 "), pack, False),
         ("the same bad id twice, then a good one", cite("forum-999", "forum-999", "forum-8812"), pack, False),
         (
             "two different untraceable ids and one with no id: in the order first cited",

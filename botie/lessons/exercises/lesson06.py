@@ -53,6 +53,11 @@ def _first_lost_cases() -> tuple[Case, ...]:
         case("rev 4 when only P-3 is allowed", "man-p2-r4-s3.2", refused),
         case("an empty trace", "man-p2-r4-s3.2", []),
         case("other stage names: lost at the last one", "x", [("one", ["x"]), ("two", ["x", "y"]), ("three", [])]),
+        case(
+            "an id inside a longer one: x.1 survives, x is lost at two",
+            "x",
+            [("one", ["x", "x.1"]), ("two", ["x.1"]), ("three", ["x.1"])],
+        ),
     )
 
 
