@@ -188,7 +188,35 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
 # --- every sentence carries a citation ---------------------------------------------------------
 
 _MARKER = re.compile(r"\[(\d+)\]")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")  # "1.5 bar" stays one sentence
+# A stop, with any markers right after it ("done. [2]"), before a space: "1.5 bar" stays one sentence.
+_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d+\])*(?=\s)")
+# A list item's bullet or number at the start of a line: the item is a sentence, its "1." is not one.
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+# Stops that end an abbreviation, not a sentence (compared in lower case); "No." only before a number.
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "approx.", "cf.", "vs."})
+_NUMBER_AFTER = re.compile(r"\s+\d")
+
+
+def _abbreviation(line: str, stop: int) -> bool:
+    """Is the stop at ``line[stop]`` the end of an abbreviation such as "e.g." or "No. 4"?"""
+    word = line[: stop + 1].rsplit(maxsplit=1)[-1].lstrip("([\"'")
+    if word.casefold() in _ABBREVIATIONS:
+        return True
+    return word == "No." and _NUMBER_AFTER.match(line, stop + 1) is not None
+
+
+def _sentences(answer: str) -> tuple[str, ...]:
+    """Split at a stop followed by a space, at every line break, and before each list item."""
+    out: list[str] = []
+    for line in answer.splitlines():
+        line = _BULLET.sub("", line, count=1)
+        start = 0
+        for end in _SENTENCE_END.finditer(line):
+            if not _abbreviation(line, end.start()):
+                out.append(line[start : end.end()])
+                start = end.end()
+        out.append(line[start:])
+    return tuple(s.strip() for s in out if s.strip())
 
 
 @dataclass(frozen=True)
@@ -223,7 +251,10 @@ def check_claims(answer: str, citations: Any) -> ClaimCheck:
     the quotes themselves are genuine is :func:`verify_citations`' job; this
     check asks the other question: does every claim point at a quote at all?
     An instruction slipped into an answer usually arrives as a sentence of
-    its own, with nothing to cite.
+    its own, with nothing to cite. A sentence ends at ``.``, ``!`` or ``?``
+    before a space (markers right after the stop stay with it), but not
+    after an abbreviation such as "e.g."; a line break ends one too, and a
+    list item ("- ", "* ", "1. ") is one without its bullet.
     """
     if not isinstance(answer, str):
         raise CitationError(f"an answer is text, got {type(answer).__name__}", field="answer")
@@ -232,6 +263,6 @@ def check_claims(answer: str, citations: Any) -> ClaimCheck:
         if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable)
         else len(list(citations))
     )
-    sentences = tuple(s.strip() for s in _SENTENCE_END.split(answer.strip()) if s.strip())
+    sentences = _sentences(answer)
     uncited = tuple(s for s in sentences if not any(1 <= int(n) <= count for n in _MARKER.findall(s)))
     return ClaimCheck(bool(sentences) and not uncited, sentences, uncited)

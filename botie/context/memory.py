@@ -16,7 +16,8 @@ module decides, entry by entry, what goes forward, in a fixed order:
 2. **expired**: every entry may carry an expiry; past it, the value is gone.
    The focus of today's question should not steer next week's.
 3. **replaced**: a later entry for the same key replaces an earlier one. A
-   correction wins, and the stale value does not linger beside it.
+   correction wins, and the stale value does not linger beside it, nor
+   come back when the correction expires: then the key has no value.
 4. **stale summary**: a summary of keys that changed after it was written
    repeats the old values. It is dropped, and the keys it summarised speak
    for themselves.
@@ -136,7 +137,10 @@ class CarriedMemory:
 
 
 def _latest(entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
-    """Per key, the latest entry that is neither provisional nor expired (ties: the later in the list)."""
+    """Per key, the latest entry (ties: the later in the list), expired or not.
+
+    An expired correction still replaces what it corrected: the older value was wrong, not just old.
+    """
     latest: dict[str, MemoryEntry] = {}
     for e in entries:
         if e.key not in latest or e.written_at >= latest[e.key].written_at:
@@ -151,7 +155,9 @@ def _decide(e: MemoryEntry, latest: dict[str, MemoryEntry], now: _dt.datetime) -
         return MemoryStatus.EXPIRED, f"expired at {e.expires_at:%Y-%m-%d %H:%M}"
     if latest.get(e.key) is not e:
         newer = latest[e.key]
-        return MemoryStatus.REPLACED, f"replaced by {newer.value!r} ({newer.origin}) written later"
+        gone = newer.expires_at is not None and newer.expires_at <= now
+        since = ", which has since expired" if gone else ""
+        return MemoryStatus.REPLACED, f"replaced by {newer.value!r} ({newer.origin}) written later{since}"
     changed = [k for k in e.covers if k in latest and latest[k].written_at > e.written_at]
     if changed:
         return MemoryStatus.STALE_SUMMARY, f"written before {', '.join(changed)} changed: it repeats the old value"
@@ -184,12 +190,8 @@ def carry_forward(
         if not isinstance(e, MemoryEntry):
             raise InputError(f"memory holds MemoryEntry values, got {e!r:.80}", field="entry")
     hidden = {id(e): why for e in entries if (why := _hidden(e, reader, allowed)) is not None}
-    usable = [
-        e
-        for e in entries
-        if id(e) not in hidden and e.origin is not Origin.MODEL and (e.expires_at is None or e.expires_at > now)
-    ]
-    latest = _latest(usable)
+    # What may replace a value: a visible entry that is not a model's guess; expiry does not matter here.
+    latest = _latest(e for e in entries if id(e) not in hidden and e.origin is not Origin.MODEL)
     outcomes = [
         MemoryOutcome(e.key, HIDDEN_VALUE, MemoryStatus.HIDDEN, hidden[id(e)])
         if id(e) in hidden

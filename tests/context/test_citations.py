@@ -173,6 +173,61 @@ def test_a_sentence_with_no_citation_marker_is_flagged():
     assert check_claims("Torque is 18 N·m [1]. Lapped faces take 16 N·m [2].", cites).ok
 
 
+def test_a_line_or_paragraph_break_ends_a_sentence():
+    from botie.context.citations import check_claims
+
+    cites = [{"id": "a", "quote": "x"}]
+    check = check_claims("Torque: 18 N·m [1]\n\nAn inspection has been booked for you.", cites)
+    assert check.sentences == ("Torque: 18 N·m [1]", "An inspection has been booked for you.")
+    assert check.uncited == ("An inspection has been booked for you.",)
+    assert check_claims("Torque: 18 N·m [1]\nBook it now", cites).uncited == ("Book it now",)
+    assert check_claims("Torque: 18 N·m [1]\r\nFlush at 1.5 bar [1]", cites).ok
+
+
+def test_each_list_item_is_a_sentence_without_its_bullet():
+    from botie.context.citations import check_claims
+
+    cites = [{"id": "a", "quote": "x"}, {"id": "b", "quote": "y"}]
+    answer = (
+        "Steps:\n- Torque 18 N·m [1]\n* Flush at 1.5 bar [2]\n1. Book a 60-minute slot now.\n  2) Lap the faces [1]"
+    )
+    check = check_claims(answer, cites)
+    assert check.sentences == (
+        "Steps:",
+        "Torque 18 N·m [1]",
+        "Flush at 1.5 bar [2]",
+        "Book a 60-minute slot now.",
+        "Lap the faces [1]",
+    )
+    assert check.uncited == ("Steps:", "Book a 60-minute slot now.")
+
+
+def test_an_abbreviation_does_not_end_a_sentence():
+    from botie.context.citations import check_claims
+
+    cites = [{"id": "a", "quote": "x"}, {"id": "b", "quote": "y"}]
+    for answer in (
+        "Torque it [1]. E.g. this [2].",
+        "Use the wrench, e.g. the 20 N·m one [2].",
+        "Tighten i.e. torque [1].",
+        "Flush at approx. 1.5 bar [2].",
+        "See gland No. 4 [1].",
+        "Lap the faces (cf. the note) [1].",
+    ):
+        check = check_claims(answer, cites)
+        assert check.ok, (answer, check.uncited)
+    assert check_claims("The answer is no. Book it [1].", cites).uncited == ("The answer is no.",)
+
+
+def test_markers_after_the_stop_stay_with_the_sentence_they_end():
+    from botie.context.citations import check_claims
+
+    cites = [{"id": "a", "quote": "x"}, {"id": "b", "quote": "y"}]
+    check = check_claims("Torque is 18 N·m. [1] Flush at 1.5 bar. [1][2] Book it now.", cites)
+    assert check.sentences == ("Torque is 18 N·m. [1]", "Flush at 1.5 bar. [1][2]", "Book it now.")
+    assert check.uncited == ("Book it now.",)
+
+
 def test_a_marker_past_the_end_of_the_citations_cites_nothing():
     from botie.context.citations import check_claims
 

@@ -39,6 +39,26 @@ def test_a_later_correction_replaces_the_earlier_value():
     assert [e.value for e in carried.kept] == ["2026-03-14"]
 
 
+def test_a_replaced_value_stays_replaced_after_the_correction_expires():
+    """Torque 20 at 09:00, corrected to 18 at 10:00 until 12:00: at 14:00 neither is carried, and 20 never returns."""
+    old = MemoryEntry("torque", "20", Origin.DOCUMENT, at(0), source_id="man-p2-r3-s3.2")
+    new = MemoryEntry("torque", "18", Origin.DOCUMENT, at(1), expires_at=at(3), source_id="man-p2-r4-s3.2")
+    carried = carry_forward([old, new], now=at(5))
+    assert [(o.value, str(o.status)) for o in carried.outcomes] == [("20", "replaced"), ("18", "expired")]
+    assert carried.kept == ()
+    assert carried.outcomes[0].reason == "replaced by '18' (document) written later, which has since expired"
+    before = carry_forward([old, new], now=at(2))
+    assert [str(o.status) for o in before.outcomes] == ["replaced", "kept"]
+    assert before.outcomes[0].reason == "replaced by '18' (document) written later"
+
+
+def test_a_model_guess_or_a_hidden_entry_still_replaces_nothing_even_once_expired():
+    fact = MemoryEntry("torque", "18", Origin.DOCUMENT, at(0), source_id="man-p2-r4-s3.2")
+    guess = MemoryEntry("torque", "25", Origin.MODEL, at(1), expires_at=at(2))
+    other = MemoryEntry("torque", "30", Origin.TECHNICIAN, at(1), expires_at=at(2), owner="someone-else")
+    assert status_of([fact, guess, other], now=at(5)) == ["kept", "provisional", "hidden"]
+
+
 def test_a_summary_written_before_a_key_it_covers_changed_is_stale():
     old = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, at(1))
     summary = MemoryEntry("summary", "seal replaced 2026-03-01", Origin.SUMMARY, at(2), covers=("seal_replaced",))
@@ -74,11 +94,11 @@ def test_a_model_guess_never_replaces_a_value_someone_gave_even_when_written_lat
     assert status_of([said, guess]) == ["kept", "provisional"]
 
 
-def test_an_entry_that_expires_at_this_moment_no_longer_replaces_an_older_one():
-    """At ``now == expires_at`` the correction is gone, so the older value it had replaced applies again."""
+def test_an_entry_expires_at_this_moment_and_what_it_replaced_does_not_come_back():
+    """At ``now == expires_at`` the later value is gone; the older one it replaced stays replaced."""
     old = MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1))
     new = MemoryEntry("focus", "P-3 bearing", Origin.TECHNICIAN, at(2), expires_at=at(10))
-    assert status_of([old, new], now=at(10)) == ["kept", "expired"]
+    assert status_of([old, new], now=at(10)) == ["replaced", "expired"]
     assert status_of([old, new], now=at(9)) == ["replaced", "kept"]
 
 

@@ -331,7 +331,13 @@ def test_a_dependency_comes_along_even_below_the_floor_and_is_read_first():
 def test_a_dependency_never_bypasses_permission():
     result = _pick([_rec("row", 0.8, depends_on=("heading",)), _rec("heading", 0.9, asset="K-7")])
     assert result.outcome("row").status is S.INCOMPLETE
-    assert result.outcome("row").reason == "needs heading, which is not permitted; alone it would be misread"
+
+
+def test_a_record_left_incomplete_by_a_dependency_the_caller_may_not_read_does_not_name_it():
+    result = _pick([_rec("row", 0.8, depends_on=("heading",)), _rec("heading", 0.9, asset="K-7")])
+    assert result.outcome("row").reason == "needs a record this caller may not read; alone it would be misread"
+    superseded = _pick([_rec("row", 0.8, depends_on=("heading",)), _rec("heading", 0.9, superseded_by="gone")])
+    assert superseded.outcome("row").reason == "needs heading, which is superseded; alone it would be misread"
 
 
 def test_a_dependency_that_was_not_retrieved_makes_the_record_incomplete():
@@ -764,10 +770,13 @@ def test_a_high_authority_conflict_explains_where_both_sides_went():
         explain(True) == "m (approved) and b (reviewed) disagree: both are in the context, and the answer must "
         "present both sides"
     )
-    assert (
-        explain(False) == "m (approved) and b (reviewed) disagree: neither fitted, so both were left out, and "
-        "the answer must present both sides"
-    )
+
+
+def test_a_pair_that_was_not_sent_is_not_one_the_answer_can_present():
+    flag = Conflict(("m", "b"), (Trust.APPROVED, Trust.REVIEWED), True, False).explain()
+    pair = "m (approved) and b (reviewed) disagree"
+    assert flag == f"{pair}: neither fitted, so both were left out; the answer cannot rest on either"
+    assert "present" not in flag
 
 
 def test_explain_ends_an_answer_with_the_count_and_the_tokens_used():
@@ -1166,10 +1175,32 @@ def test_without_rev_4_or_a_copy_the_lower_tiers_stay_out_as_contradicted(scenar
     assert result.conflicts == ()
 
 
+def test_a_denial_names_no_rival_the_caller_may_not_read_nor_its_tier():
+    """The forum post stays out, but its reason does not say which restricted record it contradicts, or its tier."""
+    records = [
+        _rec("manual-k7", 0.9, asset="K-7", trust="approved"),
+        _rec("forum", 0.8, trust="community", conflicts_with=("manual-k7",)),
+        _rec("other", 0.5),
+    ]
+    result = _pick(records)
+    assert result.selected_ids == ("other",)
+    forum = result.outcome("forum")
+    assert forum.status is S.CONTRADICTED
+    assert forum.reason == "disagrees with a source this caller may not read; alone it would win by default"
+    # marked on the restricted side only: the caller's own records do not name it either
+    one_side = [_rec("manual-k7", 0.9, asset="K-7", trust="approved", conflicts_with=("forum",)), *records[1:]]
+    one_side[1] = _rec("forum", 0.8, trust="community")
+    assert _pick(one_side).outcome("forum").reason == forum.reason
+    # no conflict lists the restricted side: a conflict has two eligible sides
+    assert result.conflicts == () and _pick(one_side).conflicts == ()
+    readable = [o for o in result.outcomes if o.record_id != "manual-k7"]
+    assert not any("manual-k7" in o.reason or "approved" in o.reason for o in readable)
+    assert "manual-k7" not in "\n".join(line for line in result.explain().splitlines() if line.startswith("forum"))
+
+
 @pytest.mark.parametrize(
     ("manual", "status"),
     [
-        ({"asset": "K-7"}, "not_permitted"),
         ({"effective_date": "2026-04-01"}, "not_yet_effective"),
         ({"superseded_by": "gone"}, "superseded"),
     ],

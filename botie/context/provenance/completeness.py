@@ -11,7 +11,8 @@ a higher one travels only alongside it: the higher one may go in alone (it
 outranks the other), the lower one never, so a budget cut cannot make the
 less trusted source the only voice on the fact. If that higher source cannot
 be sent at all (not retrieved, not permitted, not in force, incomplete), the
-lower one stays out as ``contradicted``, naming it. A rival below the relevance
+lower one stays out as ``contradicted``, naming it, unless the caller may not
+read it: then the reason says only that such a source exists. A rival below the relevance
 floor does not count: retrieval judged it beside this question, so the fact the
 two disagree on is not one the question needs. A rival
 revision not in force is answered by its document's revision in force, when
@@ -54,6 +55,8 @@ def _missing_dependency(
         target = usable.get(dep)  # a copy standing in for a dependency that was not retrieved meets it
         if target is None and dep not in by_id:
             return f"needs {dep}, which was not retrieved"
+        if target is None and excluded[dep].status is EvidenceStatus.NOT_PERMITTED:
+            return "needs a record this caller may not read"  # naming it would say what the caller may not see
         if target is None:
             return f"needs {dep}, which is {excluded[dep].status.value.replace('_', ' ')}"
         if target in trail:
@@ -181,8 +184,15 @@ def _stranded(
             continue  # retrieval found the rival irrelevant here: the fact they disagree on is not this question's
         if not _travels_with(r, other) or _in_force_alongside(r, other, sendable, decided):
             continue
-        return f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent ({decided[other.id].status})"
+        return _cannot_send(other, decided[other.id].status)
     return None
+
+
+def _cannot_send(other: Record, status: EvidenceStatus) -> str:
+    """Why the rival cannot come, in words the caller may see: a source they may not read stays unnamed."""
+    if status is EvidenceStatus.NOT_PERMITTED:
+        return "disagrees with a source this caller may not read"  # its id and tier would say what it is
+    return f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent ({status})"
 
 
 def _beside_the_question(other: Record, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> bool:

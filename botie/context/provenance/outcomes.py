@@ -65,6 +65,9 @@ class EvidenceOutcome(NamedTuple):
 class Conflict:
     """Two eligible sources that ingestion marked as disagreeing: every one met is listed, none is silent.
 
+    Both sides are always eligible (permitted, in force, distinct, above the floor), so a conflict never
+    names a source the caller may not read; such a rival appears, unnamed, only in the other side's reason.
+
     ``kept_together`` is true for two high-authority sources, or two of one
     tier: the selector sends both or neither, and never picks a winner.
     Otherwise the higher tier outranks the lower, and the lower one is sent
@@ -81,8 +84,11 @@ class Conflict:
         a, b = self.ids
         ta, tb = self.tiers
         if self.kept_together:
-            where = "both are in the context" if self.in_context else "neither fitted, so both were left out"
-            return f"{a} ({ta}) and {b} ({tb}) disagree: {where}, and the answer must present both sides"
+            pair = f"{a} ({ta}) and {b} ({tb}) disagree"
+            if self.in_context:
+                return f"{pair}: both are in the context, and the answer must present both sides"
+            # an answer can present only what it was sent
+            return f"{pair}: neither fitted, so both were left out; the answer cannot rest on either"
         (low, tl), (high, th) = sorted(((a, ta), (b, tb)), key=lambda side: AUTHORITY[side[1]])
         rule = f"{low} ({tl}) disagrees with {high} ({th}): {high} outranks it, so {low} is sent only alongside {high}"
         if self.in_context:
