@@ -142,7 +142,7 @@ def _count(cells: Sequence, needle: str) -> int:
     return sum(1 for c in cells if c.cell_type == "code" and needle in c.source)
 
 
-def _prose(cells: Sequence) -> int:
+def prose_words(cells: Sequence) -> int:
     return sum(words(c.source) for c in cells if c.cell_type == "markdown" and "cast-card" not in _tags(c))
 
 
@@ -155,7 +155,7 @@ def measure(nb, lesson: str, exercise_names: Iterable[str]) -> Measure:
         lesson=lesson,
         title=title,
         cells=len(cells),
-        words=_prose(cells),
+        words=prose_words(cells),
         exercises=len(names),
         design=sum(_is_design(cells, n) for n in names),
         predictions=_count(cells, "predict("),
@@ -243,7 +243,7 @@ def parts(nb, exercise_names: Iterable[str]) -> list[tuple[str, float]]:
     for n, i in enumerate(starts):
         chunk = cells[i : starts[n + 1] if n + 1 < len(starts) else len(cells)]
         heading = next(h for h in _headings(cells[i]) if h.startswith(("## ", "### ")))
-        minutes = _prose(chunk) / WORDS_PER_MINUTE
+        minutes = prose_words(chunk) / WORDS_PER_MINUTE
         minutes += _count(chunk, "predict(") * PREDICTION_MINUTES + _count(chunk, "_panel(") * PANEL_MINUTES
         out.append((heading, minutes))
     for name in exercise_names:
@@ -264,7 +264,7 @@ def section_minutes(nb, number: int) -> float:
             chunk.append(c)
     exercises = sum(1 for c in chunk if c.cell_type == "code" and re.search(r"^\s*check\(", c.source, re.M))
     return (
-        _prose(chunk) / WORDS_PER_MINUTE
+        prose_words(chunk) / WORDS_PER_MINUTE
         + exercises * EXERCISE_MINUTES
         + _count(chunk, "predict(") * PREDICTION_MINUTES
         + _count(chunk, "_panel(") * PANEL_MINUTES

@@ -283,26 +283,19 @@ class InspectionService:
         with self.store.transaction() as tx:
             previous = tx.lookup(caller, rid)
             last_used = self._expired_use(previous, now)
-            if last_used is not None:
+            if last_used is not None:  # past its retention: the key is free again, and the decision says so
                 tx.forget(caller, rid)
-                fresh = decide(
-                    payload,
-                    caller=caller,
-                    allowed_assets=allowed,
-                    approval=approval,
-                    previous=None,
-                    approvers=self.approvers,
-                )
-                decision, previous = self._note_expiry(fresh, rid, last_used), None
-            else:
-                decision = decide(
-                    payload,
-                    caller=caller,
-                    allowed_assets=allowed,
-                    approval=approval,
-                    previous=previous,
-                    approvers=self.approvers,
-                )
+                previous = None
+            decision = decide(
+                payload,
+                caller=caller,
+                allowed_assets=allowed,
+                approval=approval,
+                previous=previous,
+                approvers=self.approvers,
+            )
+            if last_used is not None:
+                decision = self._note_expiry(decision, rid, last_used)
             token = None
             if decision.branch is Branch.CREATE:
                 decision, token = self._create(tx, decision, previous, payload, caller, now)

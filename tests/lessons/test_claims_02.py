@@ -246,15 +246,6 @@ def test_the_design_check_runs_thirteen_cases():
 # --- the lesson's shape -------------------------------------------------------------------------------------------
 
 
-def test_the_learner_edition_has_at_most_45_cells_and_2000_words_of_prose():
-    cells = learner_cells()
-    prose = [
-        text(c) for c in cells if c["cell_type"] == "markdown" and "cast-card" not in c["metadata"].get("tags", [])
-    ]
-    words = sum(len(re.findall(r"[A-Za-z0-9'’-]+", source)) for source in prose)
-    assert len(cells) <= 45 and words <= 2000, (len(cells), words)
-
-
 def test_the_cast_card_follows_what_youll_learn_and_names_every_fixture_id_the_lesson_uses():
     cells = learner_cells()
     fixture_ids = {

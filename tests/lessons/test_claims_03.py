@@ -378,15 +378,6 @@ def test_the_design_exercise_has_a_heading_a_stub_a_check_and_a_place():
     assert "# BEGIN SOLUTION" in solution and "# END SOLUTION" in solution
 
 
-def test_the_learner_edition_is_within_45_cells_and_2000_words_of_prose():
-    cells = _notebook().cells
-    prose = "\n".join(
-        c.source for c in cells if c.cell_type == "markdown" and "cast-card" not in c.metadata.get("tags", [])
-    )
-    assert len(cells) <= 45
-    assert len(re.findall(r"[A-Za-z0-9'’-]+", prose)) <= 2000
-
-
 def test_the_design_text_says_what_the_check_runs():
     """'on the 41 agreements and on hand-made and generated sets, several also attached in reverse'."""
     from botie.lessons.exercises.catalogue import EXERCISES

@@ -27,13 +27,6 @@ def _tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
 
-def test_the_learner_edition_has_at_most_45_cells_and_2000_words_of_prose():
-    cells = _cells()
-    prose = [_text(c) for c in cells if c["cell_type"] == "markdown" and "cast-card" not in _tags(c)]
-    assert len(cells) <= 45
-    assert sum(len(re.findall(WORD, text)) for text in prose) <= 2000
-
-
 def test_the_cast_card_follows_what_youll_learn_and_names_the_ticket():
     cells = _cells()
     learn = next(i for i, c in enumerate(cells) if "**What you'll learn**" in _text(c))

@@ -39,14 +39,6 @@ def _fixture_records() -> dict[str, dict]:
     return records
 
 
-def test_the_learner_edition_has_at_most_45_cells_and_2000_words_of_prose():
-    cells = _cells()
-    prose = sum(
-        len(WORD.findall(c["text"])) for c in cells if c["cell_type"] == "markdown" and "cast-card" not in _tags(c)
-    )
-    assert len(cells) <= 45 and prose <= 2000, (len(cells), prose)
-
-
 # --- the cast card ---------------------------------------------------------------------------------------------
 
 

@@ -15,10 +15,10 @@ import pytest
 
 from botie.lessons.exercises.catalogue import BY_LESSON
 from botie.lessons.exercises.questions import QUESTIONS
+from tools.agenda import prose_words as agenda_prose_words
 
 ROOT = Path(__file__).resolve().parents[2]
 LEARNER = sorted((ROOT / "notebooks").glob("0*.ipynb"))
-WORD = re.compile(r"[A-Za-z0-9'’-]+")
 MAX_CELLS, MAX_WORDS = 45, 2_000
 
 
@@ -31,9 +31,8 @@ def _lesson(path: Path) -> str:
 
 
 def prose_words(nb) -> int:
-    """Words of prose: markdown cells, the cast card left out (it is a reference table, not reading)."""
-    cells = [c for c in nb.cells if c.cell_type == "markdown" and "cast-card" not in c.metadata.get("tags", [])]
-    return sum(len(WORD.findall(c.source)) for c in cells)
+    """Words of prose as the agenda counts them: markdown cells, the cast card left out (a reference table)."""
+    return agenda_prose_words(nb.cells)
 
 
 def test_the_word_count_counts_markdown_only_and_leaves_out_the_cast_card():

@@ -23,6 +23,7 @@ from botie.context.subquestions import SubQuestion, select_per_subquestion
 from botie.lessons import fixture_path, load_scene
 from botie.lessons.content.fixtures import load_records
 from botie.lessons.content.injections import PhraseFilter, admitted, escalation, injection_variants
+from botie.lessons.content.pasting import paste_without_escaping
 from botie.lessons.content.retrieval import embedding_score, keyword_score, rank, rerank
 from botie.lessons.content.scenarios import load_evidence_scenario
 
@@ -180,15 +181,10 @@ def _tickets():
     return [BY_ID["tkt-5521"], planted["tkt-5702"], BY_ID["tkt-5630"]]
 
 
-def _paste_inside(records, tag):
-    body = "".join(f'<document id="{r.id}">\n{r.text}\n</document>\n' for r in records)
-    return f"<{tag}>\n{body}</{tag}>"
-
-
 def test_unescaped_ticket_5702_closes_the_fixed_region_but_not_a_random_one():
     fence = new_fence(random.Random(2026))
-    assert region_closed_early(_paste_inside(_tickets(), "evidence"), "evidence")
-    assert not region_closed_early(_paste_inside(_tickets(), f"evidence-{fence}"), f"evidence-{fence}")
+    assert region_closed_early(paste_without_escaping(_tickets(), "evidence"), "evidence")
+    assert not region_closed_early(paste_without_escaping(_tickets(), f"evidence-{fence}"), f"evidence-{fence}")
     assert not region_closed_early(render_evidence(_tickets(), fence=fence), f"evidence-{fence}")
 
 

@@ -7,6 +7,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
 from botie.context.records import Record
 from botie.lessons.exercises._shared import record, scenario
 from botie.lessons.exercises.engine import Case, Exercise, same_records, show
@@ -14,7 +15,6 @@ from botie.lessons.exercises.engine import Case, Exercise, same_records, show
 __all__ = ["EXERCISES", "reference_shortlist"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
-_HIGH = ("approved", "reviewed")  # the two tiers seed 002 calls high authority
 
 
 def _day(text: str) -> _dt.date:
@@ -386,7 +386,7 @@ def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
     for r in sent:
         rivals = set(r.conflicts_with) | {o.id for o in candidates if r.id in o.conflicts_with}
         for other in sorted(rivals & set(usable) - sent_ids):
-            if r.trust in _HIGH and usable[other].trust in _HIGH:
+            if trust_of(r) in HIGH_AUTHORITY and trust_of(usable[other]) in HIGH_AUTHORITY:
                 problems.append(
                     f"together: sends {r.id} without {other}; both are high authority ({r.trust}, "
                     f"{usable[other].trust}) and disagree, so both go in, flagged, or neither"
