@@ -298,3 +298,15 @@ def test_the_restricted_where_key_is_the_order_the_run_shows():
         and dropped
         and "tkt-5521" in select(SCENE.records, SCENE.allowed_assets, BUDGET).selected_ids
     )
+
+
+def test_from_a_total_of_30_the_panels_selection_lets_rev_3_join_rev_4_since_no_dates_are_checked_until_lesson_02():
+    from botie import Budget, select
+    from botie.lessons import fixture_path, load_scene
+
+    scene = load_scene(fixture_path("p2_seal.json"))
+    reserves = (scene.budget.input_reserve, scene.budget.output_reserve)
+    at_29 = select(scene.records, scene.allowed_assets, Budget(29, *reserves)).selected_ids
+    at_30 = select(scene.records, scene.allowed_assets, Budget(30, *reserves)).selected_ids
+    assert "man-p2-r3-s3.2" not in at_29
+    assert {"man-p2-r3-s3.2", "man-p2-r4-s3.2"} <= set(at_30)

@@ -305,3 +305,13 @@ def test_on_1_april_the_shortlist_holds_rev_5_and_no_copy_of_rev_4_beside_it():
     top = reference_shortlist(list(s.candidates(0)), list(s.allowed_assets), dt.date(2026, 4, 1), 3)
     assert top[0] == "man-p2-r5-s3.2"
     assert not [rid for rid in top if "-r4-" in rid]
+
+
+def test_the_pack_fits_250_counting_text_only_and_would_not_counting_the_tags_lesson_06_adds():
+    from botie.context.evidence import document_tokens
+
+    s = load_evidence_scenario()
+    pack = s.select(0)
+    by_id = {r.id: r for r in s.records}
+    sent = [by_id[i] for i in pack.selected_ids]
+    assert sum(r.cost for r in sent) <= 250 < sum(document_tokens(r) for r in sent)

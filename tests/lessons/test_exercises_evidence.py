@@ -56,8 +56,9 @@ def shortlist(
                 return False
             successor = by_id.get(r.superseded_by)
             if successor is None:
-                return not missing_successor_replaces
-            if in_force(successor, observed_on):
+                if missing_successor_replaces:
+                    return False
+            elif in_force(successor, observed_on):
                 return False
         if supersede and newer_revisions:
             return not any(

@@ -71,6 +71,16 @@ def _shortlist_cases() -> tuple[Case, ...]:
         case("a caller who may also read the vendor file", q1, [*allowed, "VENDOR-P2"], today, 2),
         case("only P-3 allowed: the one P-3 passage scores 0.12", q1, ["P-3"], today, 2),
         case("rev 4 was not retrieved: rev 3 still names it as successor", without_rev4, allowed, today, 4),
+        case(
+            "a successor not retrieved, and no other revision of the document to tell",
+            [
+                record("old", score=0.9, effective_date=_day("2026-01-01"), superseded_by="new"),
+                record("other", score=0.5, effective_date=_day("2026-01-01")),
+            ],
+            ["P-2"],
+            today,
+            2,
+        ),
         case("k is larger than what survives", q1, ["P-3"], today, 5),
         case("k = 0", q1, allowed, today, 0),
         case("nothing is allowed", q1, [], today, 3),

@@ -60,7 +60,7 @@ _ALL = (
         ),
         1,
         "Token counts depend on the text: part numbers and tables take far more tokens per word than prose. "
-        "Lesson 03 measures it.",
+        "Lesson 03 measures how many characters a token covers.",
     ),
     _q(
         "prefix-6-5-in-8",
