@@ -103,7 +103,7 @@ present: $(STAMP)
 # Mutation testing of the library (not the UI, not the lesson machinery), driven by the fast library
 # tests; prints killed / timed out / survived per module and exits 1 on an unexplained survivor.
 mutation: $(STAMP)
-	$(BIN)/python -m tests.mutation $(MUTATION_ARGS)
+	$(BIN)/python -m tools.mutation $(MUTATION_ARGS)
 
 # JupyterHub, the Python proxy and nbgitpuller (classroom/), for the hub test and bench-class.
 classroom-env: $(CLASSROOM_STAMP)

@@ -1,6 +1,6 @@
 """The layout keeps its promises, checked over every module of ``botie/``.
 
-* The library (``botie/__init__.py``, ``context/``, ``actions/``, ``model.py``, ``turn.py`` and the
+* The library (``botie/__init__.py``, ``context/``, ``actions/``, ``model.py``, ``turn/`` and the
   shared modules) never imports the lessons, the UI or anything heavy.
 * The library's two halves stay independent: ``context`` never imports ``actions``, nor the reverse.
 * The lesson machinery never imports the UI (the panels render what the lessons compute, not the
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "botie"
-LIBRARY_PARTS = ("context", "actions")
-LIBRARY_FILES = ("__init__.py", "model.py", "turn.py", "errors.py", "_checks.py", "_enum.py", "_lazy.py")
+LIBRARY_PARTS = ("context", "actions", "turn")
+LIBRARY_FILES = ("__init__.py", "model.py", "errors.py", "_checks.py", "_enum.py", "_lazy.py")
 HEAVY = ("ipywidgets", "matplotlib", "IPython", "numpy", "nbformat", "nbclient", "jupyter", "tools")
 
 #: (which modules, what they must not import, why)
@@ -175,8 +175,9 @@ def test_the_lesson_machinery_never_ships_the_maintainer_tools():
 
 
 def test_run_turn_takes_any_model_and_its_module_never_names_the_scripted_one():
-    source = (PACKAGE / "turn.py").read_text(encoding="utf-8")
-    assert "ScriptedModel" not in source and "scripted" not in source
+    for path in sorted((PACKAGE / "turn").rglob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        assert "ScriptedModel" not in source and "scripted" not in source, path.name
 
 
 def test_every_library_function_is_short_enough_to_read():

@@ -1,4 +1,4 @@
-"""tests/mutation.py (`make mutation`): the equivalents file is strict, and the table adds up."""
+"""tools/mutation.py (`make mutation`): the equivalents file is strict, and the table adds up."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import mutation
+from tools import mutation
 
 
 def test_the_committed_equivalents_file_parses_and_every_entry_has_a_reason():

@@ -855,7 +855,7 @@ class Watching(Desk):
 
 
 def test_a_restricted_record_smuggled_past_selection_never_reaches_the_model(monkeypatch):
-    import botie.turn as turn_module
+    import botie.turn.answer as turn_module
     from botie import RecordError
 
     honest = turn_module.select_evidence

@@ -568,7 +568,7 @@ def test_lesson_01_a_restricted_record_past_selection_stops_the_turn_naming_it_a
 
     import pytest
 
-    import botie.turn as turn_module
+    import botie.turn.answer as turn_module
     from botie import RecordError
 
     scenario = load_evidence_scenario()

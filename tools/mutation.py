@@ -1,6 +1,6 @@
 """`make mutation`: mutmut over the library, one module at a time, then one table.
 
-Run as ``python -m tests.mutation [MODULE_PREFIX ...] [--report-only]``. For each
+Run as ``python -m tools.mutation [MODULE_PREFIX ...] [--report-only]``. For each
 library module (the scope is ``[tool.mutmut] only_mutate`` in pyproject.toml),
 ``mutmut run`` tests that module's mutants against the fast library tests, with
 a time limit per module so one slow module cannot hold the machine. Then the
@@ -8,7 +8,7 @@ results are read back and printed: killed, timed out, survived, no tests and
 equivalent per module, and a total score.
 
 A survivor is either killed by a new test or listed in
-``tests/mutation_equivalents.txt`` with the code it changed and a one-line
+``tools/mutation_equivalents.txt`` with the code it changed and a one-line
 reason why no caller can observe the change. A listed mutant whose code no
 longer matches (the source moved on, mutmut renumbered) or that is now killed
 is reported as stale, so the list cannot quietly excuse a different mutant.
@@ -33,7 +33,7 @@ else:  # Python 3.10: mutmut brings the toml package there
     import toml as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
-EQUIVALENTS = ROOT / "tests" / "mutation_equivalents.txt"
+EQUIVALENTS = ROOT / "tools" / "mutation_equivalents.txt"
 MUTMUT = Path(sys.executable).with_name("mutmut")
 # The modules the lead engineer may be reworking run last, so the rest is measured first.
 LAST = ("botie.context.selection", "botie.actions.decision")

@@ -1,0 +1,118 @@
+"""One turn of Botie, from question to action, with a record of what every stage kept.
+
+The stages run in a fixed order:
+
+1. **candidates**: what retrieval returned;
+2. **permitted**: what the caller may read;
+3. **fresh**: what is in force and not a copy of something else;
+4. **relevant**: what cleared the relevance floor (a passage below it stays
+   in only when a selected passage depends on it and both fit);
+5. **fit**: what fitted the evidence budget, each document counted as it is
+   sent (tags included) and the rest of the request counted first (or a
+   refusal, decided before any model is called);
+6. **request**: the request assembled and counted against the ceiling (or
+   a stop: a document changed since this conversation read it);
+7. **answer**: the model's reply (one that is no answer, being malformed,
+   refused, cut off, empty or saying the documents do not answer, ends the
+   turn with an outcome of its own and a notice that says which);
+8. **citations**: every quote checked against the documents that were sent
+   (a failure withholds the answer);
+9. **proposal**: when the technician asked for an action, a *separate*
+   request that carries their message and trusted facts and no document
+   text, so nothing a document says can choose a tool or an argument;
+10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
+    caller, the allowed assets and the approval from trusted state.
+
+A tool call the model suggests while reading documents (stage 7) is dropped
+and reported, never carried out. When a turn fails, :attr:`TurnResult.losses`
+says for each piece of evidence that was needed where it went missing: never
+retrieved, not authorised, not current, below the relevance floor, did not
+fit, or the quoted fact is not in the text.
+
+The package holds one job a module: :mod:`~botie.turn.types` (the values), :mod:`~botie.turn.answer`
+(stages 1-8), :mod:`~botie.turn.action` (stages 9-10) and :mod:`~botie.turn.losses` (where evidence went
+missing); :func:`run_turn`, here, puts them together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from botie.context.conversation import Conversation
+from botie.context.records import Record, unique_records
+from botie.model import Model
+from botie.turn.action import action_instructions, action_step, offered_tools
+from botie.turn.answer import answer_step, filter_stages, select_for_turn
+from botie.turn.losses import find_losses
+from botie.turn.types import (
+    ActionRequest,
+    Loss,
+    Stage,
+    StageResult,
+    StageStatus,
+    TurnOutcome,
+    TurnResult,
+    TurnSetup,
+    skipped,
+)
+
+__all__ = [
+    "ActionRequest",
+    "Loss",
+    "Stage",
+    "StageResult",
+    "StageStatus",
+    "TurnOutcome",
+    "TurnResult",
+    "TurnSetup",
+    "action_instructions",
+    "offered_tools",
+    "run_turn",
+]
+
+
+def run_turn(
+    question: str,
+    candidates: Iterable[Record],
+    setup: TurnSetup,
+    model: Model,
+    *,
+    action: ActionRequest | None = None,
+    needed: Iterable[str] = (),
+    conversation: Conversation | None = None,
+) -> TurnResult:
+    """Run one turn (see the module docstring) and return every stage's result.
+
+    ``model`` is anything with ``reply(request) -> Reply`` (:class:`botie.model.Model`).
+    ``needed`` names the documents a correct answer rests on (from a
+    fixture's ``answered_by``); it is used only to say where they went
+    missing, never to decide anything. With a ``conversation``, the request
+    is assembled by :meth:`Conversation.ask`, so document versions are pinned
+    across turns (the conversation's own ceiling then applies).
+    """
+    records = unique_records(candidates)
+    selection = select_for_turn(question, records, setup, conversation)
+    answered = answer_step(question, records, selection, setup, model, conversation)
+    if action is None:
+        why = "no action was asked for"
+        acted = None
+        action_stages = [skipped(Stage.PROPOSAL, why), skipped(Stage.DECISION, why)]
+    else:
+        acted = action_step(action, setup, model, records)
+        action_stages = acted.stages
+    return TurnResult(
+        question=question,
+        outcome=answered.outcome,
+        stages=(*filter_stages(records, selection), *answered.stages, *action_stages),
+        selection=selection,
+        request=answered.request,
+        reply=answered.reply,
+        citations=answered.check,
+        dropped=answered.dropped,
+        action_request=acted.request if acted else None,
+        proposal=acted.proposal if acted else None,
+        decision=acted.decision if acted else None,
+        losses=find_losses(needed, records, selection, answered.request, answered.check),
+        notice=answered.notice,
+        documents_in_action_request=acted.leaked if acted else (),
+    )

@@ -1,0 +1,257 @@
+"""The turn's values: its stages and outcomes, the trusted setup, the action request and the result.
+
+Every value here is frozen; the steps of a turn (:mod:`botie.turn.answer`, :mod:`botie.turn.action`,
+:mod:`botie.turn.losses`) return them and :func:`botie.turn.run_turn` puts them together.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
+
+from botie._checks import allowed_set
+from botie._enum import ShortName
+from botie.actions.decision import Approval, Decision, StoredRequest
+from botie.actions.tool import TOOL_NAME
+from botie.context.budget import Budget
+from botie.context.citations import CitationCheck
+from botie.context.evidence import ModelRequest
+from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
+from botie.context.tokens import Counter, token_counter
+from botie.model import Reply, ToolProposal
+
+__all__ = [
+    "DOCUMENT_STAGES",
+    "LOSS_KIND",
+    "STAGE_OF_CHECK",
+    "ActionRequest",
+    "Loss",
+    "Stage",
+    "StageResult",
+    "StageStatus",
+    "TurnOutcome",
+    "TurnResult",
+    "TurnSetup",
+    "plural",
+    "skipped",
+]
+
+
+class Stage(ShortName):
+    """The stages of a turn, in the order they run."""
+
+    CANDIDATES = "candidates"
+    PERMITTED = "permitted"
+    FRESH = "fresh"
+    RELEVANT = "relevant"
+    FIT = "fit"
+    REQUEST = "request"
+    ANSWER = "answer"
+    CITATIONS = "citations"
+    PROPOSAL = "proposal"
+    DECISION = "decision"
+
+
+class StageStatus(ShortName):
+    PASSED = "passed"
+    FAILED = "failed"
+    SKIPPED = "skipped"  # not run: an earlier stage ended the answer, or no action was asked for
+
+
+class TurnOutcome(ShortName):
+    """What the technician gets back for their question."""
+
+    ANSWERED = "answered"  # an answer whose every quote checked out
+    REFUSED = "refused"  # nothing relevant survived: "the documents do not appear to answer this"
+    WITHHELD = "withheld"  # the model answered, but a citation failed, so the answer is not shown
+    STOPPED = "stopped"  # a document changed since this conversation first read it
+    TOO_LARGE = "too_large"  # the request would not fit under the ceiling; nothing was cut
+    # The model's reply could not be checked as an answer; each says why, so none hides behind "cites nothing":
+    MALFORMED = "malformed"  # a field of the reply has the wrong type (the notice names it)
+    MODEL_REFUSED = "model_refused"  # the model declined to answer
+    TRUNCATED = "truncated"  # the reply was cut off at the output allowance
+    EMPTY = "empty"  # the reply has no text
+    NO_ANSWER = "no_answer"  # the model says the documents do not answer this
+
+
+#: What it means for a needed document to go missing at each stage.
+LOSS_KIND: Mapping[Stage, str] = {
+    Stage.CANDIDATES: "missing candidate",
+    Stage.PERMITTED: "not authorised",
+    Stage.FRESH: "not current",
+    Stage.RELEVANT: "below the relevance floor",
+    Stage.FIT: "did not fit",
+    Stage.REQUEST: "never sent",
+    Stage.CITATIONS: "fact not in the text",
+}
+
+STAGE_OF_CHECK = {
+    "permission": Stage.PERMITTED,
+    "freshness": Stage.FRESH,
+    "duplicates": Stage.FRESH,
+    # Its own stage: "did not fit" would send someone to the budget when the score was the reason.
+    "relevance_floor": Stage.RELEVANT,
+}
+
+
+class StageResult(NamedTuple):
+    """One stage of the trace: how it went, the document ids still in play after it, and why."""
+
+    stage: Stage
+    status: StageStatus
+    ids: tuple[str, ...]
+    detail: str
+
+    @property
+    def documents_in_play(self) -> int | None:
+        """How many documents were still in play after this stage, or None where that means nothing:
+        a skipped stage, or one whose ids are not the documents going forward (the answer's ids are
+        the ones it cited; the citation check's are the ones it checked against)."""
+        if self.stage in DOCUMENT_STAGES and self.status is not StageStatus.SKIPPED:
+            return len(self.ids)
+        return None
+
+
+class Loss(NamedTuple):
+    """A document the answer needed, and the stage where it went missing."""
+
+    record_id: str
+    stage: Stage
+    kind: str
+    detail: str
+
+
+@dataclass(frozen=True)
+class TurnSetup:
+    """Trusted state for a turn: who asks, when, what they may read, and the limits.
+
+    None of this comes from a document or from the model. ``budget`` sizes the
+    evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
+    ``ceiling`` and ``answer_allowance`` are for the assembled request;
+    ``tools`` are the tools this turn offers when an action is asked for.
+    ``counter`` counts tokens: an offline encoding's name or a callable (see
+    :func:`botie.context.tokens.count_tokens`); a count under a tokenizer that is
+    not the model's own is an estimate.
+    """
+
+    caller: str
+    allowed_assets: tuple[str, ...]
+    observed_on: _dt.date | str
+    budget: Budget | int
+    floor: float = DEFAULT_FLOOR
+    ceiling: int = 1200
+    answer_allowance: int = 150
+    tools: tuple[str, ...] = (TOOL_NAME,)
+    counter: Counter = "cl100k_base"
+
+    def __post_init__(self) -> None:
+        allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
+        token_counter(self.counter)  # an unknown encoding fails here, not at the first count
+        # Kept as a tuple, in the order given: the action request lists them for the model.
+        object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
+        object.__setattr__(self, "tools", tuple(self.tools))
+
+    @classmethod
+    def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:
+        """The trusted state of a scenario, with overrides.
+
+        ``scenario`` is anything with ``caller``, ``allowed_assets``,
+        ``observed_on``, ``budget`` and ``floor``, such as a lesson's
+        ``botie.lessons.content.scenarios.load_evidence_scenario()``.
+        """
+        fields: dict[str, Any] = {
+            "caller": scenario.caller,
+            "allowed_assets": scenario.allowed_assets,
+            "observed_on": scenario.observed_on,
+            "budget": scenario.budget,
+            "floor": scenario.floor,
+        }
+        fields.update(overrides)
+        return cls(**fields)
+
+    def with_(self, **changes: Any) -> TurnSetup:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """The technician's own request for an action, with what the application recorded about it.
+
+    ``message`` is what they typed; ``approval`` is what the approval screen
+    recorded (or None); ``previous`` is what is stored under the request id.
+    """
+
+    message: str
+    approval: Approval | None = None
+    previous: StoredRequest | None = None
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """Everything one turn did, stage by stage."""
+
+    question: str
+    outcome: TurnOutcome
+    stages: tuple[StageResult, ...]
+    selection: EvidenceSelection
+    request: ModelRequest | None
+    reply: Reply | None
+    citations: CitationCheck | None
+    dropped: ToolProposal | None  # a tool call suggested while reading documents: never carried out
+    action_request: ModelRequest | None
+    proposal: ToolProposal | None
+    decision: Decision | None
+    losses: tuple[Loss, ...]
+    notice: str | None  # what the technician is told instead of an answer, if anything
+    documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+
+    def stage(self, stage: Stage | str) -> StageResult:
+        for s in self.stages:
+            if s.stage == stage:
+                return s
+        raise KeyError(stage)
+
+    @property
+    def answer(self) -> str | None:
+        """The answer the technician sees: only when every citation checked out."""
+        return self.reply.answer if self.outcome is TurnOutcome.ANSWERED and self.reply else None
+
+    @property
+    def context_ids(self) -> tuple[str, ...]:
+        """The documents that entered the request, in reading order."""
+        return self.request.document_ids if self.request is not None else ()
+
+    @property
+    def tool_call(self) -> tuple[str, str] | None:
+        """The call handed to the decision (tool and canonical arguments), or None."""
+        if self.decision is None or self.proposal is None:
+            return None
+        return self.proposal.key()
+
+    def trace(self) -> str:
+        """The stages as a table: stage, status, how many documents were still in play, and why."""
+        lines = []
+        for s in self.stages:
+            kept = "  " if s.documents_in_play is None else f"{s.documents_in_play:>2}"
+            lines.append(f"{s.stage!s:<11} {s.status!s:<8} {kept}  {s.detail}")
+        lines.append(f"-> {self.outcome}")
+        return "\n".join(lines)
+
+    def explain_losses(self) -> str:
+        if not self.losses:
+            return "nothing the answer needed went missing"
+        return "\n".join(f"{x.record_id}: lost at {x.stage} ({x.kind}): {x.detail}" for x in self.losses)
+
+
+DOCUMENT_STAGES = (Stage.CANDIDATES, Stage.PERMITTED, Stage.FRESH, Stage.RELEVANT, Stage.FIT, Stage.REQUEST)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def skipped(stage: Stage, why: str) -> StageResult:
+    """A stage that did not run, and why."""
+    return StageResult(stage, StageStatus.SKIPPED, (), why)
