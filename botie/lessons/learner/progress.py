@@ -371,7 +371,8 @@ def _write(path: Path, book: ProgressFile) -> None:
         "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
         "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
         "concepts": {
-            check: {q: a.to_json() for q, a in sorted(answers.items())} for check, answers in sorted(book.concepts.items())
+            check: {q: a.to_json() for q, a in sorted(answers.items())}
+            for check, answers in sorted(book.concepts.items())
         },
         "last_activity": book.last_activity,
     }

@@ -49,7 +49,13 @@ def test_the_judge_accepts_only_the_key(cid):
 def _headings(lesson):
     (path,) = NOTEBOOKS.glob(f"{lesson}_*.ipynb")
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    return {line[3:].strip() for c in cells if c["cell_type"] == "markdown" for line in "".join(c["source"]).splitlines() if line.startswith("## ")}
+    return {
+        line[3:].strip()
+        for c in cells
+        if c["cell_type"] == "markdown"
+        for line in "".join(c["source"]).splitlines()
+        if line.startswith("## ")
+    }
 
 
 @pytest.mark.parametrize("cid", sorted(CONCEPTS))
@@ -142,7 +148,9 @@ def test_retrieval_not_a_wall():
     scenario = load_evidence_scenario()
     questions = [q.question for q in scenario.questions]
     planted = next(r for r in scenario.records if r.id == "tkt-5630")
-    words = "What torque gland nuts P-2 mechanical seal flush pressure shaft alignment tolerance coupling last replaced? "
+    words = (
+        "What torque gland nuts P-2 mechanical seal flush pressure shaft alignment tolerance coupling last replaced? "
+    )
     stuffed = replace(planted, id="tkt-5630-stuffed", text=words + planted.text)
     # 0: a planted ticket stuffed with the questions' words gets into every retrieval prompt
     assert all(admitted(stuffed.id, questions, [*scenario.records, stuffed], k=3, design="retrieval"))
@@ -176,7 +184,9 @@ R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 def test_approval_one_payload():
     options, key = _options("approval-one-payload")
     longer = {**R7, "duration_minutes": 45}
-    decision = decide(longer, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", R7), previous=None)
+    decision = decide(
+        longer, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", R7), previous=None
+    )
     # 0 and 2: it neither creates nor is denied
     assert str(decision.branch) == "needs_approval"
     assert options[0].startswith("create") and options[2].startswith("denied")
