@@ -24,6 +24,7 @@ from botie.lessons.learner.progress import PLACES
 from botie.lessons.room.room import (
     DONE,
     FRESH,
+    LOW_GAIN,
     QUIET_MINUTES,
     READ,
     STUCK,
@@ -190,13 +191,16 @@ def _concepts(rows: list[Row]) -> str:
     gains = concept_gains(rows)
     stayed = [g.concept.idea for g in gains if g.gain is not None and not g.moved]
     headline = f"Did not move: {_e('; '.join(stayed))}." if stayed else "Every idea answered twice moved."
+    low = f"{float(LOW_GAIN):.1f}"
     if not any(g.both for g in gains):
         headline = "The second check (end of lesson 06) has not been taken yet: the first check alone."
     body = "\n".join(_concept_row(g) for g in gains)
     return (
         f"<div id='concepts' data-live><p class='headline'>{headline}</p>"
         "<table class='concepts'><caption>Per idea, learners right in each check; the ideas that did not move "
-        "first. Gain = (after - before) / (1 - before), over the learners who answered it both times.</caption>"
+        "first. Gain = (after - before) / (1 - before), over the learners who answered it both times: the "
+        f"share of what there was to learn that was learned. <strong>Did not move</strong>: a gain under {low}."
+        "</caption>"
         "<thead><tr><th scope='col'>idea</th><th scope='col'>right before</th><th scope='col'>before</th>"
         "<th scope='col'>right after</th><th scope='col'>after</th><th scope='col'>gain</th>"
         f"<th scope='col'>answered both</th></tr></thead><tbody>\n{body}\n</tbody></table></div>"

@@ -10,7 +10,7 @@ import re
 from fractions import Fraction
 
 from botie.lessons.exercises.concepts import CONCEPTS
-from botie.lessons.room.room import CSV_COLUMNS, concept_gains, concepts_csv, row_for
+from botie.lessons.room.room import CSV_COLUMNS, LOW_GAIN, concept_gains, concepts_csv, row_for
 from botie.lessons.room.room_page import CSV_LINK, room_html
 from tests.lessons.room.test_room import NOW
 
@@ -59,6 +59,13 @@ def test_the_gain_is_after_minus_before_over_one_minus_before_in_shares():
     a = _by_id(concept_gains(_room()))[A]
     before, after = Fraction(a.both_before, a.both), Fraction(a.both_after, a.both)
     assert a.gain == (after - before) / (1 - before) == Fraction(2, 3)
+
+
+def test_a_gain_under_three_tenths_did_not_move_and_three_tenths_did():
+    three_in_ten = [_learner(f"l{i}", {A: i < 0}, {A: i < 3}) for i in range(10)]  # none right before, 3 after: 0.3
+    two_in_ten = [_learner(f"l{i}", {A: False}, {A: i < 2}) for i in range(10)]  # none before, 2 after: 0.2
+    assert _by_id(concept_gains(three_in_ten))[A].moved and _by_id(concept_gains(three_in_ten))[A].gain == LOW_GAIN
+    assert not _by_id(concept_gains(two_in_ten))[A].moved and "a gain under 0.3" in room_html(two_in_ten, now=NOW)
 
 
 def test_a_gain_can_be_negative_and_then_comes_first():
