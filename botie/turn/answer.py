@@ -86,7 +86,14 @@ def select_for_turn(
         allowance = setup.budget.evidence_after(count_tokens(frame, setup.counter))
 
     def selected(pack: list[Record]) -> EvidenceSelection:
-        return select_evidence(pack, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor)
+        return select_evidence(
+            pack,
+            setup.allowed_assets,
+            allowance,
+            observed_on=setup.observed_on,
+            floor=setup.floor,
+            register=setup.register,
+        )
 
     first = selected(sized)
     notes = _note_charges(sized, first, setup.counter)

@@ -53,7 +53,7 @@ _InForce = Mapping[str, tuple[str, _dt.date]]  # document -> (revision in force,
 def _freshness(r: Record, fresh: _Freshness) -> _Verdict:
     """Not yet effective (a future revision) or superseded (a newer revision is in force), else None."""
     if fresh.register is not None:
-        return _against_register(r, fresh.register, fresh.today)
+        return _against_register(r, fresh.register, fresh.today, fresh.by_id)
     today = fresh.today
     if r.effective_date is not None and r.effective_date > today:
         why = f"effective from {r.effective_date}, after the observation date {today}"
@@ -61,17 +61,23 @@ def _freshness(r: Record, fresh: _Freshness) -> _Verdict:
     return _replaced_by_link(r, fresh.by_id, today) or _older_revision(r, fresh.in_force)
 
 
-def _against_register(r: Record, register: DocumentRegister, today: _dt.date) -> _Verdict:
-    """Freshness from the register alone: retrieval's choice of chunks cannot move the revision in force."""
+def _against_register(r: Record, register: DocumentRegister, today: _dt.date, by_id: Mapping[str, Record]) -> _Verdict:
+    """Freshness from the register alone: retrieval's choice of chunks cannot move the revision in force.
+
+    The reason names the successor chunk when ingestion linked one and it was retrieved, else the revision.
+    """
     own = register.revision_of(r)
     assert r.document is not None  # revision_of refuses a chunk with no document
     if own.effective_date > today:
-        why = f"{own.version} of {r.document} takes effect on {own.effective_date}, after the observation date {today}"
+        why = f"effective from {own.effective_date}, after the observation date {today}"
         return EvidenceStatus.NOT_YET_EFFECTIVE, why
     current = register.in_force(r.document, today)
     assert current is not None  # at least this chunk's own revision is in force by now
     if current.version == own.version or current.version in r.carried_into:
         return None
+    successor = by_id.get(r.superseded_by or "")
+    if successor is not None and successor.version == current.version:
+        return EvidenceStatus.SUPERSEDED, f"superseded by {successor.id}, in force since {current.effective_date}"
     why = f"{own.version} of {r.document} was replaced by {current.version}, in force since {current.effective_date}"
     return EvidenceStatus.SUPERSEDED, why
 
