@@ -236,6 +236,22 @@ def test_an_edited_document_stops_the_next_turn_of_a_conversation(scenario, setu
     assert {x.stage for x in second.losses} == {Stage.REQUEST}
 
 
+@pytest.mark.parametrize("rev5_retrieved", [True, False])
+def test_a_new_revision_in_force_stops_the_next_turn_instead_of_being_sent(scenario, setup, model, rev5_retrieved):
+    """Issue 31 item 4: turn 1 on 2026-03-31 reads rev 4; on 2026-04-01 rev 5 is in force, and the conversation
+    pinned rev 4, so turn 2 stops and says which document moved, whether or not retrieval returned rev 5."""
+    q = torque(scenario)
+    conversation = Conversation(ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+    first = run_turn(q.question, scenario.candidates(0), setup.with_(observed_on="2026-03-31"), model,
+                     conversation=conversation)  # fmt: skip
+    assert "man-p2-r4-s3.2" in first.context_ids and "man-p2-r5-s3.2" not in first.context_ids
+    later = [r for r in scenario.candidates(0) if rev5_retrieved or r.id != "man-p2-r5-s3.2"]
+    second = run_turn(q.question, later, setup.with_(observed_on="2026-04-01"), model, conversation=conversation)
+    assert second.outcome is TurnOutcome.STOPPED and second.request is None
+    assert "docs://site-a/manuals/p2: rev 4 then, rev 5 now" in second.notice
+    assert conversation.revisions["docs://site-a/manuals/p2"] == "rev 4"
+
+
 def test_a_request_over_the_ceiling_is_refused_whole(scenario, setup, model):
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup.with_(ceiling=500), model)
     assert r.outcome is TurnOutcome.TOO_LARGE and r.request is None

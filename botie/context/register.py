@@ -82,6 +82,11 @@ class DocumentRegister:
                 current = revision
         return current
 
+    def versions_on(self, on: _dt.date) -> dict[str, str]:
+        """Document -> the label of its revision in force on ``on`` (documents not yet in force are left out)."""
+        current = {doc: self.in_force(doc, on) for doc in self.documents}
+        return {doc: rev.version for doc, rev in current.items() if rev is not None}
+
     def revision_of(self, record: Record) -> Revision:
         """The registered revision a chunk belongs to; bad input (named) if the register cannot place it.
 
