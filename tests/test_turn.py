@@ -252,6 +252,29 @@ def test_a_new_revision_in_force_stops_the_next_turn_instead_of_being_sent(scena
     assert conversation.revisions["docs://site-a/manuals/p2"] == "rev 4"
 
 
+def test_run_turn_returns_the_coverage_record_with_the_answer(scenario, setup, model):
+    """Issue 31 item 8: the record travels with the answer; a document is read when a passage of it was sent."""
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model)
+    assert r.outcome is TurnOutcome.ANSWERED
+    coverage = r.coverage
+    by_id = {x.id: x for x in scenario.candidates(0)}
+    read = {by_id[i].document for i in r.context_ids}
+    assert set(coverage.included_ids) == read and coverage.documents_in_context == len(read) > 0
+    assert coverage.passage_ids == r.context_ids
+    assert coverage.token_budget_used == r.selection.used > 0
+    assert coverage.documents_in_context + coverage.documents_not_read == coverage.documents_attached
+    # The vendor file is VENDOR-P2's, which this caller may not read: the record does not name it.
+    assert "vendor://seals/p2/design" not in (*coverage.included_ids, *coverage.excluded_ids)
+    assert "docs://site-a/manuals/p3" in coverage.excluded_ids
+
+
+def test_a_refused_turn_reports_every_readable_document_as_not_read(scenario, setup, model):
+    r = run_turn(scenario.questions[2].question, scenario.candidates(2), setup, model)
+    assert r.outcome is TurnOutcome.REFUSED
+    assert r.coverage.documents_in_context == 0 and r.coverage.token_budget_used == 0
+    assert r.coverage.documents_not_read == r.coverage.documents_attached > 0
+
+
 def test_a_request_over_the_ceiling_is_refused_whole(scenario, setup, model):
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup.with_(ceiling=500), model)
     assert r.outcome is TurnOutcome.TOO_LARGE and r.request is None

@@ -20,6 +20,7 @@ from botie.context.citations import CitationCheck
 from botie.context.evidence import ModelRequest
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
 from botie.context.register import DocumentRegister
+from botie.context.routing import DocumentCoverage
 from botie.context.tokens import Counter, token_counter
 from botie.model import Reply, ToolProposal
 
@@ -213,6 +214,9 @@ class TurnResult:
     losses: tuple[Loss, ...]
     notice: str | None  # what the technician is told instead of an answer, if anything
     documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+    #: Where every candidate's document went: read (a passage of it was sent) or not read, with the tokens the
+    #: passages took. It travels with the answer, so the reader can check it against what they attached.
+    coverage: DocumentCoverage | None = None
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:
