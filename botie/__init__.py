@@ -76,6 +76,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "verify_citations",
     ),
     "botie.context.conversation": ("Conversation",),
+    "botie.context.register": ("DocumentRegister",),
     "botie.context.chunks": (
         "document_of",
         "split_record",
@@ -159,6 +160,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     from botie.context.chunks import document_of, split_record, summary_of
     from botie.context.citations import CitationCheck, CitationFailure, verify_citations
     from botie.context.conversation import Conversation
+    from botie.context.register import DocumentRegister
     from botie.context.evidence import (
         Message,
         ModelRequest,
@@ -221,6 +223,7 @@ __all__ = [
     "CitationFailure",
     "verify_citations",
     "Conversation",
+    "DocumentRegister",
     "document_of",
     "split_record",
     "summary_of",

@@ -75,6 +75,7 @@ LIBRARY_API = {
     "CitationFailure",
     "verify_citations",
     "Conversation",
+    "DocumentRegister",
     "document_of",
     "split_record",
     "summary_of",
