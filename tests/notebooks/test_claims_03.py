@@ -407,3 +407,17 @@ def test_the_twenty_nine_are_ranked_by_score_but_none_of_their_text_is_sent_so_t
     assert all(d.score is not None for d in agreements if d.id in excluded)  # ranked: retrieval scored them
     assert not excluded & set(coverage.included_ids)  # and nothing of theirs is in what is read
     assert not hasattr(coverage, "documents_searched_not_included")
+
+
+@pytest.mark.parametrize("sent_from", [(0,), (0, 7), (3, 3, 40)])
+def test_under_retrieve_chunks_a_document_with_a_passage_sent_counts_as_read(sent_from):
+    """03-16: once passages are sent, each document with one among them counts as read, the rest as not read."""
+    agreements = _agreements()
+    plan = plan_context(agreements, ceiling=400_000)
+    assert plan.strategy.value == "retrieve_chunks"
+    passages = [Record(f"{agreements[i].id}#part{n}", "contracts", "a passage", 100) for n, i in enumerate(sent_from)]
+    coverage = execute_plan(plan, passages=passages)
+    read = {agreements[i].id for i in sent_from}
+    assert set(coverage.included_ids) == read and coverage.documents_not_read == 41 - len(read)
+    assert coverage.token_budget_used == 100 * len(sent_from)
+    assert execute_plan(plan).documents_in_context == 0  # the panel's case: no passages sent yet
