@@ -18,6 +18,8 @@ from tests.strategies import events, examples, register_turn_cases, revision_lab
 
 SCENARIO = load_evidence_scenario()
 MODEL = load_scripted_model()
+REGISTER = SCENARIO.register
+assert REGISTER is not None  # the scene names its register
 
 
 def _not_in_force(request, day) -> list[str]:
@@ -26,7 +28,7 @@ def _not_in_force(request, day) -> list[str]:
     wrong = []
     for rid in request.document_ids if request is not None else ():
         record = by_id[rid]
-        current = SCENARIO.register.in_force(record.document, day)
+        current = REGISTER.in_force(record.document, day)
         if current is None or (record.version != current.version and current.version not in record.carried_into):
             wrong.append(f"{rid} ({record.version}) on {day}")
     return wrong
