@@ -11,6 +11,7 @@ from __future__ import annotations
 from hypothesis import given
 
 from botie.context.conversation import Conversation
+from botie.context.register import DocumentRegister
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
@@ -18,8 +19,15 @@ from tests.strategies import events, examples, register_turn_cases, revision_lab
 
 SCENARIO = load_evidence_scenario()
 MODEL = load_scripted_model()
-REGISTER = SCENARIO.register
-assert REGISTER is not None  # the scene names its register
+
+
+def _scene_register() -> DocumentRegister:
+    register = SCENARIO.register
+    assert register is not None  # the scene names its register
+    return register
+
+
+REGISTER = _scene_register()
 
 
 def _not_in_force(request, day) -> list[str]:
