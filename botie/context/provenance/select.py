@@ -138,14 +138,6 @@ def _revisions_in_force(records: Iterable[Record], today: _dt.date) -> _InForce:
     return in_force
 
 
-def _in_force(records: Sequence[Record], today: _dt.date, register: DocumentRegister | None) -> _InForce:
-    """The revision in force per document: the register's when there is one, else read from the candidates."""
-    if register is None:
-        return _revisions_in_force(records, today)
-    current = {doc: register.in_force(doc, today) for doc in register.documents}
-    return {doc: (rev.version, rev.effective_date) for doc, rev in current.items() if rev is not None}
-
-
 def _freshness_of_copy(r: Record, fresh: _Freshness) -> _Verdict:
     """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
     by_id = fresh.by_id
@@ -257,7 +249,9 @@ def select_evidence(
     floor = unit_interval(floor, field="floor")
     band = unit_interval(band, field="band", allow_zero=False)
     by_id = {r.id: r for r in records}
-    fresh = _Freshness(by_id, today, _in_force(records, today, register), register)
+    # With a register, it alone says which revision is in force; without one, the candidates are all there is.
+    in_force = _revisions_in_force(records, today) if register is None else {}
+    fresh = _Freshness(by_id, today, in_force, register)
     screened = _screen(records, allowed, fresh, floor, band)  # 1-4: permission and freshness before any score
     if not screened.eligible:
         return _refusal(records, screened.decided, budget, today, floor, screened.best)
@@ -265,7 +259,8 @@ def select_evidence(
 
 
 class _Freshness(NamedTuple):
-    """What the freshness check reads: the candidates by id, the day, and the revision in force per document."""
+    """What the freshness check reads: the candidates by id, the day, and the revision in force per document
+    (the register, or without one what the candidates say)."""
 
     by_id: Mapping[str, Record]
     today: _dt.date
