@@ -41,12 +41,12 @@ def _revisions(document: Any, entries: Any) -> tuple[Revision, ...]:
         version = entry.get("version") if isinstance(entry, Mapping) else getattr(entry, "version", None)
         when = entry.get("effective_date") if isinstance(entry, Mapping) else getattr(entry, "effective_date", None)
         if not isinstance(version, str) or not version.strip():
-            raise RecordError(f"register, {document}: version must be a non-empty string, got {version!r}",
-                              field="version", record=document)  # fmt: skip
+            why = f"register, {document}: version must be a non-empty string, got {version!r}"
+            raise RecordError(why, field="version", record=document)
         out.append(Revision(version, as_date(when, field="effective_date", record=document)))
     if not out:
-        raise RecordError(f"register, {document}: a document needs at least one revision", field="revisions",
-                          record=document)  # fmt: skip
+        why = f"register, {document}: a document needs at least one revision"
+        raise RecordError(why, field="revisions", record=document)
     for name, values in (("version", [r.version for r in out]), ("effective_date", [r.effective_date for r in out])):
         if len(set(values)) != len(values):
             raise RecordError(f"register, {document}: two revisions share one {name}", field=name, record=document)
