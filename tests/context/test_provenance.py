@@ -72,8 +72,25 @@ def test_an_unknown_tier_is_bad_input_naming_field_and_record():
         _pick([_rec("x", 0.9, trust="official")])
     assert (err.value.field, err.value.record) == ("trust", "x")
     assert str(err.value) == (
-        "record x: trust must be one of approved, reviewed, internal, community, unverified; got 'official'"
+        "record x: trust must be one of approved, reviewed, internal, community, unverified, "
+        "or a mapped label: approved-policy (= approved); got 'official'"
     )
+
+
+def test_seed_002s_approved_policy_label_is_the_approved_tier():
+    """Seed 002's example record says trust="approved-policy": selection takes it, as the approved tier."""
+    seed = _rec("policy-refund-2026-04#section-3", 0.6, trust="approved-policy")
+    forum = _rec("forum-1", 0.6, trust="community")
+    assert trust_of(seed) is Trust.APPROVED
+    assert authority(seed) == authority(_rec("m", 0.6, trust="approved")) > authority(forum)
+    picked = _pick([forum, seed])  # same band: authority puts the seed's record first
+    assert picked.ranking == ("policy-refund-2026-04#section-3", "forum-1")
+
+
+@pytest.mark.parametrize("label", ["approved_policy", "Approved-Policy", "official", "approved-policy "])
+def test_a_label_near_a_mapped_one_is_still_refused(label):
+    with pytest.raises(RecordError, match=f"record z: trust must be one of .*got {label!r}"):
+        _pick([_rec("z", 0.9, trust=label)])
 
 
 def test_version_hash_changes_with_the_text_or_the_label_only():
