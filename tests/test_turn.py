@@ -909,3 +909,25 @@ def test_a_conflict_whose_other_side_was_not_sent_is_not_noted_and_the_notes_are
     assert ("man-p2-r4-s3.2", "tkt-5630") not in conflicts_in(r.request.evidence)
     assert len(conflicts_in(r.request.evidence)) == 2
     assert r.request.tokens == r.selection.used + 136 and r.request.tokens + 150 <= 800
+
+
+@pytest.mark.parametrize(
+    "approval",
+    [Approval("tech-ana", PAYLOAD), None, Approval("tech-ana", PAYLOAD | {"duration_minutes": 60})],
+    ids=["approved", "no-approval", "approved-for-60"],
+)
+def test_planted_documents_change_no_tool_no_argument_and_no_authorisation(scenario, setup, model, approval):
+    """With a model that obeys what it reads, adding the planted documents leaves the proposal and the whole
+    decision path exactly as they were: document text selects no tool, supplies no argument, authorises nothing."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    gullible = model.with_(gullible=True)
+    request = ActionRequest(MESSAGE, approval)
+    plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, gullible, action=request)
+    poisoned = run_turn(torque(scenario).question, (*scenario.candidates(0), *planted), setup, gullible, action=request)
+    # the planted documents were read, and obeyed, while answering ...
+    assert {"tkt-5712", "forum-9020"} <= set(poisoned.context_ids)
+    assert "claims an authorisation" in poisoned.reply.obeyed
+    # ... and the action step is exactly what it was without them
+    assert poisoned.proposal == plain.proposal and dict(poisoned.proposal.arguments) == PAYLOAD
+    assert (poisoned.decision.branch, poisoned.decision.checks) == (plain.decision.branch, plain.decision.checks)
+    assert str(plain.decision.branch) == ("create" if approval == Approval("tech-ana", PAYLOAD) else "needs_approval")
