@@ -375,3 +375,15 @@ def test_every_citation_in_an_answer_is_checked_wherever_it_stands_in_the_list()
             assert [f.position for f in check.failures] == [n for n, r in enumerate(cited) if r.id not in sent]
             assert [i for i, _ in check.verified] == [r.id for r in cited if r.id in sent]
             assert check.ok is all(r.id in sent for r in cited)
+
+
+def test_a_citation_naming_a_source_address_instead_of_an_id_fails_even_when_the_address_is_real():
+    """A real-looking address proves nothing: only an id that entered the pack counts, so citing a sent
+    record's own source_uri, a guessed one, or the address with its section fails; its id with the same quote passes."""
+    for _candidates, pack in _manual_revisions_packs():
+        sent = pack[0]
+        quote = sent.text[:30]
+        for address in (sent.source_uri, f"{sent.source_uri}#section-3.2", "https://manuals.example.com/p2/rev4"):
+            (failure,) = verify_citations([{"id": address, "quote": quote}], pack).failures
+            assert failure.problem is CitationProblem.UNKNOWN_ID, address
+        assert verify_citations([{"id": sent.id, "quote": quote}], pack).ok
