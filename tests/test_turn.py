@@ -931,3 +931,22 @@ def test_planted_documents_change_no_tool_no_argument_and_no_authorisation(scena
     assert poisoned.proposal == plain.proposal and dict(poisoned.proposal.arguments) == PAYLOAD
     assert (poisoned.decision.branch, poisoned.decision.checks) == (plain.decision.branch, plain.decision.checks)
     assert str(plain.decision.branch) == ("create" if approval == Approval("tech-ana", PAYLOAD) else "needs_approval")
+
+
+def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_or_the_documents(scenario, setup, model):
+    """Answering from manuals needs no write tool: on every question that reaches a model, with or without the
+    planted documents and an action to follow, the reading request lists no tool and names none in its text."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    asked = 0
+    for q, question in enumerate(scenario.questions):
+        for candidates in (scenario.candidates(q), (*scenario.candidates(q), *planted)):
+            for action in (None, ActionRequest(MESSAGE, Approval("tech-ana", PAYLOAD))):
+                r = run_turn(question.question, candidates, setup, model.with_(gullible=True), action=action)
+                if r.request is None:
+                    continue  # refused before any model was asked
+                asked += 1
+                assert r.request.tools == () and "Tools:" not in r.request.text, (q, action)
+                assert "propose_inspection" not in r.request.text, (q, action)
+                if action is not None:
+                    assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
+    assert asked >= 8  # the reading request was really built on most paths
