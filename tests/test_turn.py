@@ -948,3 +948,44 @@ def test_a_conflict_whose_other_side_was_not_sent_is_not_noted_and_the_notes_are
     assert ("man-p2-r4-s3.2", "tkt-5630") not in conflicts_in(r.request.evidence)
     assert len(conflicts_in(r.request.evidence)) == 2
     assert r.request.tokens == r.selection.used + 136 and r.request.tokens + 150 <= 800
+
+
+@pytest.mark.parametrize(
+    "approval",
+    [Approval("tech-ana", PAYLOAD), None, Approval("tech-ana", PAYLOAD | {"duration_minutes": 60})],
+    ids=["approved", "no-approval", "approved-for-60"],
+)
+def test_planted_documents_change_no_tool_no_argument_and_no_authorisation(scenario, setup, model, approval):
+    """With a model that obeys what it reads, adding the planted documents leaves the proposal and the whole
+    decision path exactly as they were: document text selects no tool, supplies no argument, authorises nothing."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    gullible = model.with_(gullible=True)
+    request = ActionRequest(MESSAGE, approval)
+    plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, gullible, action=request)
+    poisoned = run_turn(torque(scenario).question, (*scenario.candidates(0), *planted), setup, gullible, action=request)
+    # the planted documents were read, and obeyed, while answering ...
+    assert {"tkt-5712", "forum-9020"} <= set(poisoned.context_ids)
+    assert "claims an authorisation" in poisoned.reply.obeyed
+    # ... and the action step is exactly what it was without them
+    assert poisoned.proposal == plain.proposal and dict(poisoned.proposal.arguments) == PAYLOAD
+    assert (poisoned.decision.branch, poisoned.decision.checks) == (plain.decision.branch, plain.decision.checks)
+    assert str(plain.decision.branch) == ("create" if approval == Approval("tech-ana", PAYLOAD) else "needs_approval")
+
+
+def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_or_the_documents(scenario, setup, model):
+    """Answering from manuals needs no write tool: on every question that reaches a model, with or without the
+    planted documents and an action to follow, the reading request lists no tool and names none in its text."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    asked = 0
+    for q, question in enumerate(scenario.questions):
+        for candidates in (scenario.candidates(q), (*scenario.candidates(q), *planted)):
+            for action in (None, ActionRequest(MESSAGE, Approval("tech-ana", PAYLOAD))):
+                r = run_turn(question.question, candidates, setup, model.with_(gullible=True), action=action)
+                if r.request is None:
+                    continue  # refused before any model was asked
+                asked += 1
+                assert r.request.tools == () and "Tools:" not in r.request.text, (q, action)
+                assert "propose_inspection" not in r.request.text, (q, action)
+                if action is not None:
+                    assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
+    assert asked >= 8  # the reading request was really built on most paths
