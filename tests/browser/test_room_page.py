@@ -166,7 +166,7 @@ def test_axe_finds_nothing_serious_on_the_concept_check_for_the_projector(page, 
 
 def _answered_both(page, idea: str) -> int:
     row = page.locator("table.concepts tbody tr").filter(has=page.locator("th", has_text=idea))
-    return int(row.locator("td").last.inner_text())
+    return int(row.locator("td").last.inner_text().split()[0])
 
 
 def test_the_gain_table_takes_in_a_learners_second_check_by_itself(page, site):
@@ -181,7 +181,8 @@ def test_the_gain_table_takes_in_a_learners_second_check_by_itself(page, site):
     file.write_text(json.dumps(body))
     page.wait_for_function(
         """([idea, n]) => [...document.querySelectorAll('table.concepts tbody tr')].some(
-             r => r.querySelector('th').innerText.startsWith(idea) && Number(r.lastElementChild.innerText) === n)""",
+             r => r.querySelector('th').innerText.startsWith(idea)
+                  && Number(r.lastElementChild.innerText.split(/\\s/)[0]) === n)""",
         arg=[concept.idea, before + 1],
         timeout=20_000,
     )

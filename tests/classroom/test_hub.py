@@ -249,7 +249,7 @@ def test_the_instructor_logs_in_through_the_hub_and_reads_the_room_in_a_browser(
             assert ideas.count() >= 9
             for i in range(ideas.count()):
                 cells = ideas.nth(i).locator("td.n").all_inner_texts()
-                assert cells == ["1 of 3 (33%)", "2 of 2 (100%)", "+1.00", "2"], cells
+                assert cells == ["1 of 3 (33%)", "2 of 2 (100%)", "+1.00", "2\nright: 1 then 2"], cells
         finally:
             browser.close()
 

@@ -173,6 +173,11 @@ def _gain_text(g: ConceptGain) -> str:
     return "everyone was right before" if g.both else "needs both checks"
 
 
+def _pairs(g: ConceptGain) -> str:
+    """What the gain is computed from: of those who answered both times, right before and right after."""
+    return f"<br><span class='where'>right: {g.both_before} then {g.both_after}</span>" if g.both else ""
+
+
 def _concept_row(g: ConceptGain) -> str:
     c = g.concept
     before = _bar([("before", g.before_right)], g.before_answered)
@@ -182,7 +187,7 @@ def _concept_row(g: ConceptGain) -> str:
         f"<tr{stays}><th scope='row'>{_e(c.idea)}<br><span class='where'>lesson {c.lesson}, section {c.section}"
         f"</span></th><td class='n'>{_count(g.before_right, g.before_answered)}</td><td class='barcell'>{before}</td>"
         f"<td class='n'>{_count(g.after_right, g.after_answered)}</td><td class='barcell'>{after}</td>"
-        f"<td class='n gain'>{_gain_text(g)}</td><td class='n'>{g.both}</td></tr>"
+        f"<td class='n gain'>{_gain_text(g)}</td><td class='n'>{g.both}{_pairs(g)}</td></tr>"
     )
 
 

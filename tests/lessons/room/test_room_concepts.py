@@ -97,7 +97,12 @@ def test_the_page_shows_counts_as_text_the_gain_and_no_names():
     section = page[page.index("id='h-concepts'") :].split("</section>")[0]
     a = CONCEPTS[A]
     row = re.search(rf"<tr[^>]*><th scope='row'>{re.escape(a.idea)}.*?</tr>", section).group(0)
-    assert "1 of 5 (20%)" in row and "3 of 4 (75%)" in row and "+0.67" in row and "<td class='n'>4</td>" in row
+    assert (
+        "1 of 5 (20%)" in row
+        and "3 of 4 (75%)" in row
+        and "+0.67" in row
+        and "<td class='n'>4<br><span class='where'>right: 1 then 3</span></td>" in row
+    )
     assert f"Did not move: {CONCEPTS[B].idea}." in section and "+0.00 (did not move)" in section
     assert "everyone was right before" in section
     assert not any(name in section for name in ("amaranth", "bartholomew", "cyprian", "delphine", "eleanor"))
