@@ -70,6 +70,8 @@ def _no_call(reply: Any) -> str | None:
     """Why a reply to the action request carries no call to decide on, or None when it carries one."""
     if not isinstance(reply, Reply):
         return None  # decided as invalid: the reply itself is the field at fault
+    if reply.failure is not None:
+        return f"{reply.failure.kind}: {reply.failure}; no call was proposed, nothing was decided or booked"
     if reply.stop_reason == StopReason.REFUSAL or reply.refusal:
         return f"{ReplyFault.REFUSED}: the model declined to propose a call"
     if reply.stop_reason == StopReason.MAX_TOKENS:

@@ -74,6 +74,16 @@ class TurnOutcome(ShortName):
     TRUNCATED = "truncated"  # the reply was cut off at the output allowance
     EMPTY = "empty"  # the reply has no text
     NO_ANSWER = "no_answer"  # the model says the documents do not answer this
+    # The provider sent no reply to the answer request (botie.model.Failure says which, and what the SDK retried):
+    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    UNREACHABLE = "unreachable"
+    NOT_AUTHORISED = "not_authorised"
+    UNKNOWN_MODEL = "unknown_model"
+    CONTEXT_TOO_LONG = "context_too_long"
+    REJECTED = "rejected"
 
 
 #: What it means for a needed document to go missing at each stage.
