@@ -90,6 +90,8 @@ def run_turn(
     is assembled by :meth:`Conversation.ask`, so document versions are pinned
     across turns (the conversation's own ceiling then applies).
     """
+    if conversation is not None:
+        setup.check_allowance(conversation.allowance(setup.answer_max_tokens), "the conversation's answer allowance")
     records = unique_records(candidates)
     selection = select_for_turn(question, records, setup, conversation)
     answered = answer_step(question, records, selection, setup, model, conversation)

@@ -109,7 +109,7 @@ def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: 
         action.message,
         (),
         ceiling=setup.ceiling,
-        answer_allowance=setup.answer_allowance,
+        answer_allowance=setup.answer_max_tokens,
         instructions=action_instructions(setup),
         encoding=setup.counter,
         tools=offered_tools(setup),

@@ -205,12 +205,12 @@ def _assemble(
                 question,
                 records,
                 ceiling=setup.ceiling,
-                answer_allowance=setup.answer_allowance,
+                answer_allowance=setup.answer_max_tokens,
                 encoding=setup.counter,
                 conflicts=conflicts,
             )
         else:
-            turn = conversation.ask(question, records)
+            turn = conversation.ask(question, records, answer_allowance=setup.answer_max_tokens, conflicts=conflicts)
             if turn.request is None:
                 changed = tuple(c.document_id for c in turn.changes)
                 notice = turn.notice
