@@ -217,9 +217,20 @@ class Reply:
 
 
 class Model(Protocol):
-    """Anything that answers a :class:`ModelRequest` with a :class:`Reply`."""
+    """Anything that answers a :class:`ModelRequest` with a :class:`Reply`.
+
+    A model may also have ``render(request) -> Mapping``: the body its provider is sent for ``request``.
+    The turn then counts that body's text (:func:`sent_text`) wherever it counts the request, so what was
+    counted is what is sent (see :mod:`botie.turn.pricing`).
+    """
 
     def reply(self, request: ModelRequest) -> Reply: ...
+
+
+def sent_text(body: Mapping[str, Any]) -> str:
+    """A provider's request body as the text botie counts: its JSON, keys sorted, as sent on the wire
+    (markup, schema and escapes included; a provider's own tokenizer and chat template may differ)."""
+    return json.dumps(body, ensure_ascii=False, sort_keys=True)
 
 
 # --- what is wrong with a reply ------------------------------------------------------------
@@ -295,4 +306,4 @@ def with_id(proposal: ToolProposal, call_id: str) -> ToolProposal:
     return replace(proposal, id=call_id)
 
 
-__all__ += ["PROVIDER_FAULTS", "arguments_from_json", "with_id"]
+__all__ += ["PROVIDER_FAULTS", "arguments_from_json", "sent_text", "with_id"]

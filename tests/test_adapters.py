@@ -13,24 +13,34 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from hypothesis import given
 
 from botie.actions.decision import Approval
 from botie.actions.tool import inspection_tool
 from botie.adapters import ANSWER_FORMAT, AnthropicModel, OpenAIModel
+from botie.context.budget import Budget
+from botie.context.tokens import count_tokens
 from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
+from botie.model import sent_text
 from botie.turn import ActionRequest, StageStatus, TurnSetup, run_turn
+from tests.strategies import OBSERVED_ON, events, examples, provider_budget_cases, turn_budget_labels
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
 USAGE = {"input_tokens": 612, "output_tokens": 48}
 
 
+#: Room for the lesson's whole pack as each provider is sent it (the answer schema and the JSON escapes cost
+#: about 180 tokens more than botie's text: at lesson 06's own 900, fewer documents fit; see the counting tests).
+ROOMY = Budget(1_200, 200, 150)
+
+
 @pytest.fixture(scope="module")
 def lesson():
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, budget=ROOMY)
     script = load_scripted_model().answers[scenario.questions[0].question]
     return scenario, setup, script
 
@@ -461,3 +471,162 @@ def test_an_exception_that_is_not_the_providers_is_raised_as_the_bug_it_is(lesso
 
     with pytest.raises(KeyError):
         turn(scenario, setup, AnthropicModel("claude-test", client=Broken()))
+
+
+# --- each provider is sent what was counted -------------------------------------------------------------------
+
+APIS = ("anthropic", "chat", "responses")
+MAX_TOKENS = {"anthropic": "max_tokens", "chat": "max_completion_tokens", "responses": "max_output_tokens"}
+
+
+def said_nothing(api):
+    """A server that answers every request with an uncited sentence (or no call): the request is the point."""
+    if api == "anthropic":
+        return lambda body: claude([{"type": "text", "text": "Seen.", "citations": None}])
+    if api == "chat":
+        return lambda body: gpt({"role": "assistant", "content": "Seen.", "refusal": None})
+    return lambda body: response([said({"type": "output_text", "text": "Seen.", "annotations": []})])
+
+
+def sent_tokens(body):
+    """The captured body's text counted with the workshop's counter (cl100k_base), as the turn counts it."""
+    return count_tokens(sent_text(body))
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_at_lesson_06s_budget_each_provider_is_sent_a_body_within_the_total(api):
+    """Before: the answer schema went uncounted (Chat Completions: 933 tokens against 900)."""
+    scenario = load_evidence_scenario()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, budget=BUDGET)
+    model, seen = adapter(api, said_nothing(api))
+    result = turn(scenario, setup, model)
+    (_, asked), _ = seen
+    assert asked == model.render(result.request)  # what was counted is what went
+    assert sent_tokens(asked) == result.request.tokens and asked[MAX_TOKENS[api]] == BUDGET.output_reserve
+    assert sent_tokens(asked) + asked[MAX_TOKENS[api]] <= BUDGET.total
+    assert len(result.context_ids) < 7  # the pack botie's text alone would fit: 7 documents
+    assert "the body sent to the provider" in result.stage("request").detail
+
+
+def test_the_trace_says_cl100k_is_an_estimate_for_claude(lesson):
+    scenario, setup, _ = lesson
+    model, _ = adapter("anthropic", said_nothing("anthropic"))
+    assert "an estimate for Claude" in turn(scenario, setup, model).stage("request").detail
+
+
+@pytest.mark.parametrize("api", APIS)
+@examples(25)
+@given(case=provider_budget_cases())
+def test_property_the_body_each_provider_is_sent_plus_max_tokens_is_within_the_total(api, case):
+    records, allowed, budget = case
+    setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000)
+    model, seen = adapter(api, said_nothing(api))
+    result = run_turn("What torque do the gland nuts need?", records, setup, model)
+    events(turn_budget_labels(result))
+    if result.selection.selected_ids:  # documents priced as this provider is sent them: the selection fits
+        assert str(result.outcome) != "too_large", result.notice
+    if result.request is None:
+        assert seen == []  # nothing was sent
+        return
+    ((_, asked),) = seen
+    assert asked == model.render(result.request) and sent_tokens(asked) == result.request.tokens
+    assert sent_tokens(asked) + asked[MAX_TOKENS[api]] <= budget.total
+
+
+# --- the prompt matches the body ------------------------------------------------------------------------------
+
+
+def user_text(api, body):
+    return body["input" if api == "responses" else "messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_every_provider_is_sent_the_evidence_region_the_instructions_describe(lesson, api):
+    """Before: Claude's body had document blocks and no <evidence>, trust, version or conflict notes."""
+    scenario, setup, _ = lesson
+    model, seen = adapter(api, said_nothing(api))
+    result = turn(scenario, setup, model)
+    sent = user_text(api, seen[0][1])
+    assert sent == f"{result.request.evidence}\n\nQuestion: {result.request.question}"
+    assert '<evidence>\n<conflict between="forum-8812" and="man-p2-r4-s3.2">' in sent
+    assert '<document id="man-p2-r4-s3.2" version="rev 4" trust="approved">' in sent
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_answer_in_the_format_the_prompt_asks_for_is_checked_not_withheld(lesson, api):
+    """Before: a Claude answering with the {"id", "quote"} JSON its prompt asks for was withheld, citing nothing."""
+    scenario, setup, script = lesson
+    answers = {"anthropic": claude_answers, "chat": gpt_answers, "responses": responses_answers}[api](script)
+    model, _ = adapter(api, answers)
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "answered" and result.answer == script.answer
+    assert result.citations.ok and len(result.citations.verified) == len(script.citations)
+
+
+# --- edge replies -----------------------------------------------------------------------------------------------
+
+
+def test_a_chat_reply_with_no_choices_is_an_empty_outcome_not_an_index_error(lesson):
+    scenario, setup, _ = lesson
+    model, _ = adapter(
+        "chat", lambda body: {**gpt({"role": "assistant", "content": "x", "refusal": None}), "choices": []}
+    )
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "empty" and "no choices" in result.notice
+
+
+def test_claude_cut_off_at_its_context_window_is_not_taken_as_a_complete_answer(lesson):
+    scenario, setup, script = lesson
+    model, _ = adapter(
+        "anthropic", lambda body: claude([{"type": "text", "text": as_json(script)}], "model_context_window_exceeded")
+    )
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "context_too_long" and result.answer is None and "context window" in result.notice
+
+
+def test_a_content_filter_on_responses_is_reported_as_its_cause(lesson):
+    scenario, setup, _ = lesson
+    cut = response([], "incomplete", {"reason": "content_filter"})
+    model, _ = adapter("responses", lambda body: cut)
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "model_refused" and "content filter" in result.notice
+
+
+def claude_stream(script):
+    """The server-sent events of one streamed Claude answer (what the Messages API sends when asked to stream)."""
+    start = {**claude([]), "stop_reason": None, "usage": {"input_tokens": 612, "output_tokens": 1}}
+    events = [
+        ("message_start", {"type": "message_start", "message": start}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": as_json(script)}},
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 48},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+    return httpx2.Response(200, content=text.encode(), headers={"content-type": "text/event-stream"})
+
+
+def test_a_large_allowance_is_streamed_instead_of_refused_by_the_sdk(lesson):
+    """Before: an allowance of 64,000 made the Anthropic SDK raise 'Streaming is required'."""
+    scenario, _, script = lesson
+    setup = TurnSetup.from_scenario(scenario, ceiling=100_000, budget=Budget(100_000, 200, 64_000))
+    model, seen = adapter(
+        "anthropic", lambda body: claude_stream(script) if body.get("stream") else claude_answers(script)(body)
+    )
+    result = turn(scenario, setup, model)
+    assert seen[0][1]["stream"] is True and seen[0][1]["max_tokens"] == 64_000
+    assert str(result.outcome) == "answered" and result.reply.usage == (612, 48)

@@ -44,6 +44,7 @@ from botie.model import Model
 from botie.turn.action import action_instructions, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
 from botie.turn.losses import find_losses
+from botie.turn.pricing import Pricing
 from botie.turn.types import (
     ActionRequest,
     Loss,
@@ -93,8 +94,9 @@ def run_turn(
     if conversation is not None:
         setup.check_allowance(conversation.allowance(setup.answer_max_tokens), "the conversation's answer allowance")
     records = unique_records(candidates)
-    selection = select_for_turn(question, records, setup, conversation)
-    answered = answer_step(question, records, selection, setup, model, conversation)
+    pricing = Pricing(question, setup, conversation, model)
+    selection = select_for_turn(question, records, setup, conversation, pricing)
+    answered = answer_step(question, records, selection, setup, model, conversation, pricing)
     if action is None:
         why = "no action was asked for"
         acted = None
