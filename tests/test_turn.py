@@ -953,3 +953,20 @@ def test_a_conversations_own_allowance_above_the_reserve_is_an_error_naming_both
             model,
             conversation=Conversation(ceiling=1_200, answer_allowance=400),
         )
+
+
+def test_an_action_request_over_the_ceiling_is_not_sent_and_the_checked_answer_stands():
+    """Before: build_request's RequestTooLargeError escaped run_turn and the answer was lost with it."""
+    asked = []
+
+    class Counting(Desk):
+        def reply(self, request):
+            asked.append(request.kind)
+            return super().reply(request)
+
+    long = ActionRequest("book 20 minutes on P-2 as r7 " + "and check the seal again " * 400, None)
+    r = run_turn("What torque?", WORLD, _setup(), Counting(), action=long)
+    assert r.outcome is TurnOutcome.ANSWERED and r.answer is not None and asked == ["answer"]
+    proposal = r.stage("proposal")
+    assert proposal.status is StageStatus.FAILED and proposal.detail.startswith("too_large")
+    assert "nothing was sent, proposed or decided" in proposal.detail and r.decision is None

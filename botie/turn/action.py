@@ -8,16 +8,21 @@ decision takes the caller, the allowed assets and the approval from trusted stat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, NamedTuple
 
 from botie.actions.decision import Branch, Check, CheckName, Decision, Verdict, decide
 from botie.actions.tool import TOOL_NAME, FieldError, Problem, inspection_tool
+from botie.context.budget import Budget
 from botie.context.evidence import ModelRequest, RequestKind, build_request
 from botie.context.records import Record
 from botie.model import Model, Reply, ReplyFault, StopReason, ToolProposal
+from botie.turn.pricing import measured
 from botie.turn.types import ActionRequest, Stage, StageResult, StageStatus, TurnSetup, plural, skipped
 
 __all__ = ["Acted", "action_instructions", "action_step", "offered_tools"]
+
+_NO_CEILING = 10**9  # build_request's own ceiling check is on botie's text; this step checks what is sent
 
 
 def offered_tools(setup: TurnSetup) -> tuple[dict[str, Any], ...]:
@@ -103,19 +108,36 @@ def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
     )
 
 
+def _too_large(request: ModelRequest, setup: TurnSetup) -> str | None:
+    """Why the action request is not sent: over the ceiling, or over the budget's total with its reserve."""
+    reserve = setup.budget.output_reserve if isinstance(setup.budget, Budget) else request.answer_allowance
+    total = setup.budget.total if isinstance(setup.budget, Budget) else request.ceiling
+    limit = min(total, request.ceiling)
+    if request.tokens + reserve <= limit:
+        return None
+    return (
+        f"too_large: the action request needs {request.tokens:,} tokens plus {reserve:,} for the reply, over "
+        f"{limit:,}; nothing was sent, proposed or decided"
+    )
+
+
 def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]) -> Acted:
     """Stages 9-10: a request without documents, the model's proposal, and the decision."""
     request = build_request(
         action.message,
         (),
-        ceiling=setup.ceiling,
+        ceiling=_NO_CEILING,  # checked below, on the request as its provider is sent it
         answer_allowance=setup.answer_max_tokens,
         instructions=action_instructions(setup),
         encoding=setup.counter,
         tools=offered_tools(setup),
         kind=RequestKind.ACTION,
     )
+    request = replace(measured(request, model, setup), ceiling=setup.ceiling)
     leaked = tuple(r.id for r in records if r.text.strip() and r.text in request.text)
+    over = _too_large(request, setup)
+    if over is not None:
+        return _undecided(request, None, leaked, over)
     reply = model.reply(request)
     why = _no_call(reply)
     proposal = reply.proposal if isinstance(reply, Reply) and isinstance(reply.proposal, ToolProposal) else None

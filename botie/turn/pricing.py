@@ -35,7 +35,7 @@ from botie.context.tokens import count_tokens
 from botie.model import Model, sent_text
 from botie.turn.types import TurnSetup
 
-__all__ = ["JOIN_SLACK", "Pricing"]
+__all__ = ["JOIN_SLACK", "Pricing", "measured"]
 
 #: Tokens added to each document measured alone in a body, for the joins between documents (a token can
 #: span an escaped line break and the next tag); the whole request is counted again before it is sent.
@@ -99,7 +99,13 @@ class Pricing:
 
     def measure(self, request: ModelRequest, model: Model) -> ModelRequest:
         """``request`` with ``tokens`` the count of the body its provider is sent (as it was, without one)."""
-        render = getattr(model, "render", None)
-        if not callable(render):
-            return request
-        return replace(request, tokens=self._count(sent_text(render(request))))
+        return measured(request, model, self.setup)
+
+
+def measured(request: ModelRequest, model: Model, setup: TurnSetup) -> ModelRequest:
+    """``request`` with ``tokens`` the count of the body ``model`` renders for its provider (unchanged when the
+    model renders none), with the setup's counter."""
+    render = getattr(model, "render", None)
+    if not callable(render):
+        return request
+    return replace(request, tokens=count_tokens(sent_text(render(request)), setup.counter))
