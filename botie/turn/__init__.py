@@ -119,4 +119,5 @@ def run_turn(
         losses=find_losses(needed, records, selection, answered.request, answered.check),
         notice=answered.notice,
         documents_in_action_request=acted.leaked if acted else (),
+        action_reply=acted.reply if acted else None,
     )

@@ -50,6 +50,7 @@ class Acted(NamedTuple):
     decision: Decision | None
     leaked: tuple[str, ...]  # ids of documents whose text reached the action request anyway
     stages: list[StageResult]
+    reply: Reply | None = None  # what came back, when a request was sent and a Reply came back
 
 
 def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tuple[str, ...], why: str) -> Acted:
@@ -142,7 +143,7 @@ def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: 
     why = _no_call(reply)
     proposal = reply.proposal if isinstance(reply, Reply) and isinstance(reply.proposal, ToolProposal) else None
     if why is not None:
-        return _undecided(request, proposal, leaked, why)
+        return _undecided(request, proposal, leaked, why)._replace(reply=reply if isinstance(reply, Reply) else None)
     decision = _judge(reply, setup, action)
     status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
     said = str(proposal) if proposal is not None else "no readable tool call"
@@ -153,4 +154,11 @@ def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: 
         f"{said}, from a request with {plural(len(leaked), 'document')} in it",
     )
     decided = StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}")
-    return Acted(request=request, proposal=proposal, decision=decision, leaked=leaked, stages=[proposed, decided])
+    return Acted(
+        request=request,
+        proposal=proposal,
+        decision=decision,
+        leaked=leaked,
+        stages=[proposed, decided],
+        reply=reply if isinstance(reply, Reply) else None,
+    )

@@ -245,6 +245,7 @@ class TurnResult:
     losses: tuple[Loss, ...]
     notice: str | None  # what the technician is told instead of an answer, if anything
     documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+    action_reply: Reply | None = None  # the reply to the action request (its usage, or why the provider failed)
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:

@@ -12,7 +12,16 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DEFAULT_MODELS", "HOW_TO", "PROVIDERS", "provider_of", "your_model", "your_turn"]
+__all__ = [
+    "DEFAULT_MODELS",
+    "HOW_TO",
+    "PROVIDERS",
+    "overloaded_model",
+    "provider_of",
+    "usage_lines",
+    "your_model",
+    "your_turn",
+]
 
 #: The model each key selects unless ``BOTIE_MODEL`` names another.
 DEFAULT_MODELS = {"ANTHROPIC_API_KEY": "claude-sonnet-4-5", "OPENAI_API_KEY": "gpt-4o"}
@@ -109,10 +118,40 @@ def your_turn(run: Any, env: Mapping[str, str] | None = None) -> str:
         result = run(model)
     except Exception as exc:  # a refused key, no connection, a rate limit: said, not raised
         return f"{said}\nThe call did not complete: {type(exc).__name__}: {exc}"
-    usage = result.reply.usage if result.reply is not None else None
     lines = [said, result.trace(), f"answer: {result.answer or result.notice}"]
-    if usage is not None:
-        lines.append(
-            f"the provider counted {usage.input_tokens:,} input tokens; botie counted {result.request.tokens:,}"
-        )
+    lines += usage_lines(result)
     return "\n".join(lines)
+
+
+def usage_lines(result: Any) -> list[str]:
+    """For each request the turn sent: the provider's own count of what it read and wrote, beside botie's."""
+    lines = []
+    for name, request, reply in (
+        ("answer", result.request, result.reply),
+        ("action", getattr(result, "action_request", None), getattr(result, "action_reply", None)),
+    ):
+        usage = reply.usage if reply is not None else None
+        if request is not None and usage is not None:
+            lines.append(
+                f"{name} request: the provider counted {usage.input_tokens:,} tokens in and "
+                f"{usage.output_tokens:,} out; botie counted {request.tokens:,} in"
+            )
+    return lines
+
+
+def overloaded_model() -> Any:
+    """Claude through the real Anthropic SDK, offline: a fake server (httpx2's mock transport) that answers
+    every request 529 Overloaded, as the API does when it is over capacity. The SDK retries twice, as it
+    would; nothing leaves this machine."""
+    import anthropic
+    import httpx2
+
+    from botie.adapters import AnthropicModel
+
+    def overloaded(request: Any) -> Any:
+        error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+        return httpx2.Response(529, json=error, headers={"retry-after-ms": "1"})
+
+    http = httpx2.Client(transport=httpx2.MockTransport(overloaded))
+    client = anthropic.Anthropic(api_key="offline", http_client=http, max_retries=2)
+    return AnthropicModel("claude-sonnet-4-5", client=client)

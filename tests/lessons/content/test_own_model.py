@@ -77,3 +77,24 @@ def test_provider_of_reads_a_prefix_or_the_start_of_the_name():
         "openai",
         None,
     ]
+
+
+def test_your_turn_shows_both_requests_usage_beside_botie_s_count():
+    from types import SimpleNamespace
+
+    from botie.model import Reply, Usage
+
+    def sent(tokens, usage):
+        return SimpleNamespace(tokens=tokens), Reply("x", (), usage=Usage(*usage))
+
+    asked, answered = sent(824, (901, 75))
+    acted, proposed = sent(410, (455, 30))
+    result = SimpleNamespace(
+        request=asked, reply=answered, action_request=acted, action_reply=proposed, answer="x", notice=None,
+        trace=lambda: "trace",
+    )  # fmt: skip
+    text = your_turn(lambda model: result, {"OPENAI_API_KEY": "sk-test"})
+    assert text.splitlines()[-2:] == [
+        "answer request: the provider counted 901 tokens in and 75 out; botie counted 824 in",
+        "action request: the provider counted 455 tokens in and 30 out; botie counted 410 in",
+    ]
