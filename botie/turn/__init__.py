@@ -14,12 +14,16 @@ The stages run in a fixed order:
    a stop: a document changed since this conversation read it);
 7. **answer**: the model's reply (one that is no answer, being malformed,
    refused, cut off, empty or saying the documents do not answer, ends the
-   turn with an outcome of its own and a notice that says which);
+   turn with an outcome of its own and a notice that says which; so does a
+   provider that sent no reply at all, rate-limited, overloaded, timed out
+   and the like, with what its SDK retried: never an exception);
 8. **citations**: every quote checked against the documents that were sent
    (a failure withholds the answer);
 9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
-   text, so nothing a document says can choose a tool or an argument;
+   text, so nothing a document says can choose a tool or an argument (if the
+   provider fails here, the answer already checked stands and the trace says
+   nothing was proposed or booked);
 10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
     caller, the allowed assets and the approval from trusted state.
 
@@ -30,8 +34,9 @@ retrieved, not authorised, not current, below the relevance floor, did not
 fit, or the quoted fact is not in the text.
 
 The package holds one job a module: :mod:`~botie.turn.types` (the values), :mod:`~botie.turn.answer`
-(stages 1-8), :mod:`~botie.turn.action` (stages 9-10) and :mod:`~botie.turn.losses` (where evidence went
-missing); :func:`run_turn`, here, puts them together.
+(stages 1-8), :mod:`~botie.turn.action` (stages 9-10), :mod:`~botie.turn.pricing` (what a request costs as
+it is sent: botie's text, or the body a model renders for its provider) and :mod:`~botie.turn.losses` (where
+evidence went missing); :func:`run_turn`, here, puts them together.
 """
 
 from __future__ import annotations

@@ -17,12 +17,10 @@ from botie.context.budget import Budget
 from botie.context.evidence import ModelRequest, RequestKind, build_request
 from botie.context.records import Record
 from botie.model import Model, Reply, ReplyFault, StopReason, ToolProposal
-from botie.turn.pricing import measured
+from botie.turn.pricing import UNCHECKED_CEILING, measured
 from botie.turn.types import ActionRequest, Stage, StageResult, StageStatus, TurnSetup, plural, skipped
 
 __all__ = ["Acted", "action_instructions", "action_step", "offered_tools"]
-
-_NO_CEILING = 10**9  # build_request's own ceiling check is on botie's text; this step checks what is sent
 
 
 def offered_tools(setup: TurnSetup) -> tuple[dict[str, Any], ...]:
@@ -127,7 +125,7 @@ def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: 
     request = build_request(
         action.message,
         (),
-        ceiling=_NO_CEILING,  # checked below, on the request as its provider is sent it
+        ceiling=UNCHECKED_CEILING,  # checked below, on the request as its provider is sent it
         answer_allowance=setup.answer_max_tokens,
         instructions=action_instructions(setup),
         encoding=setup.counter,

@@ -35,12 +35,14 @@ from botie.context.tokens import count_tokens
 from botie.model import Model, sent_text
 from botie.turn.types import TurnSetup
 
-__all__ = ["JOIN_SLACK", "Pricing", "measured"]
+__all__ = ["JOIN_SLACK", "UNCHECKED_CEILING", "Pricing", "measured"]
 
 #: Tokens added to each document measured alone in a body, for the joins between documents (a token can
 #: span an escaped line break and the next tag); the whole request is counted again before it is sent.
 JOIN_SLACK = 2
-_NO_CEILING = 10**9  # the pieces are priced apart from the ceiling, which the request as built is checked on
+#: The ceiling given to build_request where a request is priced or built to be counted as its provider is
+#: sent it: the ceiling is checked afterwards, on that count.
+UNCHECKED_CEILING = 10**9
 
 
 class Pricing:
@@ -64,7 +66,7 @@ class Pricing:
         request = build_request(
             self.question,
             records,
-            ceiling=_NO_CEILING,
+            ceiling=UNCHECKED_CEILING,
             answer_allowance=self.allowance,
             instructions=self.instructions,
             history=self.history,
