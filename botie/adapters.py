@@ -149,6 +149,10 @@ def _answer(text: str | None, request: ModelRequest) -> tuple[Any, Any]:
     return text or "", ()
 
 
+#: The fields that limit the reply: a token-count endpoint counts the input and takes none of them.
+_OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
 class _Adapter:
     """What both adapters share: send the body :meth:`render` gives, and turn a provider's failure into a reply."""
 
@@ -165,6 +169,26 @@ class _Adapter:
 
     def _send(self, body: dict[str, Any]) -> Any:
         raise NotImplementedError
+
+    def _count_endpoint(self) -> Any:
+        """The SDK call that counts a body's input tokens, or None where the API has none."""
+        return None
+
+    def provider_count(self, request: ModelRequest) -> int | Failure | None:
+        """The provider's own count of what ``request`` sends, from its token-count endpoint (a call to the
+        provider, so only with a key): None where the API has no such endpoint, a Failure when the call fails.
+        botie's budget still counts with its own counter; this says how far that count is from the provider's."""
+        counting = self._count_endpoint()
+        if counting is None:
+            return None
+        body = {k: v for k, v in self.render(request).items() if k not in _OUTPUT_LIMITS}
+        try:
+            return int(counting(**body).input_tokens)
+        except Exception as exc:
+            failure = provider_failure(exc, importlib.import_module(self.sdk_name))
+            if failure is None:
+                raise
+            return failure
 
     def reply(self, request: ModelRequest) -> Reply:
         """Send :meth:`render`'s body; a provider's failure comes back as a failed Reply, never raised."""
@@ -219,6 +243,9 @@ class AnthropicModel(_Adapter):
         # A large allowance: the SDK refuses to wait that long on one response (nothing was sent), so stream it.
         with self.client.messages.stream(**body) as stream:
             return stream.get_final_message()
+
+    def _count_endpoint(self) -> Any:
+        return self.client.messages.count_tokens
 
     def _read(self, message: Any, request: ModelRequest) -> Reply:
         if message.stop_reason == "model_context_window_exceeded":
@@ -296,6 +323,10 @@ class OpenAIModel(_Adapter):
         if self.api == "responses":
             return self.client.responses.create(**body)
         return self.client.chat.completions.create(**body)
+
+    def _count_endpoint(self) -> Any:
+        # Chat Completions has no token-count endpoint; the Responses API has one.
+        return self.client.responses.input_tokens.count if self.api == "responses" else None
 
     def _read(self, done: Any, request: ModelRequest) -> Reply:
         return self._chat(done, request) if self.api == "chat" else self._responses(done, request)

@@ -630,3 +630,35 @@ def test_a_large_allowance_is_streamed_instead_of_refused_by_the_sdk(lesson):
     result = turn(scenario, setup, model)
     assert seen[0][1]["stream"] is True and seen[0][1]["max_tokens"] == 64_000
     assert str(result.outcome) == "answered" and result.reply.usage == (612, 48)
+
+
+# --- the provider's own count, from its token-count endpoint (offline here) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("api", "path", "counted"),
+    [
+        ("anthropic", "/v1/messages/count_tokens", {"input_tokens": 812}),
+        ("responses", "/v1/responses/input_tokens", {"object": "response.input_tokens", "input_tokens": 812}),
+    ],
+)
+def test_the_providers_token_count_endpoint_is_asked_with_the_body_the_turn_counts(lesson, api, path, counted):
+    scenario, setup, _ = lesson
+    model, seen = adapter(api, lambda body: counted)
+    request = turn(scenario, setup, model).request
+    seen.clear()
+    assert model.provider_count(request) == 812
+    ((asked_path, asked),) = seen
+    sent = model.render(request)
+    assert asked_path == path and asked == {k: v for k, v in sent.items() if k != MAX_TOKENS[api]}
+
+
+def test_chat_completions_has_no_count_endpoint_and_a_failed_count_is_a_failure_not_an_exception(lesson):
+    scenario, setup, _ = lesson
+    model, seen = adapter("chat", said_nothing("chat"))
+    request = turn(scenario, setup, model).request
+    seen.clear()
+    assert model.provider_count(request) is None and seen == []  # nothing asked
+    model, _ = adapter("anthropic", lambda body: claude_error(429, "rate_limit_error", "Too many requests"))
+    failure = model.provider_count(request)
+    assert str(failure.kind) == "rate_limited" and failure.status == 429
