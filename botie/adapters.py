@@ -1,9 +1,13 @@
 """One turn through a real model: thin adapters from botie's request and reply to the Anthropic and OpenAI SDKs.
 
 Install the ``models`` extra (``pip install -r requirements/models.txt`` in the workshop folder). Each adapter is
-a :class:`botie.model.Model`: it sends the parts of a
-:class:`~botie.context.evidence.ModelRequest` where that API wants them and
-reads the reply back into a :class:`~botie.model.Reply`, nothing more. It
+a :class:`botie.model.Model`: :meth:`render` writes the body its API is sent for a
+:class:`~botie.context.evidence.ModelRequest` (the same on every API: the instructions as the system prompt, the
+evidence region they describe and the question as the user message, the answer schema for a question, strict tools
+and one call at most for an action, the request's answer allowance as the output limit), and it reads the reply
+back into a :class:`~botie.model.Reply`, nothing more. The turn counts that body, so what is sent is what was
+counted. Claude's native document blocks are not used: they carry neither the trust attribute nor the conflict
+notes the instructions speak of, and their citations cannot be combined with the answer schema. It
 never fixes what the model wrote: a call with odd arguments goes to
 :func:`botie.actions.decision.decide` as it came, and a refusal or a cut-off
 reply keeps its stop reason, so the turn can name what happened.
@@ -18,9 +22,9 @@ model, a request over the context window) ends as a :meth:`~botie.model.Reply.fa
 HTTP status and how many times the SDK retried first (its own ``max_retries``); the turn makes it the outcome of
 the stage it hit. Anything else the SDK raises is a bug, and is raised.
 
-Token counts: botie counts its own text with its counter (cl100k_base by
-default). Claude's tokenizer is not public, so for Claude that count is an
-uncalibrated proxy; each reply's ``usage`` carries the provider's own count.
+Token counts: botie counts each body with its counter (cl100k_base by default). Claude's tokenizer is not
+public, so for Claude that count is an estimate (the trace says so); each reply's ``usage`` carries the
+provider's own count, and :meth:`provider_count` asks the provider's token-count endpoint where there is one.
 """
 
 from __future__ import annotations
