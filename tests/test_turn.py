@@ -810,7 +810,7 @@ def test_instructions_larger_than_the_input_reserve_shrink_the_room_for_document
     from botie.context.budget import Budget
 
     tight = Budget(250, 10, 50)  # 190 for evidence on paper; the frame alone counts far more than 10
-    r = run_turn("What torque?", WORLD, _setup(budget=tight), Desk())
+    r = run_turn("What torque?", WORLD, _setup(budget=tight, answer_allowance=None), Desk())  # sends the reserve, 50
     assert r.selection.allowance < tight.evidence
     assert r.request is None or r.request.tokens + 50 <= 250
 
@@ -989,3 +989,64 @@ def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_o
                 if action is not None:
                     assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
     assert asked >= 8  # the reading request was really built on most paths
+
+
+# --- one answer allowance: the budget's output reserve is the max_tokens every request sends --------------------
+
+
+def test_by_default_both_requests_send_the_budgets_output_reserve_as_the_allowance(scenario, model, action):
+    setup = TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 120))
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, action=action)
+    assert r.request.answer_allowance == 120 == r.action_request.answer_allowance
+    assert _setup(answer_allowance=None).answer_max_tokens == 150  # an int budget keeps no reserve: 150
+
+
+def test_an_allowance_above_the_output_reserve_is_an_error_naming_both(scenario):
+    from botie.errors import BudgetError
+
+    with pytest.raises(BudgetError, match=r"\(400 tokens, sent as max_tokens\).*output reserve \(150\)") as raised:
+        TurnSetup.from_scenario(scenario, budget=BUDGET, answer_allowance=400)
+    assert raised.value.field == "answer_allowance"
+    assert TurnSetup.from_scenario(scenario, budget=BUDGET, answer_allowance=150).answer_max_tokens == 150
+
+
+def test_a_conversation_takes_the_setups_allowance_and_carries_the_conflict_notes(scenario, model):
+    from botie.context.evidence import conflicts_in
+
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    conversation = Conversation(ceiling=setup.ceiling)
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, conversation=conversation)
+    plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, model)
+    assert r.request.answer_allowance == 150 and r.request.text == plain.request.text
+    assert len(conflicts_in(r.request.evidence)) == 3
+
+
+def test_a_conversations_own_allowance_above_the_reserve_is_an_error_naming_both(scenario, model):
+    from botie.errors import BudgetError
+
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    with pytest.raises(BudgetError, match=r"conversation's answer allowance \(400 .*reserve \(150\)"):
+        run_turn(
+            "What torque?",
+            scenario.candidates(0),
+            setup,
+            model,
+            conversation=Conversation(ceiling=1_200, answer_allowance=400),
+        )
+
+
+def test_an_action_request_over_the_ceiling_is_not_sent_and_the_checked_answer_stands():
+    """Before: build_request's RequestTooLargeError escaped run_turn and the answer was lost with it."""
+    asked = []
+
+    class Counting(Desk):
+        def reply(self, request):
+            asked.append(request.kind)
+            return super().reply(request)
+
+    long = ActionRequest("book 20 minutes on P-2 as r7 " + "and check the seal again " * 400, None)
+    r = run_turn("What torque?", WORLD, _setup(), Counting(), action=long)
+    assert r.outcome is TurnOutcome.ANSWERED and r.answer is not None and asked == ["answer"]
+    proposal = r.stage("proposal")
+    assert proposal.status is StageStatus.FAILED and proposal.detail.startswith("too_large")
+    assert "nothing was sent, proposed or decided" in proposal.detail and r.decision is None

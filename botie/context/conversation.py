@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from botie._enum import ShortName
 from botie.context.evidence import DEFAULT_INSTRUCTIONS, ModelRequest, build_request
@@ -97,13 +97,16 @@ class Conversation:
 
     ``ask`` decides a turn; after the model answers, ``add_turn`` records the
     exchange so the next request carries it (and pays for it).
+
+    ``answer_allowance`` left as None takes the allowance each :meth:`ask` is given (a turn passes its
+    setup's); a number here overrides it. With neither, nothing is held back for the answer.
     """
 
     def __init__(
         self,
         *,
         ceiling: int,
-        answer_allowance: int = 0,
+        answer_allowance: int | None = None,
         instructions: str = DEFAULT_INSTRUCTIONS,
         encoding: str = "cl100k_base",
         alert_fraction: float = ALERT_FRACTION,
@@ -166,7 +169,15 @@ class Conversation:
                 changes[doc] = VersionChange(doc, pinned, rev)
         return list(changes.values())
 
-    def ask(self, question: str, records: Iterable[Record], *, in_force: Mapping[str, str] | None = None) -> Turn:
+    def ask(
+        self,
+        question: str,
+        records: Iterable[Record],
+        *,
+        in_force: Mapping[str, str] | None = None,
+        answer_allowance: int | None = None,
+        conflicts: Iterable[Any] = (),
+    ) -> Turn:
         """Decide one turn: check versions, then assemble and count the request.
 
         Checks, in order: ``versions`` (any change stops the turn with a
@@ -174,6 +185,9 @@ class Conversation:
         :class:`~botie.errors.RequestTooLargeError` rather than cut anything).
         Passages and documents seen for the first time are pinned only when
         the request was assembled. ``in_force``: see :meth:`compare`.
+        ``answer_allowance`` is used when the conversation sets none;
+        ``conflicts`` are the disagreements flagged among ``records`` (a note each, as in
+        :func:`~botie.context.evidence.build_request`).
         """
         records = tuple(records)
         changes, unseen = self.compare(records, in_force=in_force)
@@ -184,16 +198,23 @@ class Conversation:
             question,
             records,
             ceiling=self.ceiling,
-            answer_allowance=self.answer_allowance,
+            answer_allowance=self.allowance(answer_allowance),
             instructions=self.instructions,
             history=self._history,
             encoding=self.encoding,
             alert_fraction=self.alert_fraction,
+            conflicts=conflicts,
         )
         self._pins.update(unseen)
         for doc, rev in _turn_revisions(records, in_force or {}):
             self._revisions.setdefault(doc, rev)
         return Turn(TurnBranch.ASSEMBLED, ("versions", "assemble"), request, None, (), tuple(unseen))
+
+    def allowance(self, offered: int | None = None) -> int:
+        """The answer allowance a request of this conversation sends: its own, else ``offered``, else 0."""
+        if self.answer_allowance is not None:
+            return self.answer_allowance
+        return offered if offered is not None else 0
 
     def add_turn(self, question: str, answer: str) -> None:
         """Record a finished exchange; later requests include it."""

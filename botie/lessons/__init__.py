@@ -50,7 +50,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "scores_table",
     ),
     "botie.lessons.content.capstone": ("run_capstone",),
-    "botie.lessons.content.own_model": ("your_turn",),
+    "botie.lessons.content.own_model": ("overloaded_model", "usage_lines", "your_turn"),
     # the panels and figures
     "botie.lessons.ui": (
         "decision_panel",
@@ -103,6 +103,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         compare_loading as compare_loading,
     )
     from botie.lessons.content.own_model import (
+        overloaded_model as overloaded_model,
+        usage_lines as usage_lines,
         your_turn as your_turn,
     )
     from botie.lessons.content.retrieval import (

@@ -173,7 +173,7 @@ def test_two_changed_documents_are_both_named_in_the_notice():
 
 def test_an_assembled_turn_has_no_changes_and_the_settings_reach_the_request():
     conv = Conversation(ceiling=10_000, alert_fraction=0.5)
-    assert conv.answer_allowance == 0  # nothing is held back for the answer unless asked
+    assert conv.answer_allowance is None  # none of its own: it takes the one each ask is given, else 0
     turn = conv.ask("What torque?", [POLICY])
     assert turn.changes == ()
     assert (turn.request.answer_allowance, turn.request.alert_fraction, turn.request.alert_at) == (0, 0.5, 5_000)
@@ -194,3 +194,11 @@ def test_bad_turns_and_records_name_the_field():
     with pytest.raises(RecordError) as info:
         conv.ask("What torque?", ["man-p2-r4-s3.2"])
     assert (str(info.value), info.value.field) == ("a conversation reads Records, got 'man-p2-r4-s3.2'", "record")
+
+
+def test_a_conversation_without_an_allowance_of_its_own_takes_the_one_it_is_given_and_its_own_wins():
+    conv = Conversation(ceiling=10_000)
+    assert conv.ask("What torque?", [POLICY], answer_allowance=150).request.answer_allowance == 150
+    own = Conversation(ceiling=10_000, answer_allowance=90)
+    assert own.ask("What torque?", [POLICY], answer_allowance=150).request.answer_allowance == 90
+    assert (conv.allowance(), own.allowance(), conv.allowance(7)) == (0, 90, 7)

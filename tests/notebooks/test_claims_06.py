@@ -188,3 +188,62 @@ def test_the_cast_card_follows_what_you_will_learn_and_names_every_record_the_le
     )
     shown = {i for i in known if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-]|\.\d)", rest)}
     assert shown <= rows <= known
+
+
+# --- section 10: your own model ---------------------------------------------------------------------------------
+
+
+def test_a_provider_that_sends_nothing_is_the_outcome_of_the_stage_it_hit_after_the_sdks_retries(world):
+    """The 529 cell: the real SDK retries twice, then both requests end as outcomes; nothing raises."""
+    from botie.lessons import overloaded_model
+
+    scenario, _, setup, booking = world
+    failed = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, overloaded_model(), action=booking)
+    assert failed.outcome is TurnOutcome.OVERLOADED and failed.reply.failure.retries == 2
+    assert failed.reply.failure.status == 529 and failed.action_reply.failure.status == 529
+    assert failed.stage("proposal").detail.endswith("no call was proposed, nothing was decided or booked")
+    assert failed.trace().endswith("-> overloaded")
+
+
+@pytest.mark.parametrize("total", [900, 1_000])
+def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_text_takes(world, total):
+    """Five where seven at the lesson's 900 (the schema and the escaping are paid for); at 1,000, six where eight."""
+    from botie.lessons import overloaded_model
+
+    scenario, model, setup, _ = world
+    setup = setup.with_(budget=Budget(total, 200, 150))
+    question, candidates = scenario.questions[0].question, scenario.candidates(0)
+    text = run_turn(question, candidates, setup, model)
+    body = run_turn(question, candidates, setup, overloaded_model())
+    assert (len(body.context_ids), len(text.context_ids)) == {900: (5, 7), 1_000: (6, 8)}[total]
+    assert body.request.tokens + 150 <= total and "an estimate for Claude" in body.stage("request").detail
+
+
+def test_the_anthropic_body_shown_is_the_one_the_turn_counts_and_sends(world):
+    """The cell prints AnthropicModel.render: what it returns is what the SDK sends and the turn counts."""
+    from botie.adapters import AnthropicModel
+    from botie.context.tokens import count_tokens
+    from botie.model import sent_text
+
+    scenario, _, setup, _ = world
+    claude = AnthropicModel("claude-sonnet-4-5", client=object())
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, NoSend())
+    body = claude.render(turn.request)
+    assert count_tokens(sent_text(body)) == turn.request.tokens and body["max_tokens"] == 150
+    assert body["system"] == turn.request.instructions and body["messages"][-1]["content"].startswith("<evidence>")
+
+
+class NoSend:
+    """Renders Claude's body for the turn to count, and answers nothing (never reached: see the outcome)."""
+
+    count_note = "an estimate"
+
+    def render(self, request):
+        from botie.adapters import AnthropicModel
+
+        return AnthropicModel("claude-sonnet-4-5", client=object()).render(request)
+
+    def reply(self, request):
+        from botie.model import Reply
+
+        return Reply("Seen.", ())

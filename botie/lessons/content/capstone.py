@@ -155,7 +155,7 @@ def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSet
         action.message,
         (),
         ceiling=setup.ceiling,
-        answer_allowance=setup.answer_allowance,
+        answer_allowance=setup.answer_max_tokens,
         instructions=action_instructions(setup),
     )
     proposal = model.reply(request.text).proposal
@@ -192,7 +192,7 @@ def capstone_turn(
     if not chosen:
         return CapstoneTurn("refused", None, (), branch)
     try:
-        request = build_request(question, chosen, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+        request = build_request(question, chosen, ceiling=setup.ceiling, answer_allowance=setup.answer_max_tokens)
     except RequestTooLargeError:
         return CapstoneTurn("too_large", None, tuple(r.id for r in chosen), branch)
     reply = model.reply(request.text)
