@@ -168,6 +168,7 @@ def test_the_panel_settings_the_lesson_lists_reach_their_strategy(count, size, l
     from botie.lessons.ui.routing import routing_panel
 
     panel = routing_panel(count=count, size=size, largest=largest, soft_fraction=fraction)
+    assert panel.plan is not None
     assert str(panel.plan.strategy) == strategy
     assert panel.plan.soft_budget == round(900_000 * fraction)
 
@@ -176,6 +177,7 @@ def test_guard_first_on_the_panel_the_total_is_within_the_select_limit_yet_the_g
     from botie.lessons.ui.routing import routing_panel
 
     plan = routing_panel(count=4, size=20_000, largest=600_000).plan
+    assert plan is not None
     assert plan.total == 660_000 <= plan.select_limit and plan.checks[0].fired
 
 
