@@ -1,5 +1,5 @@
-"""The public API: every name in the design's contract exists, with the stated shape, and each front door
-writes each name once."""
+"""The public API: every name botie promises exists, with the stated shape, and each front door writes
+each name once."""
 
 from __future__ import annotations
 

@@ -116,7 +116,7 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
     assert [(loss.record_id, str(loss.stage)) for loss in turn.losses] == [("man-p2-r4-s3.2.1", "candidates")]
 
 
-# --- claims corrected after the fresh read of the learner edition ---------------------------------------------
+# --- lessons 01, 02 and 05: after the stop, the day a revision applies, the floor, the retry limit ---------------
 
 
 def test_after_the_prefix_stops_a_record_the_caller_may_not_read_stays_not_permitted():
@@ -154,7 +154,7 @@ def test_retries_make_at_most_three_attempts_in_all_the_first_call_included():
     assert len(run.attempts) == 3
 
 
-# --- terms explained where first used, your code in the panel, corrected claims ---------------------------------
+# --- lessons 01 to 05: token counts, the evidence region, your code in the panel, checks and traces ---------------
 
 
 def test_lesson_01_the_fitting_section_costs_5_in_the_scene_and_48_counted_with_the_tokenizer():
