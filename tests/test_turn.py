@@ -260,6 +260,7 @@ def test_a_new_revision_in_force_stops_the_next_turn_instead_of_being_sent(scena
     later = [r for r in scenario.candidates(0) if rev5_retrieved or r.id != "man-p2-r5-s3.2"]
     second = run_turn(q.question, later, setup.with_(observed_on="2026-04-01"), model, conversation=conversation)
     assert second.outcome is TurnOutcome.STOPPED and second.request is None
+    assert second.notice is not None
     assert "docs://site-a/manuals/p2: rev 4 then, rev 5 now" in second.notice
     assert conversation.revisions["docs://site-a/manuals/p2"] == "rev 4"
 
@@ -271,6 +272,7 @@ def test_run_turn_returns_the_coverage_record_with_the_answer(scenario, setup, m
     coverage = r.coverage
     by_id = {x.id: x for x in scenario.candidates(0)}
     read = {by_id[i].document for i in r.context_ids}
+    assert coverage is not None
     assert set(coverage.included_ids) == read and coverage.documents_in_context == len(read) > 0
     assert coverage.passage_ids == r.context_ids
     assert coverage.token_budget_used == r.selection.used > 0
@@ -283,6 +285,7 @@ def test_run_turn_returns_the_coverage_record_with_the_answer(scenario, setup, m
 def test_a_refused_turn_reports_every_readable_document_as_not_read(scenario, setup, model):
     r = run_turn(scenario.questions[2].question, scenario.candidates(2), setup, model)
     assert r.outcome is TurnOutcome.REFUSED
+    assert r.coverage is not None
     assert r.coverage.documents_in_context == 0 and r.coverage.token_budget_used == 0
     assert r.coverage.documents_not_read == r.coverage.documents_attached > 0
 
@@ -994,9 +997,13 @@ def test_planted_documents_change_no_tool_no_argument_and_no_authorisation(scena
     poisoned = run_turn(torque(scenario).question, (*scenario.candidates(0), *planted), setup, gullible, action=request)
     # the planted documents were read, and obeyed, while answering ...
     assert {"tkt-5712", "forum-9020"} <= set(poisoned.context_ids)
+    assert poisoned.reply is not None
     assert "claims an authorisation" in poisoned.reply.obeyed
     # ... and the action step is exactly what it was without them
+    assert poisoned.proposal is not None
     assert poisoned.proposal == plain.proposal and dict(poisoned.proposal.arguments) == PAYLOAD
+    assert poisoned.decision is not None
+    assert plain.decision is not None
     assert (poisoned.decision.branch, poisoned.decision.checks) == (plain.decision.branch, plain.decision.checks)
     assert str(plain.decision.branch) == ("create" if approval == Approval("tech-ana", PAYLOAD) else "needs_approval")
 
@@ -1016,5 +1023,6 @@ def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_o
                 assert r.request.tools == () and "Tools:" not in r.request.text, (q, action)
                 assert "propose_inspection" not in r.request.text, (q, action)
                 if action is not None:
+                    assert r.action_request is not None
                     assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
     assert asked >= 8  # the reading request was really built on most paths

@@ -437,6 +437,7 @@ def test_lesson_06s_turn_returns_the_coverage_record_with_its_answer(day):
     setup = TurnSetup.from_scenario(s, budget=Budget(900, 200, 150), observed_on=day)
     result = run_turn(s.questions[0].question, s.candidates(0), setup, load_scripted_model())
     documents = {r.id: r.document for r in s.records}
+    assert result.coverage is not None
     assert set(result.coverage.included_ids) == {documents[i] for i in result.context_ids}
     assert (
         result.coverage.documents_in_context + result.coverage.documents_not_read == result.coverage.documents_attached

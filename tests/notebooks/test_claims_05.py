@@ -187,12 +187,13 @@ def test_two_silences_then_one_booking_under_one_request_id():
 
 def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
     """The scheduler books, then its answer is lost: ``unavailable``, with a booking standing downstream."""
-    booked = {}
+    booked: dict[str, str] = {}
+    answered: list[bool] = []  # whether the first answer was already lost
 
     def scheduler(order):
         booked.setdefault(order.idempotency_key, f"ext-{len(booked) + 1}")
-        if len(booked) == 1 and not getattr(scheduler, "answered", False):
-            scheduler.answered = True
+        if len(booked) == 1 and not answered:
+            answered.append(True)
             raise ConnectionError("the answer was lost")
         return booked[order.idempotency_key]
 
