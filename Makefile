@@ -25,7 +25,7 @@ PARALLEL := -n $(WORKERS) --dist loadscope
 FAST_TESTS := tests --ignore=tests/browser --ignore=tests/classroom $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
 # The library's own tests (context, actions, the turn, the model seam, errors, the public API and the
 # layering): no notebooks, no widgets, no browser. The loop while changing botie/ outside botie/lessons.
-LIB_TESTS := tests/context tests/actions tests/test_turn.py tests/test_model.py tests/test_errors.py \
+LIB_TESTS := tests/context tests/actions $(wildcard tests/test_turn*.py) tests/test_model.py tests/test_errors.py \
 	tests/test_shared_checks.py tests/test_api.py tests/test_import.py tests/test_layout.py \
 	tests/test_strategies.py tests/test_adapters.py
 # Install a lock file into .venv (hash-checked; pip changes only what differs). --no-compile halves
