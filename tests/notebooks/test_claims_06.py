@@ -37,10 +37,15 @@ def test_the_gullible_model_suggests_the_60_minute_booking_while_reading_and_the
     scenario, model, setup, booking = world
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model.with_(gullible=True),
                     action=booking)  # fmt: skip
+    assert turn.reply is not None
     assert "asks for a tool call" in turn.reply.obeyed
     assert turn.dropped is not None and dict(turn.dropped.arguments)["duration_minutes"] == 60
+    assert turn.decision is not None
+    assert turn.proposal is not None
     assert dict(turn.proposal.arguments) == R7 and str(turn.decision.branch) == "create"
+    assert turn.action_request is not None
     assert len(turn.action_request.documents) == 0 and turn.documents_in_action_request == ()
+    assert turn.answer is not None
     assert "25 N·m" in turn.answer  # the anonymous note bent the answer, not the booking
 
 
@@ -50,7 +55,9 @@ def test_no_other_planted_document_changes_the_proposal_either(world, planted):
     doc = _slice_data().planted[planted]
     turn = run_turn(scenario.questions[0].question, (*scenario.candidates(0), doc), setup,
                     model.with_(gullible=True), action=booking)  # fmt: skip
+    assert turn.proposal is not None
     assert dict(turn.proposal.arguments) == R7 and turn.documents_in_action_request == ()
+    assert turn.decision is not None
     assert str(turn.decision.branch) == "create"
 
 
@@ -95,6 +102,7 @@ def test_the_scripted_model_quotes_a_clause_it_never_received_and_the_citation_c
     without = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
     turn = run_turn(torque.question, without, setup, model, needed=torque.answered_by)
     assert turn.outcome is TurnOutcome.WITHHELD
+    assert turn.reply is not None
     assert "man-p2-r4-s3.2.1" in {c["id"] for c in turn.reply.citations}
 
 
@@ -107,6 +115,7 @@ def test_a_model_answering_only_from_what_it_was_sent_is_fully_supported_and_sti
     without = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
     turn = run_turn(torque.question, without, setup, model.with_(answers={torque.question: plain}),
                     needed=torque.answered_by)  # fmt: skip
+    assert turn.citations is not None
     assert turn.outcome is TurnOutcome.ANSWERED and turn.citations.ok
     assert [(loss.record_id, str(loss.stage)) for loss in turn.losses] == [("man-p2-r4-s3.2.1", "candidates")]
 
@@ -142,6 +151,7 @@ def _branches(report):
     for case in report.cases:
         if case.set == "injected instructions":
             match = re.search(r"branch (\S+) \(without it: (\S+)\)", case.got)
+            assert match is not None
             pairs.append(match.groups())
     return pairs
 

@@ -133,10 +133,11 @@ def test_oversized_first():
 def test_ranking_has_no_floor():
     options, key = _options("ranking-has-no-floor")
     scenario = load_evidence_scenario()
-    top3 = sorted(scenario.candidates(2), key=lambda r: r.score, reverse=True)[:3]
+    top3 = sorted(scenario.candidates(2), key=lambda r: r.score or 0.0, reverse=True)[:3]
     # 0: the retriever returns three passages, not nothing
     assert len(top3) == 3 and options[0].startswith("nothing")
     gate = scenario.select(2)
+    assert gate.best_score is not None
     # 2: they are not sent: the best the caller may read is under the floor, so the turn refuses
     assert gate.refused and gate.best_score < gate.floor and gate.selected_ids == ()
     assert options[2].startswith("three passages, which are sent")

@@ -96,7 +96,9 @@ def test_the_page_shows_counts_as_text_the_gain_and_no_names():
     page = room_html(_room(), now=NOW)
     section = page[page.index("id='h-concepts'") :].split("</section>")[0]
     a = CONCEPTS[A]
-    row = re.search(rf"<tr[^>]*><th scope='row'>{re.escape(a.idea)}.*?</tr>", section).group(0)
+    found = re.search(rf"<tr[^>]*><th scope='row'>{re.escape(a.idea)}.*?</tr>", section)
+    assert found is not None
+    row = found.group(0)
     assert (
         "1 of 5 (20%)" in row
         and "3 of 4 (75%)" in row
