@@ -107,6 +107,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "StoredRequest",
         "decide",
     ),
+    "botie.actions.rules": ("AssetRegister", "MaintenanceCalendar"),
     "botie.actions.stores": (
         "AuditRecord",
         "Job",
@@ -152,6 +153,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         decide,
     )
     from botie.actions.retry import RetryRun, submit_with_retries
+    from botie.actions.rules import AssetRegister, MaintenanceCalendar
     from botie.actions.service import DEFAULT_RETENTION, InspectionService, JobOrder, Recovery, RecoveryOutcome
     from botie.actions.stores import AuditRecord, Job, MemoryStore, SQLiteStore
     from botie.actions.tool import INSPECTION_TOOL, FieldError, Problem, inspection_tool, validate_inspection
@@ -244,6 +246,8 @@ __all__ = [
     "Receipt",
     "StoredRequest",
     "decide",
+    "AssetRegister",
+    "MaintenanceCalendar",
     "AuditRecord",
     "Job",
     "MemoryStore",

@@ -22,7 +22,7 @@ from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
 from botie.turn import ActionRequest, TurnSetup, run_turn
 
-PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
 USAGE = {"input_tokens": 612, "output_tokens": 48}
 

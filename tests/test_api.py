@@ -99,6 +99,8 @@ LIBRARY_API = {
     "Receipt",
     "StoredRequest",
     "decide",
+    "AssetRegister",
+    "MaintenanceCalendar",
     "AuditRecord",
     "Job",
     "MemoryStore",
@@ -142,6 +144,7 @@ LESSON_API = {
     "load_scene",
     "EvidenceScenario",
     "load_evidence_scenario",
+    "load_booking_rules",
     "ScriptedModel",
     "load_scripted_model",
     "DocumentTool",
@@ -246,4 +249,4 @@ def test_inspection_tool_is_named_and_closed():
     assert tool["name"] == "propose_inspection"
     schema = tool.get("input_schema") or tool.get("parameters")
     assert schema["additionalProperties"] is False
-    assert set(schema["required"]) == {"asset_id", "duration_minutes", "request_id"}
+    assert set(schema["required"]) == {"asset_id", "duration_minutes", "start", "request_id"}

@@ -43,6 +43,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "EvidenceScenario",
         "load_evidence_scenario",
     ),
+    "botie.lessons.content.business": ("load_booking_rules",),
     "botie.lessons.content.scripted": (
         "ScriptedModel",
         "load_scripted_model",
@@ -67,6 +68,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     from botie.lessons.classroom.progress import show_progress
     from botie.lessons.classroom.reset import reset_exercise
     from botie.lessons.content.adversarial import SliceSet, compare_designs, run_slice
+    from botie.lessons.content.business import load_booking_rules
     from botie.lessons.content.capstone import run_capstone
     from botie.lessons.content.fixtures import Scene, fixture_path, load_records, load_scene
     from botie.lessons.content.loading import DocumentTool, FailureInjector, LatencyModel, compare_loading
@@ -85,6 +87,7 @@ __all__ = [
     "load_scene",
     "EvidenceScenario",
     "load_evidence_scenario",
+    "load_booking_rules",
     "ScriptedModel",
     "load_scripted_model",
     "DocumentTool",

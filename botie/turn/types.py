@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from botie._checks import allowed_set
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest
+from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
 from botie.actions.tool import TOOL_NAME
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck
@@ -125,9 +126,16 @@ class Loss(NamedTuple):
 
 @dataclass(frozen=True)
 class TurnSetup:
-    """Trusted state for a turn: who asks, when, what they may read, and the limits.
+    """Trusted state for a turn: who asks, when, what they may read and schedule, and the limits.
 
-    None of this comes from a document or from the model. ``budget`` sizes the
+    None of this comes from a document or from the model. Two scopes:
+    ``allowed_assets`` is what the caller may *read* (the evidence steps use
+    it; :attr:`read_assets` names it so). ``schedule_assets`` is what they may
+    *schedule* (the action step's decision uses it); left None, it is the
+    read scope, as before the two were split. Reading a manual does not
+    grant booking its asset: give a smaller ``schedule_assets`` for that.
+    ``register`` and ``calendar`` are the business rules checked before a
+    new booking (:mod:`botie.actions.rules`); None leaves that check out. ``budget`` sizes the
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
     ``ceiling`` and ``answer_allowance`` are for the assembled request;
     ``tools`` are the tools this turn offers when an action is asked for.
@@ -145,13 +153,31 @@ class TurnSetup:
     answer_allowance: int = 150
     tools: tuple[str, ...] = (TOOL_NAME,)
     counter: Counter = "cl100k_base"
+    schedule_assets: tuple[str, ...] | None = None
+    register: AssetRegister | None = None
+    calendar: MaintenanceCalendar | None = None
 
     def __post_init__(self) -> None:
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
         token_counter(self.counter)  # an unknown encoding fails here, not at the first count
         # Kept as a tuple, in the order given: the action request lists them for the model.
         object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
+        if self.schedule_assets is not None:
+            allowed_set(self.schedule_assets)
+            object.__setattr__(self, "schedule_assets", tuple(self.schedule_assets))
+        need_register(self.register)
+        need_calendar(self.calendar)
         object.__setattr__(self, "tools", tuple(self.tools))
+
+    @property
+    def read_assets(self) -> tuple[str, ...]:
+        """What the caller may read: the evidence steps' scope."""
+        return self.allowed_assets
+
+    @property
+    def may_schedule(self) -> tuple[str, ...]:
+        """What the caller may schedule: ``schedule_assets``, or the read scope when that is None."""
+        return self.allowed_assets if self.schedule_assets is None else self.schedule_assets
 
     @classmethod
     def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:
