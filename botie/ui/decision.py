@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # decide() itself is imported when the panel first draws
 
 __all__ = ["DecisionPanel", "decision_panel", "PREVIOUS_CHOICES"]
 
-DEFAULT_PROPOSAL = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+DEFAULT_PROPOSAL = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 PREVIOUS_CHOICES = (("none", "none"), ("the same payload", "same"), ("a different payload", "different"))
 
 

@@ -26,7 +26,7 @@ from botie.lessons.exercises import lesson05
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = "05_suggestion_to_action.ipynb"
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
 
 
@@ -203,7 +203,7 @@ def test_a_conflict_is_tried_once_too():
 
 def test_the_invalid_tool_result_names_the_field_and_its_limits_and_60_minutes_goes_through():
     service = InspectionService(MemoryStore(), clock=nine_am)
-    too_long = {**R7, "duration_minutes": 90, "request_id": "r10"}
+    too_long = {**R7, "duration_minutes": 90, "start": "2026-04-02T09:00Z", "request_id": "r10"}
     result = service.submit(too_long, **ANA, approval=Approval("tech-ana", too_long)).tool_result()
     assert result["status"] == "invalid" and result["retryable"] is False
     assert [e["field"] for e in result["errors"]] == ["duration_minutes"] and "1 through 60" in result["message"]
@@ -282,7 +282,13 @@ def test_a_new_request_id_books_a_second_job_if_the_first_did_book():
 
 
 def test_an_admin_argument_grants_nothing_and_without_it_the_ticket_still_needs_an_approval():
-    planted = {"asset_id": "P-2", "duration_minutes": 60, "request_id": "r9", "admin": True}
+    planted = {
+        "asset_id": "P-2",
+        "duration_minutes": 60,
+        "start": "2026-04-02T09:00Z",
+        "request_id": "r9",
+        "admin": True,
+    }
     assert decide(planted, **ANA, approval=None, previous=None).branch is Branch.INVALID
     # even approved, an admin field is refused rather than honoured
     assert decide(planted, **ANA, approval=Approval("tech-ana", planted), previous=None).branch is Branch.INVALID

@@ -21,7 +21,10 @@ def test_the_starting_turn_answers_and_books(panel):
     assert outcome(panel) == "answered"
     text = panel.result_text()
     assert "Tighten the P-2 gland nuts" in text
-    assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
+    assert (
+        "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, "
+        "start='2026-04-02T09:00Z', request_id='r7')" in text
+    )
     assert [
         line.split()[0]
         for line in text.splitlines()
@@ -52,7 +55,10 @@ def test_a_gullible_model_is_caught_by_the_citation_check_and_cannot_move_the_bo
     text = panel.result_text()
     assert outcome(panel) == "withheld" and text.splitlines()[1].startswith("answer withheld:")
     assert "dropped, never carried out" in text
-    assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
+    assert (
+        "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, "
+        "start='2026-04-02T09:00Z', request_id='r7')" in text
+    )
 
 
 def test_without_approval_or_without_asking_nothing_is_booked(panel):

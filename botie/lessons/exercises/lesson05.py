@@ -44,7 +44,7 @@ _VALID_MINUTES = Exercise(
 )
 
 
-_P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+_P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def _with(payload: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
@@ -214,7 +214,7 @@ ONE_JOB = "one job per request"
 AS_APPROVED = "exactly what was approved"
 SECOND_TRY = "a second try for a transient failure"
 
-_R12 = {"asset_id": "P-3", "duration_minutes": 45, "request_id": "r12"}
+_R12 = {"asset_id": "P-3", "duration_minutes": 45, "start": "2026-04-02T09:00Z", "request_id": "r12"}
 
 
 def _nine_am() -> dt.datetime:
