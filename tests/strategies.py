@@ -10,8 +10,7 @@ import json
 import os
 from dataclasses import replace
 
-from hypothesis import settings
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 
 from botie import Budget, Record
 

@@ -14,8 +14,7 @@ import datetime as dt
 from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, find, settings, strategies as st
 from hypothesis.errors import NoSuchExample
 
 from botie import decide, plan_context, select

@@ -7,8 +7,7 @@ import datetime as dt
 import json
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from botie.context.budget import Budget
 from botie.context.provenance import (

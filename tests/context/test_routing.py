@@ -6,8 +6,7 @@ import json
 from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from botie.context.records import Record
 from botie.context.routing import (
