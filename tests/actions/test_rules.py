@@ -5,8 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from botie.actions.decision import Approval, Branch, CheckName, StoredRequest, Verdict, decide
 from botie.actions.service import InspectionService

@@ -17,6 +17,7 @@ from botie.actions.tool import (
     MIN_MINUTES,
     FieldError,
     Problem,
+    parse_start,
     validate_inspection,
 )
 from tests.strategies import argument_labels, events, examples, inspection_arguments, json_values, valid_proposals
@@ -204,15 +205,16 @@ def _schema_fields(arguments) -> set[str]:
 
 
 def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bool:
-    """jsonschema counts 20.0 as an integer; we want an int. That is the one place we may differ."""
+    """The two places we may differ: jsonschema counts 20.0 as an integer (we want an int), and the schema states
+    start's spelling in words only (we refuse any other spelling, and any moment that does not exist)."""
     value = arguments.get("duration_minutes") if isinstance(arguments, dict) else None
-    return (
-        type(value) is float
-        and value.is_integer()
-        and MIN_MINUTES <= value <= MAX_MINUTES
-        and ours - theirs == {"duration_minutes"}
-        and theirs <= ours
-    )
+    start = arguments.get("start") if isinstance(arguments, dict) else None
+    allowed = set()
+    if type(value) is float and value.is_integer() and MIN_MINUTES <= value <= MAX_MINUTES:
+        allowed.add("duration_minutes")
+    if type(start) is str and parse_start(start) is None:
+        allowed.add("start")
+    return bool(ours - theirs) and ours - theirs <= allowed and theirs <= ours
 
 
 @pytest.mark.slow
@@ -408,6 +410,8 @@ def test_a_bad_start_names_the_format_and_an_example_and_a_missing_one_is_named(
 def test_the_schema_describes_start_with_its_format_and_requires_it():
     start = SCHEMA["properties"]["start"]
     assert start["type"] == "string" and "UTC" in start["description"] and "YYYY-MM-DDTHH:MMZ" in start["description"]
-    assert "start" in SCHEMA["required"] and "start is when the visit begins" in INSPECTION_TOOL["description"]
+    assert "start" in SCHEMA["required"] and "the asset exists and is free then" in INSPECTION_TOOL["description"]
+    assert "pattern" not in start  # the spelling is stated in words; validate_inspection enforces it
     checker = Draft202012Validator(SCHEMA)
-    assert checker.is_valid(_proposal()) and not checker.is_valid(_proposal(start="2026-04-02T09:00"))
+    assert checker.is_valid(_proposal()) and not checker.is_valid(_proposal(start=900))
+    assert checker.is_valid(_proposal(start="2026-04-02 09:00")) and validate_inspection(_proposal(start="x"))

@@ -111,3 +111,19 @@ def test_every_turn_outcome_has_a_badge_word_the_panel_can_show():
     from botie.turn import TurnOutcome
 
     assert set(_OUTCOME_WORD) == {str(o) for o in TurnOutcome}
+
+
+def test_read_and_schedule_are_two_sets_of_tickboxes_and_each_changes_its_own_stage(panel):
+    assert [a for a, box in panel.assets.items() if box.value] == ["P-2", "P-3"]
+    assert [a for a, box in panel.schedule.items() if box.value] == ["P-2", "P-3"]
+    panel.schedule["P-2"].value = False  # may still read P-2's manual, may no longer book P-2
+    assert outcome(panel) == "answered" and str(panel.turn.decision.branch) == "denied"
+    assert "denied: P-2 is not in the assets tech-ana may schedule" in panel.result_text()
+    panel.schedule["P-2"].value = True
+    panel.assets["P-2"].value = False  # may book P-2, may no longer read its manual
+    assert outcome(panel) != "answered" and str(panel.turn.decision.branch) == "create"
+
+
+def test_the_turn_panel_books_through_the_register_and_the_calendar(panel):
+    assert [str(c.name) for c in panel.turn.decision.checks][-2:] == ["register", "calendar"]
+    assert "from 2026-04-02T09:00Z" in panel.approved.description
