@@ -138,7 +138,7 @@ _CHOOSE_BRANCH = Exercise(
         "look at what is stored under the request id (create, reuse or conflict). Use your three small "
         "checks in that order and return as soon as one fails.",
         "An approval counts only if the caller is the actor and the approved payload equals the whole "
-        "proposal (asset, duration and request id). A stored request means reuse only when its payload "
+        "proposal (asset, duration, start and request id). A stored request means reuse only when its payload "
         "equals the proposal; the same request id with anything different is a conflict.",
         "if not may_schedule(...): return 'denied'; if not approved_exactly(...): return "
         "'needs_approval'; if previous is None: return 'create'; return 'reuse' if same_payload(...) "
