@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,8 +77,8 @@ def load_booking_rules(path: str | os.PathLike[str] | None = None) -> BookingRul
     """The register and calendar from ``booking_rules.json`` (or ``path``); a bad entry names file and field."""
     where = fixture_path("booking_rules.json") if path is None else Path(path)
     data = _read_json(where)
-    register: Iterable[Any] = data.get("register", ()) if isinstance(data, dict) else ()
-    if not isinstance(data, dict) or not all(type(a) is str and a for a in register):
+    register: Any = data.get("register") if isinstance(data, dict) else None
+    if not isinstance(register, list) or not all(type(a) is str and a for a in register):
         raise FixtureError(f"{where}: register must be a list of asset ids", path=str(where), field="register")
     calendar = MemoryCalendar(
         _spans(data.get("windows", {}), "windows", str(where)), _spans(data.get("booked", {}), "booked", str(where))
