@@ -85,6 +85,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "check_claims",
     ),
     "botie.context.conversation": ("Conversation",),
+    "botie.context.register": ("DocumentRegister",),
     "botie.context.chunks": (
         "document_of",
         "split_record",
@@ -244,6 +245,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     )
     from botie.context.records import (
         Record as Record,
+    )
+    from botie.context.register import (
+        DocumentRegister as DocumentRegister,
     )
     from botie.context.routing import (
         ContextPlan as ContextPlan,

@@ -70,10 +70,10 @@ def test_the_turn_applies_the_register_and_the_calendar_from_its_setup(scenario,
     booked = _turn(scenario, setup.with_(**rules.kwargs()), model)
     assert str(booked.decision.branch) == "create"
     assert [str(c.name) for c in booked.decision.checks][-2:] == ["register", "calendar"]
-    unknown = _turn(scenario, setup.with_(register=frozenset({"P-3"}), calendar=rules.calendar), model)
+    unknown = _turn(scenario, setup.with_(asset_register=frozenset({"P-3"}), calendar=rules.calendar), model)
     assert str(unknown.decision.branch) == "unknown_asset"
     # The scripted model proposes 09:00; a calendar whose 09:00 is taken refuses it.
     taken = type(rules.calendar)(rules.calendar.windows, {"P-2": rules.calendar.windows["P-2"][:1]})
-    busy = _turn(scenario, setup.with_(register=rules.register, calendar=taken), model)
+    busy = _turn(scenario, setup.with_(asset_register=rules.register, calendar=taken), model)
     assert str(busy.decision.branch) == "window_unavailable"
     assert busy.stage(Stage.DECISION).detail.startswith("window_unavailable: 2026-04-02 09:00-09:20 UTC overlaps")

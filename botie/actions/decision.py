@@ -18,7 +18,7 @@ fails ends the walk:
 4. **idempotency**: what is stored under the request id? Nothing: go on to
    the business rules. The same payload: reuse the earlier job. A different
    payload: conflict.
-5. **register** (when a register is given): is the asset in the asset
+5. **register** (when an ``asset_register`` is given): is the asset in the asset
    register? If not: ``unknown_asset``.
 6. **calendar** (when a calendar is given): does the visit fit a free
    maintenance window of the asset? If not: ``window_unavailable``. Else: create.
@@ -77,8 +77,10 @@ class Branch(ShortName):
     request stored under this key is still pending. The last two only arise
     once real storage is involved: ``in_progress`` (an earlier attempt under this key has
     not finished; the IETF Idempotency-Key draft answers 409 here) and
-    ``unavailable`` (the store or the downstream service could not be reached;
-    nothing new was booked), which only the service returns.
+    ``unavailable`` (the store or the downstream service could not be reached or
+    did not answer; no job is confirmed, though the downstream may have booked
+    one, which a retry under the same request id gets back), which only the
+    service returns.
     """
 
     INVALID = "invalid"
@@ -543,7 +545,7 @@ def decide(
     approval: Approval | None,
     previous: StoredRequest | None,
     approvers: Mapping[str, Iterable[str]] | None = None,
-    register: AssetRegister | None = None,
+    asset_register: AssetRegister | None = None,
     calendar: MaintenanceCalendar | None = None,
 ) -> Decision:
     """Walk validation, permission, approval, idempotency and the business rules; return the branch and the path.
@@ -556,7 +558,7 @@ def decide(
 
     ``approvers`` is the approval policy: for each caller, who besides them
     may approve their requests (default: nobody, so the caller alone).
-    ``register`` and ``calendar`` (see :mod:`botie.actions.rules`) are asked
+    ``asset_register`` and ``calendar`` (see :mod:`botie.actions.rules`) are asked
     only about a booking that would be new; without one, its check is left
     out of the path, since nothing was checked.
 
@@ -566,7 +568,7 @@ def decide(
     _need_caller(caller)
     allowed = allowed_set(allowed_assets)
     others = _approvers_for(approvers, caller)
-    rules = _Rules(need_register(register), need_calendar(calendar))
+    rules = _Rules(need_register(asset_register), need_calendar(calendar))
     if approval is not None and not isinstance(approval, Approval):
         raise DecisionError(f"approval must be None or an Approval, got {approval!r}", field="approval")
 

@@ -49,7 +49,8 @@ def need_register(register: Any) -> AssetRegister | None:
         return None
     if isinstance(register, (str, bytes)) or not isinstance(register, AssetRegister):
         raise DecisionError(
-            f"register must be a collection of asset ids such as {{'P-2'}}, got {register!r:.60}", field="register"
+            f"asset_register must be a collection of asset ids such as {{'P-2'}}, got {register!r:.60}",
+            field="asset_register",
         )
     return register
 

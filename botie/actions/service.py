@@ -5,7 +5,7 @@
 
 * It screens first, without touching the store: a malformed, refused or
   unapproved proposal never reads anything stored, so it cannot leak it.
-* Business rules (``register``, ``calendar``: see :mod:`botie.actions.rules`)
+* Business rules (``asset_register``, ``calendar``: see :mod:`botie.actions.rules`)
   are checked inside the transaction, after the stored request: a retry of
   a booking already made reuses it, and only a new booking must name an
   asset in the register and fit a free maintenance window.
@@ -176,7 +176,7 @@ class InspectionService:
     request is answered ``unavailable``; ``backoff`` is the first pause
     between attempts, doubled each time. ``approvers`` is the approval
     policy handed to :func:`~botie.actions.decision.decide`: for each caller,
-    who besides them may approve (default: nobody). ``register`` and
+    who besides them may approve (default: nobody). ``asset_register`` and
     ``calendar`` are the business rules checked before a new booking (see
     :mod:`botie.actions.rules`); without them, that check is not made.
     """
@@ -191,7 +191,7 @@ class InspectionService:
         attempts: int = 4,
         backoff: float = 0.01,
         approvers: Mapping[str, Iterable[str]] | None = None,
-        register: AssetRegister | None = None,
+        asset_register: AssetRegister | None = None,
         calendar: MaintenanceCalendar | None = None,
     ) -> None:
         if not callable(getattr(store, "transaction", None)):
@@ -214,7 +214,7 @@ class InspectionService:
         self.attempts = attempts
         self.backoff = backoff
         self.approvers = approvers  # who may approve for whom (decide() reads it; None: the caller alone)
-        self.register = need_register(register)
+        self.asset_register = need_register(asset_register)
         self.calendar = need_calendar(calendar)
 
     # -- small helpers -------------------------------------------------------------------
@@ -288,7 +288,7 @@ class InspectionService:
 
     def _policy(self) -> dict[str, Any]:
         """What :func:`decide` takes from the service's setup: the approval policy and the business rules."""
-        return {"approvers": self.approvers, "register": self.register, "calendar": self.calendar}
+        return {"approvers": self.approvers, "asset_register": self.asset_register, "calendar": self.calendar}
 
     def _refuse(self, decision: Decision, caller: str, proposal: Any, now: _dt.datetime) -> Decision:
         """Record a refusal that was decided without reading the store (invalid, denied, needs approval)."""

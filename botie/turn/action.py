@@ -99,7 +99,7 @@ def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
         allowed_assets=setup.may_schedule,
         approval=action.approval,
         previous=action.previous,
-        register=setup.register,
+        asset_register=setup.asset_register,
         calendar=setup.calendar,
     )
 

@@ -106,11 +106,11 @@ def test_an_asset_outside_the_schedule_scope_is_denied_alike_whether_or_not_it_e
 def test_the_rules_judge_only_a_new_booking_so_a_retry_reuses_and_a_change_conflicts():
     """r7 booked job-1 in this window; the calendar now shows the window full (job-1 fills it): r7 again reuses."""
     done = StoredRequest.settled(P2, "job-1")
-    again = _decide(previous=done, register=frozenset(), calendar=Full())
+    again = _decide(previous=done, asset_register=frozenset(), calendar=Full())
     assert again.branch is Branch.REUSE and again.receipt.job_id == "job-1"
     assert [str(c.verdict) for c in again.checks][-2:] == ["not_reached", "not_reached"]
     assert again.reason.startswith("r7 already created job-1")
-    changed = _decide(_with(duration_minutes=30), previous=done, register=frozenset(), calendar=Full())
+    changed = _decide(_with(duration_minutes=30), previous=done, asset_register=frozenset(), calendar=Full())
     assert changed.branch is Branch.CONFLICT
 
 
@@ -118,7 +118,7 @@ def test_approval_comes_before_the_rules_and_the_rules_before_create():
     unapproved = _decide(_with(asset_id="P-999"), approval=None)
     assert unapproved.branch is Branch.NEEDS_APPROVAL
     assert [str(c.verdict) for c in unapproved.checks][-3:] == ["not_reached"] * 3
-    both_fail = _decide(_with(asset_id="P-999"), calendar=Full(), register=RULES.register)
+    both_fail = _decide(_with(asset_id="P-999"), calendar=Full(), asset_register=RULES.register)
     assert both_fail.branch is Branch.UNKNOWN_ASSET  # the register is asked first
 
 
@@ -138,8 +138,8 @@ def test_without_a_register_or_calendar_their_checks_are_left_out_of_the_path():
 @pytest.mark.parametrize(
     ("rules", "field"),
     [
-        ({"register": "P-2"}, "register"),
-        ({"register": 7}, "register"),
+        ({"asset_register": "P-2"}, "asset_register"),
+        ({"asset_register": 7}, "asset_register"),
         ({"calendar": {"P-2": []}}, "calendar"),
     ],
 )
@@ -172,7 +172,7 @@ def test_property_the_rules_change_only_a_create(inputs, register, full):
         allowed_assets=allowed,
         approval=approval,
         previous=previous,
-        register=register,
+        asset_register=register,
         calendar=calendar,
     )
     events({f"branch {ruled.branch}"})
@@ -218,7 +218,7 @@ def test_the_service_reuses_a_booking_whose_window_has_since_filled():
             return "that window is taken" if self.full else None
 
     calendar = Filling()
-    service = _service(register=RULES.register, calendar=calendar)
+    service = _service(asset_register=RULES.register, calendar=calendar)
     first = _submit(service)
     calendar.full = True
     again = _submit(service)

@@ -178,6 +178,24 @@ def test_two_silences_then_one_booking_under_one_request_id():
     assert len(keys) == 3 and len(set(keys)) == 1 and len(service.store.jobs()) == 1
 
 
+def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
+    """The scheduler books, then its answer is lost: ``unavailable``, with a booking standing downstream."""
+    booked = {}
+
+    def scheduler(order):
+        booked.setdefault(order.idempotency_key, f"ext-{len(booked) + 1}")
+        if len(booked) == 1 and not getattr(scheduler, "answered", False):
+            scheduler.answered = True
+            raise ConnectionError("the answer was lost")
+        return booked[order.idempotency_key]
+
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler)
+    lost = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert lost.branch is Branch.UNAVAILABLE and lost.receipt is None and len(booked) == 1
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.receipt is not None and len(booked) == 1  # the same key: the booking comes back, not a second
+
+
 @pytest.mark.parametrize(
     ("proposal", "kwargs", "branch"),
     [

@@ -342,29 +342,6 @@ def test_the_escaping_and_gatekeeper_numbers_the_guide_quotes_are_the_codes():
 # --- each lesson's block against its notebook: timing, predictions, exercises, panels --------------
 
 
-def measured_slots() -> dict[str, int]:
-    table = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
-    return {lesson: int(slot) for lesson, slot in re.findall(r"^\| (0\d) · .*\| (\d+) \|$", table, flags=re.M)}
-
-
-def instructor_notes(lesson: str) -> str:
-    nb = nbformat.read(LESSONS[lesson], as_version=4)
-    notes = " ".join(c.source for c in nb.cells if "instructor-only" in c.metadata.get("tags", []))
-    return re.sub(r"^> ?", "", notes, flags=re.M)  # the notes are block quotes
-
-
-@pytest.mark.parametrize("lesson", sorted(LESSONS))
-def test_each_lessons_block_quotes_its_notes_timing_and_says_the_measured_slot(lesson):
-    text = flat(guide_blocks()[lesson])
-    assert f"the measured slot is {measured_slots()[lesson]} minutes" in text
-    timing = re.search(r"Timing: about (\d+) minutes(?:, plus (\d+))?", flat(instructor_notes(lesson)))
-    if timing is None:
-        assert "The notebook's note gives no time" in text
-        return
-    stated = re.search(r"The notebook's note says about (\d+) minutes(?:, plus (\d+))?", text)
-    assert stated is not None and stated.groups() == timing.groups(), (lesson, timing.groups())
-
-
 def predictions_by_section(lesson: str) -> dict[str, str]:
     """Each prediction the notebook asks, and the number of the section it is asked in."""
     nb = nbformat.read(LESSONS[lesson], as_version=4)

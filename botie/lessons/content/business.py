@@ -56,8 +56,8 @@ class BookingRules:
     calendar: MemoryCalendar
 
     def kwargs(self) -> dict[str, Any]:
-        """``register=`` and ``calendar=``, as ``decide`` and ``InspectionService`` take them."""
-        return {"register": self.register, "calendar": self.calendar}
+        """``asset_register=`` and ``calendar=``, as ``decide``, ``InspectionService`` and ``TurnSetup`` take them."""
+        return {"asset_register": self.register, "calendar": self.calendar}
 
 
 def _spans(data: Any, name: str, where: str) -> dict[str, tuple[Span, ...]]:

@@ -116,7 +116,7 @@ def ranked_for_learner(candidates: Sequence[Record], setup: TurnSetup) -> list[R
     """Current, distinct, above-floor candidates in ranking order, dependencies first; permission NOT applied."""
     everyone = {r.asset for r in candidates} | set(setup.allowed_assets)
     ranked = select_evidence(
-        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor, register=setup.register
     ).ranking
     by_id = {r.id: r for r in candidates}
     order: list[str] = []

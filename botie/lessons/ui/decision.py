@@ -177,16 +177,16 @@ class DecisionPanel(Panel):
         }
 
     def _rules(self, proposal: Mapping[str, Any]) -> dict[str, Any]:
-        """``register=`` and ``calendar=`` for decide(), from the tickboxes and the calendar choice."""
+        """``asset_register=`` and ``calendar=`` for decide(), from the tickboxes and the calendar choice."""
         register = frozenset(a for a, box in self.register.items() if box.value)
         choice = self.calendar.value
         if choice == "none":
-            return {"register": register}
+            return {"asset_register": register}
         calendar = _taken(self.rules.calendar, proposal) if choice == "taken" else self.rules.calendar
-        return {"register": register, "calendar": calendar}
+        return {"asset_register": register, "calendar": calendar}
 
     def _rules_text(self, rules: Mapping[str, Any]) -> str:
-        listed = ", ".join(sorted(rules["register"])) or "nothing"
+        listed = ", ".join(sorted(rules["asset_register"])) or "nothing"
         choice = {value: label for label, value in CALENDAR_CHOICES}[self.calendar.value]
         return f"asset register: {esc(listed)}<br>maintenance calendar: {esc(choice)}"
 

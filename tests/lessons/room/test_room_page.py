@@ -93,7 +93,7 @@ def test_the_page_parses_and_updates_only_its_live_parts():
     parser = _Parses()
     parser.feed(room_html(_poll_class(), now=NOW, refresh=4))
     live = sorted(attrs["id"] for tag, attrs in parser.tags if "data-live" in attrs)
-    assert live == ["learners", "polls", "status", "summary"]
+    assert live == ["concepts", "learners", "polls", "status", "summary"]
     assert ("body", {"data-refresh": "4"}) in parser.tags
     assert not any(tag == "meta" and attrs.get("http-equiv") == "refresh" for tag, attrs in parser.tags)
 
