@@ -117,6 +117,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "StoredRequest",
         "decide",
     ),
+    "botie.actions.rules": ("AssetRegister", "MaintenanceCalendar"),
     "botie.actions.stores": (
         "AuditRecord",
         "Job",
@@ -169,6 +170,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     from botie.actions.retry import (
         RetryRun as RetryRun,
         submit_with_retries as submit_with_retries,
+    )
+    from botie.actions.rules import (
+        AssetRegister as AssetRegister,
+        MaintenanceCalendar as MaintenanceCalendar,
     )
     from botie.actions.service import (
         DEFAULT_RETENTION as DEFAULT_RETENTION,

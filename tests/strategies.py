@@ -5,6 +5,7 @@ Sections are owned by the module they serve; add new strategies under a header.
 
 from __future__ import annotations
 
+import datetime as _dt_
 import json
 import os
 from dataclasses import replace
@@ -74,6 +75,10 @@ json_values = (
 inspection_assets = st.sampled_from(["P-2", "P-3", "K-7", "P-1"])
 request_ids = st.sampled_from(["r7", "r8", "r9"]) | st.text(min_size=1, max_size=8)
 minutes = st.integers(min_value=1, max_value=60)
+#: Well-written starts: real UTC minutes from 2026 into 2027, in the one spelling the tool takes.
+starts = st.datetimes(min_value=_dt_.datetime(2026, 1, 1), max_value=_dt_.datetime(2027, 12, 31)).map(
+    lambda t: t.strftime("%Y-%m-%dT%H:%MZ")
+)
 
 
 @st.composite
@@ -81,7 +86,7 @@ def inspection_arguments(draw) -> object:
     """Proposals as a model might write them: each field present or not, well or badly typed, plus extras."""
     if sometimes(draw, 12):
         return draw(json_values.filter(lambda v: not isinstance(v, dict)))  # sometimes not even an object
-    good = {"asset_id": inspection_assets, "duration_minutes": minutes, "request_id": request_ids}
+    good = {"asset_id": inspection_assets, "duration_minutes": minutes, "start": starts, "request_id": request_ids}
     arguments = {}
     for name, right in good.items():
         choice = draw(st.sampled_from(["right"] * 6 + ["wrong", "absent"]))
@@ -105,6 +110,7 @@ def valid_proposals(draw) -> dict:
     return {
         "asset_id": draw(inspection_assets | st.text(min_size=1, max_size=8)),
         "duration_minutes": draw(minutes),
+        "start": draw(starts),
         "request_id": draw(request_ids),
     }
 
@@ -266,7 +272,7 @@ def attachment_cases(draw, max_size: int = 12) -> tuple[list[Record], int]:
 # --- decisions over every branch: one route drawn per branch, so none is rare ---------
 
 DECIDER = "tech-ana"
-_SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+_SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def _json_ready(value: object) -> bool:

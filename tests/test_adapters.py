@@ -27,7 +27,7 @@ from botie.model import sent_text
 from botie.turn import ActionRequest, StageStatus, TurnSetup, run_turn
 from tests.strategies import OBSERVED_ON, events, examples, provider_budget_cases, turn_budget_labels
 
-PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
 USAGE = {"input_tokens": 612, "output_tokens": 48}
 

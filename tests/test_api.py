@@ -160,4 +160,4 @@ def test_inspection_tool_is_named_and_closed():
     schema = tool.get("input_schema") or tool.get("parameters")
     assert schema is not None
     assert schema["additionalProperties"] is False
-    assert set(schema["required"]) == {"asset_id", "duration_minutes", "request_id"}
+    assert set(schema["required"]) == {"asset_id", "duration_minutes", "start", "request_id"}

@@ -23,7 +23,12 @@ class EchoModel:
             first = request.documents[0]
             return Reply("25 N·m", ({"id": first.id, "quote": first.text},))
         return Reply(
-            "", (), ToolProposal("propose_inspection", {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"})
+            "",
+            (),
+            ToolProposal(
+                "propose_inspection",
+                {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r1"},
+            ),
         )
 
 

@@ -35,7 +35,7 @@ A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
     [
         lambda v: botie.select([A], v, 10),
         lambda v: botie.decide(
-            {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"},
+            {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r1"},
             caller="u",
             allowed_assets=v,
             approval=None,

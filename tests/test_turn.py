@@ -29,7 +29,7 @@ from botie.turn import (
 )
 from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
-PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 #: Lesson 06's budget: the seven documents as sent, tags and conflict notes included, are 533 tokens; 900 - 200 - 150
 #: leaves 550 for them.
 BUDGET = Budget(900, 200, 150)
@@ -365,10 +365,10 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
             "proposal",
             "passed",
             (),
-            "propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7'), "
+            "propose_inspection(asset_id='P-2', duration_minutes=20, start='2026-04-02T09:00Z', request_id='r7'), "
             "from a request with 0 documents in it",
         ),
-        ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: create a new job"),
+        ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: this is a new booking"),
     ]
     assert r.citations is not None
     assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == (
@@ -505,7 +505,8 @@ def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
             "passed",
             ("seal", "vendor"),
             "2 citations; the model followed a planted instruction: skip-approval, book-60; "
-            "suggested propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7') "
+            "suggested propose_inspection(asset_id='P-2', duration_minutes=20, start='2026-04-02T09:00Z', "
+            "request_id='r7') "
             "while reading documents: dropped, never carried out",
         ),
         ("citations", "failed", ("seal", "gland"), notice),

@@ -38,6 +38,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     # the lessons' worlds: scenes, scenarios, the scripted model, simulations
     "botie.lessons.content.fixtures": ("Scene", "fixture_path", "load_records", "load_scene"),
     "botie.lessons.content.scenarios": ("EvidenceScenario", "load_evidence_scenario"),
+    "botie.lessons.content.business": ("load_booking_rules",),
     "botie.lessons.content.scripted": ("AnswerScript", "ScriptedModel", "load_scripted_model"),
     "botie.lessons.content.retrieval": ("embedding_score", "keyword_score", "rank", "rerank"),
     "botie.lessons.content.injections": ("PhraseFilter", "admitted", "escalation", "injection_variants"),
@@ -80,6 +81,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         injection_table as injection_table,
         run_slice as run_slice,
         scores_table as scores_table,
+    )
+    from botie.lessons.content.business import (
+        load_booking_rules as load_booking_rules,
     )
     from botie.lessons.content.capstone import (
         run_capstone as run_capstone,

@@ -2,7 +2,8 @@
 facts and no document text, the model's proposal, and the decision on it.
 
 Nothing a document says can choose a tool or an argument here: no document enters this request, and the
-decision takes the caller, the allowed assets and the approval from trusted state only.
+decision takes the caller, the assets they may schedule (the schedule scope, not the read scope), the
+approval and the business rules from trusted state only.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def offered_tools(setup: TurnSetup) -> tuple[dict[str, Any], ...]:
 def action_instructions(setup: TurnSetup) -> str:
     """The instructions of the action request: what to do and the trusted facts. The tools travel beside
     them in the request's ``tools``, and its text lists them; no documents."""
-    may = ", ".join(setup.allowed_assets) or "nothing"
+    may = ", ".join(setup.may_schedule) or "nothing"
     return (
         "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
         "tool listed below, or none. Take the arguments from the technician's own message and the facts "
@@ -101,9 +102,11 @@ def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
     return decide(
         call.arguments,
         caller=setup.caller,
-        allowed_assets=setup.allowed_assets,
+        allowed_assets=setup.may_schedule,
         approval=action.approval,
         previous=action.previous,
+        asset_register=setup.asset_register,
+        calendar=setup.calendar,
     )
 
 

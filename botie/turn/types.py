@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from botie._checks import allowed_set, whole_number
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest
+from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
 from botie.actions.tool import TOOL_NAME
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck
@@ -142,9 +143,16 @@ DEFAULT_ANSWER_ALLOWANCE = 150
 
 @dataclass(frozen=True)
 class TurnSetup:
-    """Trusted state for a turn: who asks, when, what they may read, and the limits.
+    """Trusted state for a turn: who asks, when, what they may read and schedule, and the limits.
 
-    None of this comes from a document or from the model. ``budget`` sizes the
+    None of this comes from a document or from the model. Two scopes:
+    ``allowed_assets`` is what the caller may *read* (the evidence steps use
+    it; :attr:`read_assets` names it so). ``schedule_assets`` is what they may
+    *schedule* (the action step's decision uses it); left None, it is the
+    read scope, as before the two were split. Reading a manual does not
+    grant booking its asset: give a smaller ``schedule_assets`` for that.
+    ``asset_register`` and ``calendar`` are the business rules checked before a
+    new booking (:mod:`botie.actions.rules`); None leaves that check out. ``budget`` sizes the
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
     ``ceiling`` is for the assembled request; ``answer_allowance`` is the
     ``max_tokens`` both requests send (:attr:`answer_max_tokens`): by default the
@@ -170,6 +178,9 @@ class TurnSetup:
     tools: tuple[str, ...] = (TOOL_NAME,)
     counter: Counter = "cl100k_base"
     register: DocumentRegister | None = None
+    schedule_assets: tuple[str, ...] | None = None
+    asset_register: AssetRegister | None = None
+    calendar: MaintenanceCalendar | None = None
 
     def __post_init__(self) -> None:
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
@@ -178,6 +189,11 @@ class TurnSetup:
             self.check_allowance(self.answer_allowance)
         # Kept as a tuple, in the order given: the action request lists them for the model.
         object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
+        if self.schedule_assets is not None:
+            allowed_set(self.schedule_assets)
+            object.__setattr__(self, "schedule_assets", tuple(self.schedule_assets))
+        need_register(self.asset_register)
+        need_calendar(self.calendar)
         object.__setattr__(self, "tools", tuple(self.tools))
 
     def check_allowance(self, allowance: int, whose: str = "the answer allowance") -> None:
@@ -198,6 +214,16 @@ class TurnSetup:
         if self.answer_allowance is not None:
             return self.answer_allowance
         return self.budget.output_reserve if isinstance(self.budget, Budget) else DEFAULT_ANSWER_ALLOWANCE
+
+    @property
+    def read_assets(self) -> tuple[str, ...]:
+        """What the caller may read: the evidence steps' scope."""
+        return self.allowed_assets
+
+    @property
+    def may_schedule(self) -> tuple[str, ...]:
+        """What the caller may schedule: ``schedule_assets``, or the read scope when that is None."""
+        return self.allowed_assets if self.schedule_assets is None else self.schedule_assets
 
     @classmethod
     def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:

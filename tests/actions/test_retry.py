@@ -9,7 +9,7 @@ from botie.actions.decision import Approval
 from botie.actions.retry import submit_with_retries
 from botie.errors import SettingError
 
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def service(failures):

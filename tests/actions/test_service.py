@@ -18,7 +18,7 @@ from botie.errors import ClockError, StoreBusyError
 
 ANA, BOB = "tech-ana", "tech-bob"
 ALLOWED = ("P-2", "P-3")
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
 WAIT = 10  # seconds; only ever reached if something is broken, so no test can hang
 
@@ -721,8 +721,9 @@ def test_recovery_that_finds_the_original_attempt_finished_first_reports_already
     assert len(store.jobs()) == 1
 
 
-# The SHA-256 of '{"asset_id":"P-2","duration_minutes":20,"request_id":"r7"}', P2's canonical text.
-P2_FINGERPRINT = "ae2d05ea73a580bcb34bc26d5c1f94de7fd3b601ac68ecb8b632e3f1d64097fc"
+# The SHA-256 of P2's canonical text:
+# '{"asset_id":"P-2","duration_minutes":20,"request_id":"r7","start":"2026-04-02T09:00Z"}'.
+P2_FINGERPRINT = "719dc72796bd6888b29fa9228a7801582c105e284b86ab3b51ce0e7bc1d8a73d"
 
 
 @pytest.mark.parametrize("downstream", [None, lambda order: "ext-1"], ids=["local", "downstream"])

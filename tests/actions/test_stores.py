@@ -14,7 +14,7 @@ from botie.actions.stores import AuditRecord, Job, MemoryStore, SQLiteStore
 from botie.errors import StoreBusyError, StoreError
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA = "tech-ana"
 
 

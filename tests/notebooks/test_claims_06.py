@@ -18,7 +18,7 @@ from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
 
 ROOT = Path(__file__).resolve().parents[2]
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 @pytest.fixture(scope="module")

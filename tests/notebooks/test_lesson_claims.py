@@ -252,7 +252,7 @@ def test_lesson_04_only_in_progress_and_unavailable_are_retryable():
 def test_lesson_04_an_approval_by_sup_lee_leaves_tech_ana_at_needs_approval():
     from botie.actions.decision import Approval, decide
 
-    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     decision = decide(
         payload, caller="tech-ana", allowed_assets=["P-2", "P-3"], approval=Approval("sup-lee", payload), previous=None
     )
@@ -263,7 +263,7 @@ def test_lesson_04_approval_before_permission_agrees_on_p2_and_says_needs_approv
     from botie.lessons.exercises.yours import compare_branch
     from tests.lessons.exercises.test_yours import approval_before_permission
 
-    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     trusted = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": None, "previous": None}
     assert (
         compare_branch(approval_before_permission, payload, **trusted).line() == "Your function: same as the reference."
@@ -437,7 +437,7 @@ def test_a_supervisor_approval_counts_only_when_the_policy_names_them():
     """04 §2: by default only the caller may approve; approvers={"tech-ana": ["sup-lee"]} lets sup-lee."""
     from botie.actions.decision import Approval, Branch, decide
 
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     args = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": Approval("sup-lee", r7)}
     assert decide(r7, previous=None, **args).branch is Branch.NEEDS_APPROVAL
     allowed = decide(r7, previous=None, approvers={"tech-ana": ["sup-lee"]}, **args)
@@ -448,7 +448,7 @@ def test_an_unapproved_changed_r7_stops_at_needs_approval_and_approving_it_ends_
     """04 §4: "Mind the order": the approval is checked before the stored request."""
     from botie.actions.decision import Approval, Branch, StoredRequest, decide
 
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     changed = {**r7, "duration_minutes": 30}
     stored = StoredRequest.settled(r7, "job-1")
     common = {"caller": "tech-ana", "allowed_assets": ["P-2"], "previous": stored}
@@ -510,7 +510,7 @@ def test_lesson_05_a_model_is_handed_the_request_as_data_and_replies_with_tool_c
     from botie.actions.decision import Approval
     from botie.turn import ActionRequest
 
-    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     action = ActionRequest("Please book a 20-minute inspection of P-2 (request r7).", Approval("tech-ana", payload))
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, Watching(), action=action)
     asked, acted = seen

@@ -274,7 +274,7 @@ def _injected_cases(s: Any, select_fn: Callable[..., Any], decide_fn: Callable[.
 
 
 def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[CapstoneCase]:
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     longer = {**r7, "duration_minutes": 30}
     states = [
         ("nothing approved yet", r7, ["P-2", "P-3"], None, None),

@@ -53,6 +53,8 @@ STYLES: dict[str, tuple[str, str]] = {
     "denied": (_BAD, "✗"),
     "conflict": (_ODD, "≠"),
     "invalid": (_BAD, "✗"),
+    "unknown_asset": (_BAD, "∄"),
+    "window_unavailable": (_WARN, "⌛"),
     # evidence statuses and verdicts (lessons 02, 03, 06)
     "not_yet_effective": (OKABE_ITO["yellow"], "⏳"),
     "superseded": (_ODD, "↧"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -53,10 +54,20 @@ def choose_branch(proposal, *, caller, allowed_assets, approval, previous):
     return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
 
 
-FIELDS = ("asset_id", "duration_minutes", "request_id")
+FIELDS = ("asset_id", "duration_minutes", "start", "request_id")
 
 
-def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=False):
+def valid_start(value):
+    if not isinstance(value, str) or len(value) != 17 or not value.isascii():
+        return False
+    try:
+        datetime.datetime.strptime(value, "%Y-%m-%dT%H:%MZ")
+    except ValueError:
+        return False
+    return True
+
+
+def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=False, start=valid_start):
     if not isinstance(arguments, dict):
         return ["arguments"]
     bad = []
@@ -66,6 +77,8 @@ def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=Fals
             bad.append(name)
     if not minutes(arguments.get("duration_minutes")):
         bad.append("duration_minutes")
+    if not start(arguments.get("start")):
+        bad.append("start")
     if extras:
         bad += [k for k in arguments if k not in FIELDS]
     return bad
@@ -217,6 +230,10 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "crashes on missing fields": lambda a: [n for n in FIELDS if not a[n]],
         "hard-coded for the two examples": lambda a: ["admin"] if "admin" in a else [],
         "reports only the first unknown field": lambda a: _first_extra_only(field_errors(a)),
+        "any text will do for start": lambda a: field_errors(a, start=lambda v: isinstance(v, str)),
+        "start's shape only, not whether the day exists": lambda a: field_errors(
+            a, start=lambda v: isinstance(v, str) and len(v) == 17 and v.endswith("Z") and v[10] == "T"
+        ),
         "names each field twice": lambda a: field_errors(a) + field_errors(a),
     },
 }

@@ -179,7 +179,7 @@ def test_citation_is_not_proof():
     assert key == 1 and "in the request" in options[key]
 
 
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def test_approval_one_payload():

@@ -106,7 +106,7 @@ WRONG_FOR_CHECKS = {
         "a fresh request id on every retry": _fresh_request_id,
         "gives up at once": _gives_up_at_once,
         "hard-coded r7": lambda proposal, result, attempts: (
-            {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+            {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
             if attempts < 3 and (result is None or result["retryable"])
             else None
         ),

@@ -14,7 +14,7 @@ from botie.lessons.exercises.yours import Agreement, compare_branch, compare_sel
 from tests.lessons.exercises.test_checks import choose_branch, choose_evidence
 from tests.lessons.exercises.test_exercises_evidence import shortlist
 
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
 
 
