@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from botie._enum import ShortName
 from botie.context.evidence import DEFAULT_INSTRUCTIONS, ModelRequest, build_request
@@ -119,12 +119,15 @@ class Conversation:
                 changes.append(VersionChange(r.id, pinned, current))
         return tuple(changes), unseen
 
-    def ask(self, question: str, records: Iterable[Record]) -> Turn:
+    def ask(self, question: str, records: Iterable[Record], *, conflicts: Iterable[Any] = ()) -> Turn:
         """Decide one turn: check versions, then assemble and count the request.
 
-        Checks, in order: ``versions`` (any change stops the turn with a
-        notice, and the old pin stays), then ``assemble`` (which raises
-        :class:`~botie.errors.RequestTooLargeError` rather than cut anything).
+        ``conflicts`` are the disagreements flagged among ``records``: each is a note in the request, as
+        :func:`~botie.context.evidence.build_request` writes it (a conversation drops none).
+
+        Checks, in order: ``versions`` (any change stops the turn with a notice, and the old pin
+        stays), then ``assemble`` (which raises :class:`~botie.errors.RequestTooLargeError` rather
+        than cut anything).
         Documents seen for the first time are pinned only when the request
         was assembled.
         """
@@ -141,6 +144,7 @@ class Conversation:
             history=self._history,
             encoding=self.encoding,
             alert_fraction=self.alert_fraction,
+            conflicts=conflicts,
         )
         self._pins.update(unseen)
         return Turn(TurnBranch.ASSEMBLED, ("versions", "assemble"), request, None, (), tuple(unseen))

@@ -15,8 +15,10 @@ The stages run in a fixed order:
 7. **answer**: the model's reply (one that is no answer, being malformed,
    refused, cut off, empty or saying the documents do not answer, ends the
    turn with an outcome of its own and a notice that says which);
-8. **citations**: every quote checked against the documents that were sent
-   (a failure withholds the answer);
+8. **citations**: the answer gate (:mod:`~botie.turn.gate`): every quote
+   verbatim in a document that was sent and about the asked asset, every
+   sentence citing a quote that holds its figures, and no disagreement
+   noted in the request settled by the answer alone (a failure withholds it);
 9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
    text, so nothing a document says can choose a tool or an argument;
@@ -43,6 +45,7 @@ from botie.context.records import Record, unique_records
 from botie.model import Model
 from botie.turn.action import action_instructions, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
+from botie.turn.gate import Gate, asked_assets
 from botie.turn.losses import find_losses
 from botie.turn.types import (
     ActionRequest,
@@ -58,6 +61,7 @@ from botie.turn.types import (
 
 __all__ = [
     "ActionRequest",
+    "Gate",
     "Loss",
     "Stage",
     "StageResult",
@@ -80,6 +84,7 @@ def run_turn(
     action: ActionRequest | None = None,
     needed: Iterable[str] = (),
     conversation: Conversation | None = None,
+    asset: str | Iterable[str] | None = None,
 ) -> TurnResult:
     """Run one turn (see the module docstring) and return every stage's result.
 
@@ -88,11 +93,15 @@ def run_turn(
     fixture's ``answered_by``); it is used only to say where they went
     missing, never to decide anything. With a ``conversation``, the request
     is assembled by :meth:`Conversation.ask`, so document versions are pinned
-    across turns (the conversation's own ceiling then applies).
+    across turns (the conversation's own ceiling then applies); every conflict note is sent either way.
+    ``asset`` is the asset (or assets) the question is about, from trusted application state; without
+    it, the readable assets the question names (see :func:`botie.turn.gate.asked_assets`). A citation of
+    a document about any other asset withholds the answer.
     """
     records = unique_records(candidates)
     selection = select_for_turn(question, records, setup, conversation)
-    answered = answer_step(question, records, selection, setup, model, conversation)
+    asked = asked_assets(question, setup.allowed_assets, asset)
+    answered = answer_step(question, records, selection, setup, model, conversation, asked)
     if action is None:
         why = "no action was asked for"
         acted = None
@@ -115,4 +124,5 @@ def run_turn(
         losses=find_losses(needed, records, selection, answered.request, answered.check),
         notice=answered.notice,
         documents_in_action_request=acted.leaked if acted else (),
+        gate=answered.gate,
     )

@@ -21,6 +21,7 @@ from botie.context.evidence import ModelRequest
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
 from botie.context.tokens import Counter, token_counter
 from botie.model import Reply, ToolProposal
+from botie.turn.gate import Gate
 
 __all__ = [
     "DOCUMENT_STAGES",
@@ -206,6 +207,7 @@ class TurnResult:
     losses: tuple[Loss, ...]
     notice: str | None  # what the technician is told instead of an answer, if anything
     documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+    gate: Gate | None = None  # the answer gate's verdict (quotes, sentences, sides), when an answer was checked
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:
