@@ -6,7 +6,7 @@ the panel has one, the matplotlib figure. 200 updates per panel, reported as
 p50/p95 against the core call alone on the same inputs (the part a panel
 cannot avoid). Goal: p95 at most 50 ms, well inside the point where a slider starts to lag.
 
-Panels are discovered from ``botie.ui`` (every ``*_panel`` factory), so a panel
+Panels are discovered from ``botie.lessons.ui`` (every ``*_panel`` factory), so a panel
 that lands later is measured too; one this file cannot build with the workshop
 fixtures is reported as skipped, with the reason.
 """
@@ -101,7 +101,7 @@ def _decision(panel: Any) -> Case:
 
 def _routing(panel: Any) -> Case:
     from botie.context.routing import SELECT_FACTOR, execute_plan, plan_context
-    from botie.ui.routing import attachments
+    from botie.lessons.ui.routing import attachments
 
     start = panel.count.value
 
@@ -132,8 +132,8 @@ def _provenance(panel: Any) -> Case:
 
 def _turn(panel: Any) -> Case:
     from botie.actions.decision import Approval
+    from botie.lessons.ui.turn import _with_evidence
     from botie.turn import ActionRequest, run_turn
-    from botie.ui.turn import _with_evidence
 
     start = panel.budget.value
 
@@ -176,7 +176,7 @@ RECIPES: dict[str, Callable[[Any], Case]] = {
 
 
 def _cases() -> tuple[list[Case], list[str]]:
-    import botie.ui as ui
+    import botie.lessons.ui as ui
 
     scene = _scene()
     cases, skipped = [], []
@@ -240,7 +240,7 @@ def run() -> list[Row]:
     try:
         cases, skipped = _cases()
     except ImportError as exc:  # the notebooks extra (ipywidgets, matplotlib) is not installed
-        cases, skipped = [], [f"botie.ui: {exc}"]
+        cases, skipped = [], [f"botie.lessons.ui: {exc}"]
     for case in cases:
         try:
             rows.append(_time_case(case))

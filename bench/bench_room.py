@@ -4,7 +4,7 @@ The learners are simulated: 100 progress files in mixed states (``tools/room_cla
 served over loopback HTTP by a stand-in that answers as the hub's user list and Jupyter
 Server's contents API do. The room reads them as it reads a real class:
 
-* ours: :class:`botie.lessons.classroom.room.RoomReader`: the user list, then per running
+* ours: :class:`botie.lessons.room.room.RoomReader`: the user list, then per running
   learner a look at the file without its content, and the content only when the file changed
   since the last refresh (eight requests in flight);
 * baseline: the way the room read before, one request with the content per learner, one
@@ -28,8 +28,8 @@ import urllib.parse
 from datetime import datetime, timezone
 from pathlib import Path
 
-from botie.lessons.classroom.room import RoomReader, _get, row_for
-from botie.lessons.classroom.room_page import room_html
+from botie.lessons.room.room import RoomReader, _get, row_for
+from botie.lessons.room.room_page import room_html
 from tools.room_class import FakeHub, progress_files, serve
 
 from ._harness import Row, interleaved

@@ -22,8 +22,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # botie.lessons.classroom.room, for the room's scopes
-from botie.lessons.classroom.room import ROOM_SCOPES  # noqa: E402
+sys.path.insert(0, str(HERE.parent))  # botie.lessons.room.room, for the room's scopes
+from botie.lessons.room.room import ROOM_SCOPES  # noqa: E402
 
 #: Where the learner edition is published (classroom/publish.py) and where nbgitpuller puts it.
 BRANCH = "learner"
@@ -260,7 +260,7 @@ def room_manifests(s: Settings) -> list[dict[str, Any]]:
     container = {
         "name": ROOM,
         "image": f"{s.image}:{s.tag}",
-        "command": ["python", "-m", "botie.lessons.classroom.room_service"],
+        "command": ["python", "-m", "botie.lessons.room.room_service"],
         "env": [{"name": k, "value": v} for k, v in env.items()]
         + [{"name": "JUPYTERHUB_API_TOKEN", "valueFrom": token}],
         "ports": [{"containerPort": ROOM_PORT}],

@@ -96,7 +96,7 @@ ROOM_PORT = int(os.environ.get("BOTIE_ROOM_PORT", str(definition.ROOM_PORT)))
 c.JupyterHub.services = [
     {
         **definition.room_service(CLASS, f"http://127.0.0.1:{ROOM_PORT}"),
-        "command": [sys.executable, "-m", "botie.lessons.classroom.room_service"],
+        "command": [sys.executable, "-m", "botie.lessons.room.room_service"],
         "environment": {
             "BOTIE_HUB_PUBLIC_URL": HUB_URL,
             "PYTHONPATH": str(HERE.parent),

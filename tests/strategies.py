@@ -9,8 +9,7 @@ import json
 import os
 from dataclasses import replace
 
-from hypothesis import settings
-from hypothesis import strategies as st
+from hypothesis import settings, strategies as st
 
 from botie import Budget, Record
 
@@ -378,3 +377,50 @@ def events(labels: set[str]) -> None:
 
     for label in sorted(labels):
         event(label)
+
+
+# --- a turn across dates: which revision is in force -----------------------------------------------------------
+
+#: The days the P-2 manual's revisions take effect (lesson 02's scene): rev 3, rev 4, rev 5.
+REVISION_DAYS = (_dt.date(2024, 6, 1), _dt.date(2026, 1, 10), _dt.date(2026, 4, 1))
+
+
+@st.composite
+def revision_days(draw) -> _dt.date:
+    """A day, often within a few days of a revision change (either side), else anywhere from 2024 to 2026."""
+    if sometimes(draw, 70):
+        change = draw(st.sampled_from(REVISION_DAYS))
+        return change + _dt.timedelta(days=draw(st.integers(min_value=-3, max_value=3)))
+    return draw(st.dates(min_value=_dt.date(2024, 1, 1), max_value=_dt.date(2026, 12, 31)))
+
+
+@st.composite
+def register_turn_cases(draw) -> dict:
+    """One turn (or two, in a conversation) over lesson 02's scene: a question, a day, a budget, some chunks left
+    out by retrieval (the rev 5 section among them at times), and with or without an earlier turn."""
+    from botie.lessons.content.scenarios import load_evidence_scenario
+
+    scenario = load_evidence_scenario()
+    question = draw(st.integers(min_value=0, max_value=len(scenario.questions) - 1))
+    ids = [r.id for r in scenario.records]
+    dropped = draw(st.sets(st.sampled_from(ids), max_size=5))
+    day = draw(revision_days())
+    earlier = day - _dt.timedelta(days=draw(st.integers(min_value=0, max_value=120))) if sometimes(draw, 50) else None
+    total = draw(st.integers(min_value=300, max_value=1500))
+    output_reserve = draw(st.integers(min_value=0, max_value=min(200, total // 2)))
+    input_reserve = draw(st.integers(min_value=0, max_value=min(300, total - output_reserve)))
+    budget = Budget(total, input_reserve, output_reserve)
+    return {"question": question, "dropped": dropped, "day": day, "earlier": earlier, "budget": budget}
+
+
+def revision_labels(case: dict) -> set[str]:
+    """Which revision of the P-2 manual is in force on the case's day, and whether a conversation came first."""
+    day = case["day"]
+    in_force = sum(day >= change for change in REVISION_DAYS)
+    found = {("no revision yet", "rev 3 in force", "rev 4 in force", "rev 5 in force")[in_force]}
+    found.add("conversation" if case["earlier"] is not None else "single turn")
+    if case["earlier"] is not None and sum(case["earlier"] >= c for c in REVISION_DAYS) != in_force:
+        found.add("revision changed between turns")
+    if "man-p2-r5-s3.2" in case["dropped"]:
+        found.add("rev 5 chunk not retrieved")
+    return found

@@ -1,8 +1,13 @@
-"""The public API: every name in the design card's contract exists, with the stated shape."""
+"""The public API: every name in the design's contract exists, with the stated shape, and each front door
+writes each name once."""
 
 from __future__ import annotations
 
+import ast
 import inspect
+from pathlib import Path
+
+import pytest
 
 import botie
 
@@ -29,147 +34,55 @@ CONTRACT = {
 }
 
 
-#: The library's whole public API, written out: a name added or dropped is a decision, made here too.
-LIBRARY_API = {
-    # errors
-    "AssetsError",
-    "BotieError",
-    "BudgetError",
-    "CitationError",
-    "ClockError",
-    "DecisionError",
-    "EvidenceError",
-    "FixtureError",
-    "InputError",
-    "PolicyError",
-    "RecordError",
-    "RequestTooLargeError",
-    "SettingError",
-    "StoreBusyError",
-    "StoreError",
-    "TokenizerError",
-    # which records may enter a request
-    "Record",
-    "Budget",
-    "Coverage",
-    "Outcome",
-    "Selection",
-    "Status",
-    "select",
-    "TokenCache",
-    "count_tokens",
-    "ContextPlan",
-    "DocumentCoverage",
-    "Strategy",
-    "execute_plan",
-    "plan_context",
-    "EvidenceSelection",
-    "EvidenceStatus",
-    "Trust",
-    "select_evidence",
-    "ModelRequest",
-    "build_request",
-    "parse_evidence",
-    "render_evidence",
-    "CitationCheck",
-    "CitationFailure",
-    "verify_citations",
-    "Conversation",
-    "document_of",
-    "split_record",
-    "summary_of",
-    "MemoryEntry",
-    "Origin",
-    "carry_forward",
-    "SubQuestion",
-    "select_per_subquestion",
-    # when a proposal may become an action
-    "canonical_json",
-    "fingerprint",
-    "INSPECTION_TOOL",
-    "FieldError",
-    "Problem",
-    "validate_inspection",
-    "Approval",
-    "Branch",
-    "Check",
-    "CheckName",
-    "Decision",
-    "KeyState",
-    "Receipt",
-    "StoredRequest",
-    "decide",
-    "AuditRecord",
-    "Job",
-    "MemoryStore",
-    "SQLiteStore",
-    "DEFAULT_RETENTION",
-    "InspectionService",
-    "JobOrder",
-    "Recovery",
-    "RecoveryOutcome",
-    "RetryRun",
-    "submit_with_retries",
-    # one turn through any model
-    "StopReason",
-    "Usage",
-    "reply_fault",
-    "Message",
-    "RequestKind",
-    "document_tokens",
-    "permitted_only",
-    "inspection_tool",
-    "Model",
-    "Reply",
-    "ToolProposal",
-    "ActionRequest",
-    "Stage",
-    "TurnOutcome",
-    "TurnResult",
-    "TurnSetup",
-    "run_turn",
-}
+def _type_checking_names(package) -> list[str]:
+    """The names a front door's ``if TYPE_CHECKING:`` block imports, in the order written."""
+    tree = ast.parse(Path(package.__file__).read_text(encoding="utf-8"))
+    (block,) = [n for n in tree.body if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)]
+    return [alias.name for node in block.body if isinstance(node, ast.ImportFrom) for alias in node.names]
 
-#: What a notebook calls from the lesson machinery: checks, hints, progress, reset, the lessons' worlds.
-LESSON_API = {
-    "check",
-    "hint",
-    "show_progress",
-    "reset_exercise",
-    "Scene",
-    "fixture_path",
-    "load_records",
-    "load_scene",
-    "EvidenceScenario",
-    "load_evidence_scenario",
-    "ScriptedModel",
-    "load_scripted_model",
-    "DocumentTool",
-    "FailureInjector",
-    "LatencyModel",
-    "compare_loading",
-    "SliceSet",
-    "compare_designs",
-    "run_slice",
-    "run_capstone",
-}
+
+def _homes(package) -> dict[str, str]:
+    return {name: module for module, names in package._HOMES.items() for name in names}
+
+
+def _front_doors():
+    import botie.lessons
+
+    return (botie, botie.lessons)
 
 
 def test_every_contract_name_is_exported():
     assert CONTRACT <= set(botie.__all__)
 
 
-def test_the_library_exports_exactly_its_api_once():
-    assert len(botie.__all__) == len(set(botie.__all__))
-    assert set(botie.__all__) == LIBRARY_API
+@pytest.mark.parametrize("package", _front_doors(), ids=lambda p: p.__name__)
+def test_a_front_door_writes_each_name_once_and_its_type_checking_block_names_the_same(package):
+    """``__all__`` is derived from the map of homes; the ``TYPE_CHECKING`` imports (for type checkers) must
+    name exactly the same names, each from the module the map gives, and once."""
+    assert len(package.__all__) == len(set(package.__all__))
+    assert package.__all__ == list(_homes(package))
+    written = _type_checking_names(package)
+    assert sorted(written) == sorted(package.__all__)
+    tree = ast.parse(Path(package.__file__).read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module != "botie._lazy" and node.module != "__future__":
+            for alias in node.names:
+                if alias.name != "TYPE_CHECKING":
+                    assert _homes(package)[alias.name] == node.module, alias.name
 
 
-def test_the_lesson_package_exports_exactly_what_notebooks_call_and_nothing_of_the_library():
+def test_the_guard_sees_a_name_missing_from_the_type_checking_block(tmp_path, monkeypatch):
+    """Guard the guard: a front door whose map gains a name the block does not import fails the comparison."""
+    import types
+
+    fake = types.SimpleNamespace(__file__=botie.__file__, _HOMES={**botie._HOMES, "botie.extra": ("extra",)})
+    assert sorted(_type_checking_names(fake)) != sorted(_homes(fake))
+
+
+def test_the_library_and_the_workshop_share_no_name():
     import botie.lessons
 
-    assert len(botie.lessons.__all__) == len(set(botie.lessons.__all__))
-    assert set(botie.lessons.__all__) == LESSON_API
-    assert not LESSON_API & LIBRARY_API
+    assert not set(botie.__all__) & set(botie.lessons.__all__)
     assert [name for name in botie.lessons.__all__ if not hasattr(botie.lessons, name)] == []
 
 

@@ -21,9 +21,12 @@ def test_the_heavy_check_can_fail():
         [sys.executable, "-c", "import sys, botie\n" + probe], capture_output=True, text=True, check=True
     )
     loud = subprocess.run(
-        [sys.executable, "-c", "import sys, botie, botie.ui\n" + probe], capture_output=True, text=True, check=True
+        [sys.executable, "-c", "import sys, botie, botie.lessons.ui\n" + probe],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    # botie.ui brings ipywidgets and matplotlib, which `import botie` alone does not load.
+    # botie.lessons.ui brings ipywidgets and matplotlib, which `import botie` alone does not load.
     assert quiet.stdout.strip() == ""
     assert {"ipywidgets", "matplotlib"} <= set(loud.stdout.strip().split(","))
 
@@ -34,22 +37,23 @@ def _modules_after(code: str) -> set[str]:
     return set(out.stdout.strip().split(","))
 
 
-def test_import_botie_loads_only_the_error_tree():
-    """Every other public name loads its module on first use (botie/__init__.py's __getattr__)."""
-    assert _modules_after("import botie") == {"botie", "botie._lazy", "botie.errors"}
+def test_import_botie_loads_no_module_until_a_name_is_used():
+    """Every public name, the errors included, loads its module on first use (botie/__init__.py's __getattr__)."""
+    assert _modules_after("import botie") == {"botie", "botie._lazy"}
+    assert "botie.errors" in _modules_after("from botie import RecordError")
 
 
 def test_import_botie_lessons_loads_no_lesson_module_until_a_name_is_used():
-    assert _modules_after("import botie.lessons") == {"botie", "botie._lazy", "botie.errors", "botie.lessons"}
+    assert _modules_after("import botie.lessons") == {"botie", "botie._lazy", "botie.lessons"}
     loaded = _modules_after("from botie.lessons import check")
-    assert {"botie.lessons.exercises.catalogue", "botie.lessons.classroom.progress"} <= loaded
-    assert not any(m.startswith(("botie.lessons.content", "botie.lessons.tooling", "botie.ui")) for m in loaded)
+    assert {"botie.lessons.exercises.catalogue", "botie.lessons.learner.progress"} <= loaded
+    assert not any(m.startswith(("botie.lessons.content", "botie.lessons.tooling", "botie.lessons.ui")) for m in loaded)
 
 
 def test_a_public_name_loads_its_own_module_and_not_the_rest():
     loaded = _modules_after("import botie; botie.select")
     assert "botie.context.selection" in loaded
-    assert not any(m.startswith(("botie.actions", "botie.lessons", "botie.ui")) for m in loaded)
+    assert not any(m.startswith(("botie.actions", "botie.lessons", "botie.lessons.ui")) for m in loaded)
 
 
 def test_every_public_name_resolves_and_unknown_names_raise_attribute_error():

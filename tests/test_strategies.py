@@ -14,8 +14,7 @@ import datetime as dt
 from collections.abc import Callable
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, Phase, find, settings, strategies as st
 from hypothesis.errors import NoSuchExample
 
 from botie import decide, plan_context, select
@@ -33,6 +32,8 @@ from tests.strategies import (
     provenance_cases,
     provenance_labels,
     record_lists,
+    register_turn_cases,
+    revision_labels,
     selection_labels,
 )
 
@@ -153,3 +154,19 @@ def test_decision_cases_reach_every_branch_and_every_stored_state(label):
 def test_the_observation_date_sits_inside_the_generated_dates():
     """Stale and current records both occur only if the observation date is inside the drawn range."""
     assert dt.date(2025, 6, 1) < OBSERVED_ON < dt.date(2026, 6, 30)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "rev 3 in force",
+        "rev 4 in force",
+        "rev 5 in force",
+        "revision changed between turns",
+        "rev 5 chunk not retrieved",
+        "single turn",
+    ],
+)
+def test_register_turn_cases_reach_both_sides_of_each_revision_change(label):
+    """The version property's days fall on both sides of rev 4's and rev 5's dates, with and without rev 5's chunk."""
+    reach(register_turn_cases(), revision_labels, label)

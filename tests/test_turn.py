@@ -236,6 +236,45 @@ def test_an_edited_document_stops_the_next_turn_of_a_conversation(scenario, setu
     assert {x.stage for x in second.losses} == {Stage.REQUEST}
 
 
+@pytest.mark.parametrize("rev5_retrieved", [True, False])
+def test_a_new_revision_in_force_stops_the_next_turn_instead_of_being_sent(scenario, setup, model, rev5_retrieved):
+    """Issue 31 item 4: turn 1 on 2026-03-31 reads rev 4; on 2026-04-01 rev 5 is in force, and the conversation
+    pinned rev 4, so turn 2 stops and says which document moved, whether or not retrieval returned rev 5."""
+    q = torque(scenario)
+    conversation = Conversation(ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+    first = run_turn(q.question, scenario.candidates(0), setup.with_(observed_on="2026-03-31"), model,
+                     conversation=conversation)  # fmt: skip
+    assert "man-p2-r4-s3.2" in first.context_ids and "man-p2-r5-s3.2" not in first.context_ids
+    later = [r for r in scenario.candidates(0) if rev5_retrieved or r.id != "man-p2-r5-s3.2"]
+    second = run_turn(q.question, later, setup.with_(observed_on="2026-04-01"), model, conversation=conversation)
+    assert second.outcome is TurnOutcome.STOPPED and second.request is None
+    assert "docs://site-a/manuals/p2: rev 4 then, rev 5 now" in second.notice
+    assert conversation.revisions["docs://site-a/manuals/p2"] == "rev 4"
+
+
+def test_run_turn_returns_the_coverage_record_with_the_answer(scenario, setup, model):
+    """Issue 31 item 8: the record travels with the answer; a document is read when a passage of it was sent."""
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model)
+    assert r.outcome is TurnOutcome.ANSWERED
+    coverage = r.coverage
+    by_id = {x.id: x for x in scenario.candidates(0)}
+    read = {by_id[i].document for i in r.context_ids}
+    assert set(coverage.included_ids) == read and coverage.documents_in_context == len(read) > 0
+    assert coverage.passage_ids == r.context_ids
+    assert coverage.token_budget_used == r.selection.used > 0
+    assert coverage.documents_in_context + coverage.documents_not_read == coverage.documents_attached
+    # The vendor file is VENDOR-P2's, which this caller may not read: the record does not name it.
+    assert "vendor://seals/p2/design" not in (*coverage.included_ids, *coverage.excluded_ids)
+    assert "docs://site-a/manuals/p3" in coverage.excluded_ids
+
+
+def test_a_refused_turn_reports_every_readable_document_as_not_read(scenario, setup, model):
+    r = run_turn(scenario.questions[2].question, scenario.candidates(2), setup, model)
+    assert r.outcome is TurnOutcome.REFUSED
+    assert r.coverage.documents_in_context == 0 and r.coverage.token_budget_used == 0
+    assert r.coverage.documents_not_read == r.coverage.documents_attached > 0
+
+
 def test_a_request_over_the_ceiling_is_refused_whole(scenario, setup, model):
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup.with_(ceiling=500), model)
     assert r.outcome is TurnOutcome.TOO_LARGE and r.request is None
@@ -918,3 +957,44 @@ def test_a_conflict_whose_other_side_was_not_sent_is_not_noted_and_the_notes_are
     assert ("man-p2-r4-s3.2", "tkt-5630") not in conflicts_in(r.request.evidence)
     assert len(conflicts_in(r.request.evidence)) == 2
     assert r.request.tokens == r.selection.used + 136 and r.request.tokens + 150 <= 800
+
+
+@pytest.mark.parametrize(
+    "approval",
+    [Approval("tech-ana", PAYLOAD), None, Approval("tech-ana", PAYLOAD | {"duration_minutes": 60})],
+    ids=["approved", "no-approval", "approved-for-60"],
+)
+def test_planted_documents_change_no_tool_no_argument_and_no_authorisation(scenario, setup, model, approval):
+    """With a model that obeys what it reads, adding the planted documents leaves the proposal and the whole
+    decision path exactly as they were: document text selects no tool, supplies no argument, authorises nothing."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    gullible = model.with_(gullible=True)
+    request = ActionRequest(MESSAGE, approval)
+    plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, gullible, action=request)
+    poisoned = run_turn(torque(scenario).question, (*scenario.candidates(0), *planted), setup, gullible, action=request)
+    # the planted documents were read, and obeyed, while answering ...
+    assert {"tkt-5712", "forum-9020"} <= set(poisoned.context_ids)
+    assert "claims an authorisation" in poisoned.reply.obeyed
+    # ... and the action step is exactly what it was without them
+    assert poisoned.proposal == plain.proposal and dict(poisoned.proposal.arguments) == PAYLOAD
+    assert (poisoned.decision.branch, poisoned.decision.checks) == (plain.decision.branch, plain.decision.checks)
+    assert str(plain.decision.branch) == ("create" if approval == Approval("tech-ana", PAYLOAD) else "needs_approval")
+
+
+def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_or_the_documents(scenario, setup, model):
+    """Answering from manuals needs no write tool: on every question that reaches a model, with or without the
+    planted documents and an action to follow, the reading request lists no tool and names none in its text."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    asked = 0
+    for q, question in enumerate(scenario.questions):
+        for candidates in (scenario.candidates(q), (*scenario.candidates(q), *planted)):
+            for action in (None, ActionRequest(MESSAGE, Approval("tech-ana", PAYLOAD))):
+                r = run_turn(question.question, candidates, setup, model.with_(gullible=True), action=action)
+                if r.request is None:
+                    continue  # refused before any model was asked
+                asked += 1
+                assert r.request.tools == () and "Tools:" not in r.request.text, (q, action)
+                assert "propose_inspection" not in r.request.text, (q, action)
+                if action is not None:
+                    assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
+    assert asked >= 8  # the reading request was really built on most paths

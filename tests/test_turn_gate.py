@@ -11,8 +11,7 @@ import collections
 import re
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from botie import Budget, Record
 from botie.context.citations import CitationProblem, check_claims

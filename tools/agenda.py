@@ -25,7 +25,7 @@ Usage, from the repository's root:
 
 To regenerate the guide after the notebooks changed: ``make learner`` (the learner edition is what is
 measured), then ``python tools/agenda.py --write``, then check the cut list's minutes against
-``--parts`` (``tests/lessons/test_agenda.py`` fails while a claimed saving exceeds what the part costs, or a
+``--parts`` (``tests/tools/test_agenda.py`` fails while a claimed saving exceeds what the part costs, or a
 lesson's slot in the day is shorter than measured).
 """
 
@@ -273,8 +273,8 @@ def section_minutes(nb, number: int) -> float:
 
 def room_table(lessons: Iterable[str]) -> str:
     """The room page's lesson table: each lesson's exercises (progress places) and its predictions."""
-    from botie.lessons.classroom.progress import PLACES
     from botie.lessons.exercises.questions import questions_for
+    from botie.lessons.learner.progress import PLACES
 
     lines = [
         "| lesson | press | watch these exercises | polls to run as peer instruction |",

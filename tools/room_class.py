@@ -4,7 +4,7 @@
 
 Used by ``bench/bench_room.py`` (what a refresh costs with 100 learners), by the room's
 accessibility test, and to take the guide's screenshot. The files are what learners' kernels write
-(``botie.lessons.classroom.progress``); the stand-in answers the two requests the room makes, the
+(``botie.lessons.learner.progress``); the stand-in answers the two requests the room makes, the
 hub's user list and Jupyter Server's contents API (with or without the content), from a folder.
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from botie.lessons.classroom.progress import FORMAT, PLACES, Entry, Prediction
 from botie.lessons.exercises.questions import QUESTIONS
+from botie.lessons.learner.progress import FORMAT, PLACES, Entry, Prediction
 
 __all__ = ["NAMES", "FakeHub", "progress_files", "serve"]
 
@@ -158,8 +158,8 @@ def serve(hub: FakeHub) -> Iterator[str]:
 
 def page_for(n: int, now: datetime, scratch: Path, **options: Any) -> str:
     """The room's page for ``n`` simulated learners, read through the stand-in as the service reads them."""
-    from botie.lessons.classroom.room import RoomReader
-    from botie.lessons.classroom.room_page import room_html
+    from botie.lessons.room.room import RoomReader
+    from botie.lessons.room.room_page import room_html
 
     hub = FakeHub(scratch, progress_files(n, now))
     with serve(hub) as url:

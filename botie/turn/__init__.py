@@ -41,7 +41,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from botie.context.conversation import Conversation
+from botie.context.evidence import ModelRequest
+from botie.context.provenance import EvidenceSelection, EvidenceStatus
 from botie.context.records import Record, unique_records
+from botie.context.routing import DocumentCoverage, passage_coverage, source_document
 from botie.model import Model
 from botie.turn.action import action_instructions, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
@@ -125,4 +128,20 @@ def run_turn(
         notice=answered.notice,
         documents_in_action_request=acted.leaked if acted else (),
         gate=answered.gate,
+        coverage=_coverage(records, selection, answered.request),
     )
+
+
+def _coverage(
+    records: tuple[Record, ...], selection: EvidenceSelection, request: ModelRequest | None
+) -> DocumentCoverage:
+    """The turn's coverage record: the candidates' documents, each read when a passage of it was in the request.
+
+    Only documents the caller may read are listed: the record travels with the answer, and naming a restricted
+    document there would tell the caller what they may not see.
+    """
+    by_id = {r.id: r for r in records}
+    readable = [r for r in records if selection.outcome(r.id).status is not EvidenceStatus.NOT_PERMITTED]
+    sent = [by_id[i] for i in request.document_ids] if request is not None else []
+    used = selection.used if request is not None else 0
+    return passage_coverage([source_document(r) for r in readable], sent, soft_budget=selection.allowance, used=used)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from botie._checks import as_date
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck
 from botie.context.conversation import Conversation
@@ -88,7 +89,14 @@ def select_for_turn(
         allowance = setup.budget.evidence_after(count_tokens(frame, setup.counter))
 
     def selected(pack: list[Record]) -> EvidenceSelection:
-        return select_evidence(pack, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor)
+        return select_evidence(
+            pack,
+            setup.allowed_assets,
+            allowance,
+            observed_on=setup.observed_on,
+            floor=setup.floor,
+            register=setup.register,
+        )
 
     first = selected(sized)
     notes = _note_charges(sized, first, setup.counter)
@@ -230,7 +238,7 @@ def _assemble(
                 conflicts=conflicts,
             )
         else:
-            turn = conversation.ask(question, records, conflicts=conflicts)
+            turn = conversation.ask(question, records, in_force=_versions_in_force(setup), conflicts=conflicts)
             if turn.request is None:
                 changed = tuple(c.document_id for c in turn.changes)
                 notice = turn.notice
@@ -253,6 +261,13 @@ def _assemble(
         None,
         StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids, request.report()),
     )
+
+
+def _versions_in_force(setup: TurnSetup) -> dict[str, str] | None:
+    """The register's revision in force per document on the turn's date: a conversation pinned to another is told."""
+    if setup.register is None:
+        return None
+    return setup.register.versions_on(as_date(setup.observed_on, field="observed_on"))
 
 
 def _over_total(request: ModelRequest, budget: Budget | int) -> str | None:

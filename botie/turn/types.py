@@ -19,6 +19,8 @@ from botie.context.budget import Budget
 from botie.context.citations import CitationCheck
 from botie.context.evidence import ModelRequest
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
+from botie.context.register import DocumentRegister
+from botie.context.routing import DocumentCoverage
 from botie.context.tokens import Counter, token_counter
 from botie.model import Reply, ToolProposal
 from botie.turn.gate import Gate
@@ -132,6 +134,10 @@ class TurnSetup:
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
     ``ceiling`` and ``answer_allowance`` are for the assembled request;
     ``tools`` are the tools this turn offers when an action is asked for.
+    ``register`` is document control's :class:`~botie.context.register.DocumentRegister`:
+    with one, the revision in force on ``observed_on`` is the register's whatever
+    retrieval returned, every candidate must be placed in it, and a conversation is
+    told when a document it pinned has a new revision in force.
     ``counter`` counts tokens: an offline encoding's name or a callable (see
     :func:`botie.context.tokens.count_tokens`); a count under a tokenizer that is
     not the model's own is an estimate.
@@ -146,6 +152,7 @@ class TurnSetup:
     answer_allowance: int = 150
     tools: tuple[str, ...] = (TOOL_NAME,)
     counter: Counter = "cl100k_base"
+    register: DocumentRegister | None = None
 
     def __post_init__(self) -> None:
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
@@ -159,7 +166,7 @@ class TurnSetup:
         """The trusted state of a scenario, with overrides.
 
         ``scenario`` is anything with ``caller``, ``allowed_assets``,
-        ``observed_on``, ``budget`` and ``floor``, such as a lesson's
+        ``observed_on``, ``budget`` and ``floor`` (and a ``register``, if it has one), such as a lesson's
         ``botie.lessons.content.scenarios.load_evidence_scenario()``.
         """
         fields: dict[str, Any] = {
@@ -168,6 +175,7 @@ class TurnSetup:
             "observed_on": scenario.observed_on,
             "budget": scenario.budget,
             "floor": scenario.floor,
+            "register": getattr(scenario, "register", None),
         }
         fields.update(overrides)
         return cls(**fields)
@@ -208,6 +216,9 @@ class TurnResult:
     notice: str | None  # what the technician is told instead of an answer, if anything
     documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
     gate: Gate | None = None  # the answer gate's verdict (quotes, sentences, sides), when an answer was checked
+    #: Where every candidate's document went: read (a passage of it was sent) or not read, with the tokens the
+    #: passages took. It travels with the answer, so the reader can check it against what they attached.
+    coverage: DocumentCoverage | None = None
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:

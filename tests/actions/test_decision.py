@@ -7,8 +7,7 @@ import datetime as dt
 import json
 
 import pytest
-from hypothesis import example, given
-from hypothesis import strategies as st
+from hypothesis import example, given, strategies as st
 
 from botie.actions.canonical import canonical_json
 from botie.actions.decision import (

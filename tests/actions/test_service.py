@@ -745,3 +745,26 @@ def test_the_service_applies_its_approval_policy_to_every_request(store, clock):
     d = submit(policy, approval=Approval("sup-lee", P2))
     assert d.branch is Branch.CREATE and d.receipt is not None
     assert "sup-lee approved exactly this payload for tech-ana" in d.explain()
+
+
+def test_a_key_belongs_to_one_caller_and_lasts_the_retention_period_from_its_own_first_use(service, store, clock):
+    """Scope and retention together: bob's r7, stored twelve hours after ana's, neither reuses her job nor
+    shares her expiry; each key expires 24 hours after it was stored, on its own clock."""
+    ana = submit(service, caller=ANA)
+    clock.advance(hours=12)
+    bob = submit(service, caller=BOB)
+    assert (ana.branch, bob.branch) == (Branch.CREATE, Branch.CREATE)
+    assert bob.receipt.job_id != ana.receipt.job_id
+    clock.advance(hours=11, minutes=59)  # 23:59 after ana's, 11:59 after bob's: both still kept
+    assert submit(service, caller=ANA).receipt == ana.receipt
+    assert submit(service, caller=BOB).receipt == bob.receipt
+    clock.advance(minutes=1)  # ana's key is exactly 24 hours old; bob's is 12
+    ana_again = submit(service, caller=ANA)
+    assert ana_again.branch is Branch.CREATE and "expired" in ana_again.reason
+    assert submit(service, caller=BOB).receipt == bob.receipt
+    clock.advance(hours=12)  # now bob's is 24 hours old too
+    bob_again = submit(service, caller=BOB)
+    assert bob_again.branch is Branch.CREATE
+    assert bob_again.receipt.job_id not in {ana.receipt.job_id, bob.receipt.job_id, ana_again.receipt.job_id}
+    assert submit(service, caller=ANA).receipt == ana_again.receipt  # ana's new key, 12 hours old, is kept
+    assert len(store.jobs()) == 4

@@ -6,8 +6,7 @@ import json
 from types import MappingProxyType
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 from jsonschema import Draft7Validator, Draft202012Validator
 
 from botie.actions.tool import (

@@ -1,6 +1,6 @@
 """Drive JupyterLab and the botie panels the way a learner does: menus, clicks, keys.
 
-The panels' DOM contract (botie/ui/__init__.py): each panel root has the
+The panels' DOM contract (botie/lessons/ui/__init__.py): each panel root has the
 classes ``botie-panel`` and ``botie-<kind>-panel``; its outcome widget has
 ``botie-result`` and reads as plain words (``branch: needs_approval``, a
 candidate id with a status word such as ``over_budget``); every control has

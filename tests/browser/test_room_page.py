@@ -18,8 +18,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from botie.lessons.classroom.room import RoomReader
-from botie.lessons.classroom.room_page import room_html
+from botie.lessons.room.room import RoomReader
+from botie.lessons.room.room_page import room_html
 from tools.room_class import FakeHub, progress_files, serve
 
 from . import a11y, servers

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from tests.classroom.test_hub import _require_classroom
-from tests.test_notebooks import ROOT
+from tests.notebooks.test_notebooks import ROOT
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 

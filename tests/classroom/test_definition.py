@@ -14,7 +14,7 @@ import sys
 import pytest
 import yaml
 
-from tests.test_notebooks import ROOT
+from tests.notebooks.test_notebooks import ROOT
 
 LEARNERS, INSTRUCTORS = "ana,bo,cy", "lee"
 #: What the Zero to JupyterHub chart adds when cull.enabled is true: its culler service, under this name,

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.test_notebooks import ROOT
+from tests.notebooks.test_notebooks import ROOT
 
 pytestmark = [pytest.mark.hub, pytest.mark.slow]
 

@@ -16,7 +16,7 @@ import pytest
 import zmq
 from traitlets.config import Config
 
-from tests.test_notebooks import ROOT
+from tests.notebooks.test_notebooks import ROOT
 
 CONFIG_FILE = ROOT / "classroom" / "jupyter_server_config.py"
 

@@ -6,7 +6,7 @@ import importlib.util
 import subprocess
 from urllib.parse import parse_qs, urlparse
 
-from tests.test_notebooks import ROOT
+from tests.notebooks.test_notebooks import ROOT
 
 _spec = importlib.util.spec_from_file_location("botie_publish", ROOT / "classroom" / "publish.py")
 assert _spec is not None and _spec.loader is not None, "classroom/publish.py is missing"

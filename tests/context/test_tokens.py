@@ -9,8 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 from botie.context.tokens import (
     OFFLINE_ENCODINGS,

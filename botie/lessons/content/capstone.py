@@ -11,7 +11,7 @@ Two functions from earlier lessons take over two steps of a turn:
   (lesson 05) decides a valid proposal's branch.
 
 By default both are the learner's own, as kept when their checks passed
-(:mod:`botie.lessons.classroom.kept`); one not passed yet, or kept but no longer
+(:mod:`botie.lessons.learner.kept`); one not passed yet, or kept but no longer
 loading, is said in one line and replaced by the reference. Everything else is
 botie's: the request and its evidence region, the scripted model, the citation
 check, and the action request that carries no document text. The slice then
@@ -34,9 +34,9 @@ from botie.context.provenance import select_evidence
 from botie.context.records import Record
 from botie.context.selection import select
 from botie.errors import RequestTooLargeError
-from botie.lessons.classroom.kept import load_function
 from botie.lessons.content.adversarial import _absent_candidates, _action, _slice_data
 from botie.lessons.exercises.engine import call_learner
+from botie.lessons.learner.kept import load_function
 from botie.turn import ActionRequest, TurnSetup, action_instructions
 from botie.turn.gate import answer_gate, asked_assets
 
@@ -116,7 +116,7 @@ def ranked_for_learner(candidates: Sequence[Record], setup: TurnSetup) -> list[R
     """Current, distinct, above-floor candidates in ranking order, dependencies first; permission NOT applied."""
     everyone = {r.asset for r in candidates} | set(setup.allowed_assets)
     ranked = select_evidence(
-        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor, register=setup.register
     ).ranking
     by_id = {r.id: r for r in candidates}
     order: list[str] = []

@@ -8,7 +8,7 @@ In a notebook::
 
 The exercises are found by the function's name, whichever lesson they belong to, so a
 notebook needs no import to make its exercises known. Checks and hints are recorded in the
-learner's progress file (:mod:`botie.lessons.classroom.progress`).
+learner's progress file (:mod:`botie.lessons.learner.progress`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from botie.lessons.classroom import kept, progress
 from botie.lessons.exercises import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06
 from botie.lessons.exercises.engine import Exercise, Report, Verdict, describe_exception, run_exercise
+from botie.lessons.learner import kept, progress
 
 __all__ = ["BY_LESSON", "EXERCISES", "check", "hint", "run"]
 
@@ -64,7 +64,7 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
 
     ``record=False`` keeps the try out of the learner's progress: a lesson uses it when it checks a
     wrong function of its own on purpose, which is not the learner's attempt. A recorded pass also
-    keeps the function's source (:mod:`botie.lessons.classroom.kept`) for the capstone.
+    keeps the function's source (:mod:`botie.lessons.learner.kept`) for the capstone.
     """
     try:
         report = run(target, fn)

@@ -1,15 +1,15 @@
 """Commit to a prediction: judge it and keep it in the learner's progress file.
 
 The questions and their key are :mod:`botie.lessons.exercises.questions`; the widget in
-:mod:`botie.ui.predict` calls :func:`answer` and renders its text.
+:mod:`botie.lessons.ui.predict` calls :func:`answer` and renders its text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from botie.lessons.classroom.progress import record_prediction
 from botie.lessons.exercises.questions import QUESTIONS, Judgement, Question, judge
+from botie.lessons.learner.progress import record_prediction
 
 __all__ = ["answer"]
 

@@ -2,9 +2,9 @@
 
 Each question is drawn from the syllabus's self-check and mastery lists. The
 learner commits to one option; :func:`judge` says whether it was right and
-explains why, in words (the widget in :mod:`botie.ui.predict` only renders
+explains why, in words (the widget in :mod:`botie.lessons.ui.predict` only renders
 that text). Where an answer states how botie behaves, a test computes it from
-the code (``tests/lessons/test_predict.py``), so the key cannot drift from the
+the code (``tests/lessons/exercises/test_predict.py``), so the key cannot drift from the
 package.
 """
 

@@ -1,7 +1,7 @@
 """Pre-flight: is this machine ready for the workshop? One table, one fix per failure.
 
 Run it before the day (``make check`` or ``python -m botie.lessons.tooling.preflight``) or from
-lesson 00 (``botie.lessons.tooling.preflight.run()``). Each row is one check: the Python
+lesson 00 (``botie.lessons.run_preflight()``). Each row is one check: the Python
 version, every package the lessons need, the versions the lock recorded (drift
 from the tested set is named with the command that undoes it), the widgets extension in JupyterLab,
 the tokenizer loading offline, a kernel starting, and a writable working
@@ -38,7 +38,7 @@ __all__ = [
     "check_widgets",
     "format_table",
     "main",
-    "run",
+    "run_preflight",
 ]
 
 #: The oldest Python the package supports (pyproject's requires-python).
@@ -442,7 +442,9 @@ def format_table(rows: Iterable[Row]) -> str:
     return "\n".join([*lines, "", verdict])
 
 
-def run(print_table: bool = True, *, folder: str | os.PathLike[str] | None = None, kernel: bool = True) -> list[Row]:
+def run_preflight(
+    print_table: bool = True, *, folder: str | os.PathLike[str] | None = None, kernel: bool = True
+) -> list[Row]:
     """Run every check and return the rows; print the table too unless ``print_table`` is false.
 
     A check that itself breaks becomes a failing row, so lesson 00 never shows a traceback.
@@ -465,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--folder", help="the working folder to test for writing (default: notebooks/)")
     parser.add_argument("--no-kernel", action="store_true", help="skip starting a kernel (faster)")
     args = parser.parse_args(argv)
-    rows = run(print_table=True, folder=args.folder, kernel=not args.no_kernel)
+    rows = run_preflight(print_table=True, folder=args.folder, kernel=not args.no_kernel)
     return 0 if all(r.ok for r in rows) else 1
 
 

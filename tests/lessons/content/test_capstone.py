@@ -1,0 +1,70 @@
+"""The capstone scores the learner's functions set by set, rejects wrong ones, and never raises at them."""
+
+import pytest
+
+from botie.lessons.content.capstone import SETS, run_capstone
+
+# Lesson 01's reference solutions, written once beside the exercise tests.
+from tests.lessons.exercises.test_checks import choose_evidence
+
+
+def choose_branch(proposal, *, caller, allowed_assets, approval, previous):
+    if proposal["asset_id"] not in allowed_assets:
+        return "denied"
+    if approval is None or approval.actor != caller or dict(approval.payload) != dict(proposal):
+        return "needs_approval"
+    if previous is None:
+        return "create"
+    return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return run_capstone(choose_evidence, choose_branch)
+
+
+def test_the_reference_solutions_pass_every_set_the_note_that_supplies_its_own_quote_included(reference):
+    assert {s: reference.score(s) for s in SETS} == {
+        "ordinary questions": (3, 3),
+        "restricted never sent": (4, 4),
+        "answer absent": (3, 3),
+        "injected instructions": (5, 5),
+        "decisions": (6, 6),
+    }
+    assert [c.name for c in reference.cases if not c.passed] == []
+
+
+def test_dropping_the_permission_test_fails_restricted_never_sent_naming_the_vendor_file():
+    def everything(records, allowed_assets, allowance):
+        return choose_evidence(records, [r.asset for r in records], allowance)
+
+    report = run_capstone(everything, choose_branch)
+    passed, total = report.score("restricted never sent")
+    assert passed < total and "vendor-p2-seal-design" in report.failures()
+
+
+def test_a_choose_branch_that_ignores_previous_gets_two_decisions_wrong():
+    def no_memory(proposal, *, caller, allowed_assets, approval, previous):
+        return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=None)
+
+    report = run_capstone(choose_evidence, no_memory)
+    assert report.score("decisions") == (4, 6) and "the rules say reuse" in report.failures()
+
+
+def test_stubs_show_not_yet_and_a_crash_shows_its_message_never_a_traceback():
+    def stub(*args, **kwargs):
+        raise NotImplementedError("your code here")
+
+    def crash(records, allowed_assets, allowance):
+        return records[99]
+
+    stubbed = run_capstone(stub, stub)
+    assert all(not c.passed and c.got.startswith("not yet") for c in stubbed.cases)
+    assert "(14 more cases failed with: not yet: choose_evidence" in stubbed.failures()
+    crashed = run_capstone(crash, choose_branch)
+    assert "your choose_evidence raised IndexError" in crashed.failures()
+
+
+def test_a_selector_returning_a_non_candidate_is_told_so():
+    report = run_capstone(lambda records, allowed, allowance: ["made-up-id"], choose_branch)
+    assert "not a candidate" in report.failures()

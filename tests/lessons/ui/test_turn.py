@@ -1,0 +1,107 @@
+"""The turn panel, driven without a browser: each outcome and each kind of loss is reachable from the controls."""
+
+from __future__ import annotations
+
+import pytest
+
+from botie.lessons.ui.turn import turn_panel
+
+
+@pytest.fixture
+def panel():
+    return turn_panel()
+
+
+def outcome(panel) -> str:
+    first = panel.result_text().splitlines()[0]
+    return first.split("outcome: ")[1]
+
+
+def test_the_starting_turn_answers_and_books(panel):
+    assert outcome(panel) == "answered"
+    text = panel.result_text()
+    assert "Tighten the P-2 gland nuts" in text
+    assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
+    assert [
+        line.split()[0]
+        for line in text.splitlines()
+        if line.split()[:1]
+        and line.split()[0]
+        in ("candidates", "permitted", "fresh", "fit", "request", "answer", "citations", "proposal", "decision")
+    ] == ["candidates", "permitted", "fresh", "fit", "request", "answer", "citations", "proposal", "decision"]
+
+
+def test_every_outcome_and_loss_kind_is_reachable(panel):
+    panel.budget.value = 150
+    assert outcome(panel) == "withheld" and "lost at fit (did not fit)" in panel.result_text()
+    panel.budget.value = 250
+    for box in panel.assets.values():
+        box.value = box.description == "P-3"
+    assert outcome(panel) == "refused" and "lost at permitted (not authorised)" in panel.result_text()
+    for box in panel.assets.values():
+        box.value = box.description in ("P-2", "P-3")
+    panel.question.value = 2
+    assert outcome(panel) == "refused" and "0.11 is below the 0.35 floor" in panel.result_text()
+
+
+def test_a_gullible_model_is_caught_by_the_citation_check_and_cannot_move_the_booking(panel):
+    panel.question.value = 3  # when was the seal replaced: only the planted document carries an instruction
+    assert outcome(panel) == "answered"
+    panel.model_kind.value = "gullible"
+    panel.planted.value = "tkt-5702"
+    text = panel.result_text()
+    assert outcome(panel) == "withheld" and text.splitlines()[1].startswith("answer withheld:")
+    assert "dropped, never carried out" in text
+    assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
+
+
+def test_without_approval_or_without_asking_nothing_is_booked(panel):
+    panel.approved.value = False
+    assert "decision: needs_approval" in panel.result_text()
+    panel.ask.value = False
+    assert "decision:" not in panel.result_text() and "no action was asked for" in panel.result_text()
+
+
+def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(type(panel.scenario), "candidates", broken)
+    panel.budget.value = 100
+    assert "RuntimeError: boom" in panel.result_text() and "not your fault" in panel.result_text()
+
+
+def test_dom_contract(panel):
+    assert {"botie-panel", "botie-turn-panel"} <= set(panel.widget._dom_classes)
+    assert "botie-result" in panel.result._dom_classes
+    controls = {
+        "question": panel.question,
+        "budget": panel.budget,
+        "model": panel.model_kind,
+        "planted": panel.planted,
+        "ask": panel.ask,
+        "approved": panel.approved,
+    }
+    controls.update({f"asset-{a}": box for a, box in panel.assets.items()})
+    for name, widget in controls.items():
+        assert f"botie-control-{name}" in widget._dom_classes
+        assert widget.description.strip()
+
+
+def test_the_table_counts_documents_in_play_only_on_document_stages(panel):
+    """Headed 'documents in play', the count column is empty for the answer and citation stages, whose ids are
+    what the model cited and what was checked, so the count never seems to drop then rise again."""
+    html = panel.result.value
+    assert "<th style='text-align:left'>documents in play</th>" in html
+    assert "<th style='text-align:left'></th>" not in html  # every column has a name
+    answer_row = next(row for row in html.split("<tr>") if row.startswith("<td>answer</td>"))
+    assert "<td style='text-align:right'></td>" in answer_row
+    fit_row = next(row for row in html.split("<tr>") if row.startswith("<td>fit</td>"))
+    assert "<td style='text-align:right'></td>" not in fit_row
+
+
+def test_every_turn_outcome_has_a_badge_word_the_panel_can_show():
+    from botie.lessons.ui.turn import _OUTCOME_WORD
+    from botie.turn import TurnOutcome
+
+    assert set(_OUTCOME_WORD) == {str(o) for o in TurnOutcome}

@@ -1,0 +1,363 @@
+"""Lesson 02's claims, each checked by running botie rather than by reading the notebook's output.
+
+One test per sentence the lesson states about botie's behaviour (named after the claim), plus the lesson's
+shape: its size, its cast card, predictions before their answers, and the progress block's place.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from botie.context.provenance import EvidenceStatus, select_evidence
+from botie.context.records import Record
+from botie.context.subquestions import SubQuestion, select_per_subquestion
+from botie.lessons import fixture_path, load_evidence_scenario, load_scene
+from botie.lessons.content.retrieval import embedding_score, keyword_score, rank, rerank
+from botie.lessons.exercises.catalogue import EXERCISES, run
+from botie.lessons.exercises.questions import QUESTIONS
+
+ROOT = Path(__file__).resolve().parents[2]
+LESSON = "02_relevance_and_provenance"
+REWORDED = "How hard should I do up the packing bolts on pump two?"
+REV4 = "man-p2-r4-s3.2"
+
+
+def learner_cells():
+    return json.loads((ROOT / "notebooks" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
+def text(cell) -> str:
+    return "".join(cell["source"])
+
+
+def outputs(cell) -> str:
+    parts = []
+    for out in cell.get("outputs", []):
+        data = out.get("text") or out.get("data", {}).get("text/plain", "")
+        parts.append("".join(data) if isinstance(data, list) else data)
+    return "".join(parts)
+
+
+@pytest.fixture(scope="module")
+def scenario():
+    return load_evidence_scenario()
+
+
+@pytest.fixture(scope="module")
+def corpus(scenario):
+    p1 = next(r for r in load_scene(fixture_path("p2_seal.json")).records if r.id == "man-p1-r2-s3.2")
+    return [*scenario.records, p1]
+
+
+def ids(ranked):
+    return [r.record_id for r in ranked]
+
+
+# --- section 2: what each retriever does --------------------------------------------------------------------
+
+
+def test_keyword_ties_revisions_3_4_and_5_on_the_question_asked(scenario, corpus):
+    top = rank(scenario.questions[0].question, corpus, keyword_score, k=3)
+    assert set(ids(top)) == {"man-p2-r3-s3.2", REV4, "man-p2-r5-s3.2"} and len({r.score for r in top}) == 1
+
+
+def test_keyword_never_ranks_the_fitting_section_for_the_rewording(corpus):
+    assert REV4 not in ids(rank(REWORDED, corpus, keyword_score, k=len(corpus)))
+
+
+def test_the_embedding_does_not_understand_the_rewording_rev_4_comes_10th_after_the_note(corpus):
+    scored = rank(REWORDED, corpus, embedding_score, k=len(corpus))
+    ranked = ids(scored)
+    assert ranked.index(REV4) + 1 == 10
+    assert (round(scored[0].score, 2), round(scored[9].score, 2)) == (0.76, 0.68)
+    assert ranked.index("note-anon-77") < ranked.index(REV4) and ranked[0] == "note-anon-77"
+
+
+def test_as_asked_the_embedding_ties_p1s_manual_with_p2s_at_the_top(scenario, corpus):
+    top = rank(scenario.questions[0].question, corpus, embedding_score, k=3)
+    assert top[0].record_id == "man-p1-r2-s3.2" and top[0].asset == "P-1"
+    assert {r.score for r in top} == {top[0].score} and {r.asset for r in top[1:]} == {"P-2"}
+
+
+@pytest.mark.parametrize("asked", ["What torque do the gland nuts on the P-2 mechanical seal need?", REWORDED])
+def test_the_reranker_only_reorders_the_keyword_shortlist(corpus, asked):
+    shortlist = rank(asked, corpus, keyword_score, k=4)
+    assert set(ids(rerank(asked, shortlist, corpus, embedding_score))) <= set(ids(shortlist))
+
+
+# --- section 2: the selector's order -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question", [0, 1, 3])
+def test_the_vendor_file_is_never_ranked_whatever_its_score(scenario, question):
+    selection = scenario.select(question)
+    assert selection.outcome("vendor-p2-seal-design").status is EvidenceStatus.NOT_PERMITTED
+    assert "vendor-p2-seal-design" not in selection.ranking
+
+
+def test_of_the_five_best_scores_one_is_usable(scenario):
+    selection = scenario.select(0)
+    top5 = sorted(scenario.candidates(0), key=lambda r: r.score, reverse=True)[:5]
+    assert [r.id for r in top5 if r.id in selection.selected_ids] == [REV4]
+
+
+def test_what_is_sent_is_the_pack_and_tkt_5521_does_not_fit_in_250_tokens(scenario):
+    selection = scenario.select(0)
+    assert scenario.budget.evidence == 250
+    assert selection.outcome("tkt-5521").status is EvidenceStatus.OVER_BUDGET
+
+
+# --- section 3: band, split, each alone and together -----------------------------------------------------------
+
+
+def _needs(scenario):
+    return [
+        SubQuestion("What torque do the gland nuts need?", scenario.candidates(0), 150),
+        SubQuestion("When was the seal last replaced?", scenario.candidates(3), 40),
+    ]
+
+
+def _split(scenario, band):
+    return select_per_subquestion(
+        _needs(scenario), scenario.allowed_assets, observed_on=scenario.observed_on, band=band
+    )
+
+
+def test_tkt_5521_scores_047_for_torque_and_078_for_replacement(scenario):
+    score = {q: {r.id: r.score for r in scenario.candidates(q)}["tkt-5521"] for q in (0, 3)}
+    assert score == {0: 0.47, 3: 0.78}
+
+
+def test_authority_first_alone_already_sends_the_ticket_and_leaves_out_the_note(scenario):
+    one = scenario.select(0, band=1.0)
+    assert "tkt-5521" in one.selected_ids and "note-anon-77" not in one.selected_ids
+    assert "man-p2-r4-s3.2.1" in one.selected_ids
+
+
+def test_the_split_alone_loses_the_exception_clause_to_the_forum_post_and_the_note(scenario):
+    split = _split(scenario, 0.1)
+    assert "man-p2-r4-s3.2.1" not in split.selected_ids and "tkt-5521" in split.selected_ids
+    assert {"forum-8812", "note-anon-77"} <= set(split.selected_ids)
+
+
+def test_split_and_authority_first_together_cover_both_needs_in_177_tokens(scenario):
+    both = _split(scenario, 1.0)
+    assert {"man-p2-r4-s3.2.1", "tkt-5521"} <= set(both.selected_ids) and both.used == 177
+    assert not {"forum-8812", "note-anon-77"} & set(both.selected_ids)
+
+
+def test_one_ranking_with_the_default_band_leaves_the_ticket_out(scenario):
+    one = scenario.select(0)
+    assert "tkt-5521" not in one.selected_ids and "man-p2-r4-s3.2.1" in one.selected_ids
+
+
+def test_one_needs_high_scores_cannot_use_up_anothers_budget(scenario):
+    """Whatever the torque need holds, the replacement need's part is what it would be alone."""
+    alone = select_per_subquestion(
+        _needs(scenario)[1:], scenario.allowed_assets, observed_on=scenario.observed_on
+    ).parts[0]
+    loud = [Record(f"loud-{i}", "P-2", "x", 30, score=0.99, trust="approved") for i in range(9)]
+    crowded = select_per_subquestion(
+        [SubQuestion("torque", loud, 150), _needs(scenario)[1]],
+        scenario.allowed_assets,
+        observed_on=scenario.observed_on,
+    ).parts[1]
+    assert crowded.selection.selected_ids == alone.selection.selected_ids == ("tkt-5521",)
+
+
+def test_a_need_nothing_answers_is_reported_as_a_gap(scenario):
+    alignment = SubQuestion("alignment tolerance?", scenario.candidates(2), 40)
+    pack = select_per_subquestion(
+        [_needs(scenario)[0], alignment], scenario.allowed_assets, observed_on=scenario.observed_on
+    )
+    assert pack.gaps == ("alignment tolerance?",)
+
+
+def test_authority_first_lets_a_reviewed_barely_relevant_source_outrank_a_relevant_ticket():
+    bulletin = Record("bulletin", "P-2", "b", 10, trust="reviewed", score=0.36)
+    ticket = Record("ticket", "P-2", "t", 10, trust="internal", score=0.95)
+    wide = select_evidence([ticket, bulletin], ["P-2"], 100, observed_on="2026-03-15", band=1.0)
+    narrow = select_evidence([ticket, bulletin], ["P-2"], 100, observed_on="2026-03-15")
+    assert wide.ranking == ("bulletin", "ticket") and narrow.ranking == ("ticket", "bulletin")
+
+
+# --- section 5: the exercises' checks ---------------------------------------------------------------------------
+
+
+def test_followed_literally_the_last_shortlist_hint_passes():
+    last = EXERCISES["shortlist"].hints[-1]
+    assert "def replaced(r)" in last and "o.effective_date > r.effective_date" in last
+
+    def shortlist(candidates, allowed_assets, observed_on, k):
+        by_id = {r.id: r for r in candidates}
+
+        def in_force(r):
+            return r.effective_date is None or r.effective_date <= observed_on
+
+        def replaced(r):
+            successor = by_id.get(r.superseded_by) if r.superseded_by else None
+            linked = r.superseded_by is not None and (successor is None or in_force(successor))
+            newer = r.document is not None and any(
+                o.document == r.document
+                and o.effective_date
+                and r.effective_date
+                and o.effective_date > r.effective_date
+                and in_force(o)
+                for o in candidates
+            )
+            return linked or newer
+
+        kept = [r for r in candidates if r.asset in allowed_assets and in_force(r) and not replaced(r)]
+        return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
+
+    assert run("shortlist", shortlist).passed
+
+
+def test_settle_conflict_returning_records_instead_of_ids_is_rejected_with_a_plain_message():
+    tiers = ("unverified", "community", "internal", "reviewed", "approved")
+
+    def with_records(a, b):
+        ta, tb = tiers.index(a.trust or "unverified"), tiers.index(b.trust or "unverified")
+        if (ta >= 3 and tb >= 3) or ta == tb:
+            return [a, b], True
+        return ([a, b] if ta > tb else [b, a]), False
+
+    report = run("settle_conflict", with_records)
+    assert not report.passed and not any(r.passed for r in report.results)
+    assert "expected ids, found the record" in report.text() and "record.id" in report.text()
+
+
+def test_citing_rev_4_and_the_vendor_file_against_the_torque_pack_leaves_the_vendor_file_untraced(scenario):
+    pack = list(scenario.select(0).selected_ids)
+    cited = [{"id": REV4, "quote": "..."}, {"id": "vendor-p2-seal-design", "quote": "..."}]
+    (shown,) = [c for c in EXERCISES["untraceable"].cases() if c.shown]
+    assert shown.args == (cited, pack) and shown.expected == ["vendor-p2-seal-design"]
+
+
+def test_the_design_check_runs_thirteen_cases():
+    assert len(EXERCISES["design_pack"].cases()) == 13
+
+
+# --- the lesson's shape -------------------------------------------------------------------------------------------
+
+
+def test_the_cast_card_follows_what_youll_learn_and_names_every_fixture_id_the_lesson_uses():
+    cells = learner_cells()
+    fixture_ids = {
+        r["id"]
+        for path in sorted((ROOT / "fixtures").glob("*.json"))
+        for r in (json.loads(path.read_text(encoding="utf-8")) or {}).get("records", [])
+        if isinstance(json.loads(path.read_text(encoding="utf-8")), dict)
+    }
+    learn = next(i for i, c in enumerate(cells) if "What you'll learn" in text(c))
+    card = cells[learn + 1]
+    assert card["id"] == "cast-02" and card["metadata"]["tags"] == ["cast-card"]
+    rows = re.findall(r"^\| `([^`]+)` \| (.+) \|$", text(card), flags=re.M)
+    assert rows and {rid for rid, _ in rows} <= fixture_ids
+    rest = "\n".join(text(c) + outputs(c) for i, c in enumerate(cells) if i != learn + 1)
+    used = {rid for rid in fixture_ids if re.search(rf"(?<![\w.-]){re.escape(rid)}(?![\w-])", rest)}
+    assert used <= {rid for rid, _ in rows}, used - {rid for rid, _ in rows}
+
+
+def test_no_prediction_is_answered_by_the_prose_just_above_it():
+    cells = learner_cells()
+    by_id = QUESTIONS
+    for i, cell in enumerate(cells):
+        asked = re.search(r'predict\("([^"]+)"\)', text(cell)) if cell["cell_type"] == "code" else None
+        if not asked:
+            continue
+        question = by_id[asked.group(1)]
+        right = question.options[question.answer]
+        wrong = " ".join(o for k, o in enumerate(question.options) if k != question.answer).lower()
+        distinctive = {w for w in re.findall(r"[a-z]{4,}|\d+(?:\.\d+)?", right.lower()) if w not in wrong}
+        start = max(k for k in range(i) if cells[k]["cell_type"] == "code")
+        above = " ".join(text(c).lower() for c in cells[start + 1 : i])
+        assert not all(w in above for w in distinctive), question.id
+        after = cells[i + 1 :]
+        upto = next((k for k, c in enumerate(after) if text(c).startswith("## ")), len(after))
+        assert any("lesson-check" in c["metadata"].get("tags", []) for c in after[:upto]), question.id
+
+
+def test_the_progress_block_follows_the_last_sections_closing_paragraph_and_precedes_the_summary():
+    cells = learner_cells()
+    where = next(i for i, c in enumerate(cells) if text(c).startswith("## Where you stand"))
+    assert cells[where - 1]["cell_type"] == "markdown" and not text(cells[where - 1]).startswith("#")
+    assert "show_progress()" in text(cells[where + 1]) and text(cells[where + 2]).startswith("## Summary")
+
+
+def test_the_lesson_never_says_version_hash_or_room_for_everything():
+    prose = "\n".join(text(c) + outputs(c) for c in learner_cells())
+    assert "version hash" not in prose and "room for everything" not in prose
+    assert "it understands the rewording" not in prose
+
+
+def test_on_1_april_the_shortlist_holds_rev_5_and_no_copy_of_rev_4_beside_it():
+    # A learner who keeps to the superseded_by links alone keeps the portal and binder copies of rev 4 (they
+    # carry no link) beside rev 5: a different manual's figures mixed with the one in force.
+    from botie.lessons.exercises.lesson02 import reference_shortlist
+
+    s = load_evidence_scenario()
+    top = reference_shortlist(list(s.candidates(0)), list(s.allowed_assets), dt.date(2026, 4, 1), 3)
+    assert top[0] == "man-p2-r5-s3.2"
+    assert not [rid for rid in top if "-r4-" in rid]
+
+
+def test_the_pack_fits_250_counting_text_only_and_would_not_counting_the_tags_lesson_06_adds():
+    from botie.context.evidence import document_tokens
+
+    s = load_evidence_scenario()
+    pack = s.select(0)
+    by_id = {r.id: r for r in s.records}
+    sent = [by_id[i] for i in pack.selected_ids]
+    assert sum(r.cost for r in sent) <= 250 < sum(document_tokens(r) for r in sent)
+
+
+# --- the document register (section 2, cells 02-07 and 02-10) ---------------------------------------------------
+
+REV4_SECTIONS = ("man-p2-r4-s3.2", "man-p2-r4-s3.2.1", "man-p2-r4-t3.4-head", "man-p2-r4-t3.4-m12")
+
+
+@pytest.mark.parametrize(
+    ("day", "in_force"),
+    [("2026-01-10", True), ("2026-03-15", True), ("2026-03-31", True), ("2026-04-01", False), ("2026-06-01", False)],
+)
+@pytest.mark.parametrize("dropped", [(), ("man-p2-r5-s3.2",), ("man-p2-r5-s3.2", "forum-8812", "tkt-5521")])
+def test_which_revision_is_in_force_does_not_hang_on_what_retrieval_returned(day, in_force, dropped):
+    """02-07: rev 4 applies until 1 April and none of it after, whether or not rev 5's chunk was retrieved."""
+    s = load_evidence_scenario()
+    candidates = [r for r in s.candidates(0) if r.id not in dropped]
+    picked = s.select(0, candidates=candidates, observed_on=day, budget=10_000)
+    for rid in REV4_SECTIONS:
+        assert (picked.outcome(rid).status is EvidenceStatus.SUPERSEDED) is not in_force, (rid, day, dropped)
+    if in_force:
+        assert set(REV4_SECTIONS) <= set(picked.selected_ids)
+
+
+def test_the_scene_loads_its_register_and_refuses_a_chunk_that_names_no_document(tmp_path):
+    """02-07: the register comes with the scene; a chunk with no document is refused when the scene is loaded."""
+    from botie.errors import FixtureError
+
+    assert load_evidence_scenario().register is not None
+    data = json.loads(fixture_path("manual_revisions.json").read_text(encoding="utf-8"))
+    del data["records"][8]["document"]
+    (tmp_path / "scene.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(FixtureError) as err:
+        load_evidence_scenario(tmp_path / "scene.json")
+    assert (err.value.field, err.value.record) == ("document", data["records"][8]["id"])
+
+
+@pytest.mark.parametrize("label", ["approved-policy", "approved"])
+def test_the_syllabus_label_approved_policy_is_read_as_approved(label):
+    """02-03: approved-policy is read through TRUST_LABELS as approved; another label is refused, naming the record."""
+    from botie.context.provenance import TRUST_LABELS, Trust, trust_of
+    from botie.errors import RecordError
+
+    assert TRUST_LABELS["approved-policy"] is Trust.APPROVED
+    assert trust_of(Record("p", "P-2", "text", 1, trust=label)) is Trust.APPROVED
+    with pytest.raises(RecordError, match="record q: trust must be one of"):
+        trust_of(Record("q", "P-2", "text", 1, trust=label + "-draft"))
