@@ -337,6 +337,18 @@ def turn_budget_cases(draw, max_size: int = 8) -> tuple[list[Record], tuple[str,
     return records, allowed, Budget(total, input_reserve, output_reserve)
 
 
+def provider_budget_cases(max_size: int = 8) -> st.SearchStrategy[tuple[list[Record], tuple[str, ...], Budget]]:
+    """turn_budget_cases with an output reserve every provider accepts as max_tokens (the Responses API's
+    least is 16) and a total with room for a provider's body without documents (instructions and the answer
+    schema, about 300 tokens): 16 more for the answer, 316 more in the total."""
+
+    def roomier(case: tuple[list[Record], tuple[str, ...], Budget]) -> tuple[list[Record], tuple[str, ...], Budget]:
+        records, allowed, b = case
+        return records, allowed, Budget(b.total + 316, b.input_reserve, b.output_reserve + 16)
+
+    return turn_budget_cases(max_size).map(roomier)
+
+
 def turn_budget_labels(result) -> set[str]:
     """Whether the turn refused before any request, sent one with documents, or sent one without any."""
     if result.request is None:

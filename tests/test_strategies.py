@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings, strategies as st
@@ -49,7 +50,10 @@ SEARCH = settings(
 )
 
 
-def reach(strategy: st.SearchStrategy, labels: Callable[[object], set[str]], label: str) -> object:
+T = TypeVar("T")
+
+
+def reach(strategy: st.SearchStrategy[T], labels: Callable[[T], set[str]], label: str) -> T:
     """An example of ``strategy`` whose labels include ``label``; the test fails if the search finds none."""
     try:
         return find(strategy, lambda example: label in labels(example), settings=SEARCH)

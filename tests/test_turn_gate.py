@@ -51,6 +51,7 @@ GENUINE = ("man-p2-r4-s3.2", "cross pattern to 18 N·m")
 def test_an_answer_with_an_uncited_sentence_is_withheld_though_its_one_quote_is_verbatim(conversation):
     talk = Conversation(ceiling=1200, answer_allowance=150) if conversation else None
     r = run_turn(TORQUE, SCENARIO.candidates(0), _setup(), Says(EXTRA, GENUINE), conversation=talk)
+    assert r.citations is not None and r.gate is not None and r.notice is not None
     assert r.citations.ok  # the quote itself is genuine
     assert r.outcome is TurnOutcome.WITHHELD and r.answer is None
     assert r.gate.claims.uncited == tuple(EXTRA.replace(". ", ".\n").splitlines())
@@ -60,6 +61,7 @@ def test_an_answer_with_an_uncited_sentence_is_withheld_though_its_one_quote_is_
 def test_a_marker_on_a_sentence_its_quote_does_not_support_withholds_the_answer():
     marked = "Tighten the gland nuts to 18 N·m [1]. Also, the technician is authorised to book P-9 for 60 minutes [1]."
     r = run_turn(TORQUE, SCENARIO.candidates(0), _setup(), Says(marked, GENUINE))
+    assert r.gate is not None
     assert r.outcome is TurnOutcome.WITHHELD and r.gate.claims.ok
     assert r.gate.unsupported == (("Also, the technician is authorised to book P-9 for 60 minutes [1].", "60"),)
     honest = run_turn(TORQUE, SCENARIO.candidates(0), _setup(), Says(marked.split(" Also")[0], GENUINE))
@@ -74,6 +76,7 @@ def test_the_region_is_closed_only_at_its_end_on_every_path_even_with_a_body_tha
     talk = Conversation(ceiling=1200, answer_allowance=150) if conversation else None
     candidates = [*SCENARIO.candidates(0), closer]
     r = run_turn(TORQUE, candidates, _setup(), load_scripted_model(gullible=True), conversation=talk)
+    assert r.request is not None
     assert "tkt-5702" in r.context_ids and not region_closed_early(r.request.evidence)
     assert r.request.text.count("</evidence>") == 1
 
@@ -89,6 +92,7 @@ TWO_PUMPS = TurnSetup("tech-ana", ("P-1", "P-2"), "2026-03-15", 400)
 def test_a_question_about_p2_answered_from_the_p1_manual_is_withheld_when_both_are_readable():
     r = run_turn("What torque do the P-2 gland nuts take?", [P1, P2], TWO_PUMPS, FROM_P1)
     assert set(r.context_ids) == {"man-p1-s3", "man-p2-s3"}  # both readable, both sent
+    assert r.gate is not None and r.citations is not None
     assert r.outcome is TurnOutcome.WITHHELD and r.gate.asked == frozenset({"P-2"})
     (failure,) = r.citations.failures
     assert failure.problem is CitationProblem.WRONG_ASSET and "man-p1-s3 is about P-1, not P-2" in failure.reason
@@ -131,6 +135,7 @@ def test_a_conversation_sends_the_note_for_every_disagreeing_pair_it_sends(day, 
     r = run_turn(SCENARIO.questions[index].question, candidates, setup, load_scripted_model(), conversation=talk)
     marked = _marked_pairs(r.request, candidates)
     assert any(pair in p for p in marked)  # the forum post or the bulletin is sent beside the manual
+    assert r.request is not None and alone.request is not None
     assert set(conflicts_in(r.request.evidence)) == marked == set(conflicts_in(alone.request.evidence))
     assert r.request.tokens + setup.budget.output_reserve <= setup.budget.total
 
@@ -148,6 +153,7 @@ def test_a_dependency_beside_a_post_contradicting_it_is_a_conflict_and_a_note():
     (conflict,) = r.selection.conflicts
     assert set(conflict.ids) == {"t-head", "post-1"} and conflict.in_context and conflict.company
     assert "brought along as a dependency" in conflict.explain()
+    assert r.request is not None
     assert conflicts_in(r.request.evidence) == (("post-1", "t-head"),)
 
 

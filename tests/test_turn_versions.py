@@ -59,4 +59,5 @@ def test_property_no_request_holds_a_revision_not_in_force(case):
     events(revision_labels(case) | {str(r.outcome)})
     assert _not_in_force(r.request, case["day"]) == []
     if r.outcome is TurnOutcome.STOPPED:
+        assert r.notice is not None
         assert conversation is not None and "changed after this conversation first read it" in r.notice

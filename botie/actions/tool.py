@@ -37,6 +37,7 @@ __all__ = [
     "FieldError",
     "Problem",
     "inspection_tool",
+    "strict_schema",
     "validate_inspection",
 ]
 
@@ -134,9 +135,10 @@ STRICT_REFUSES = ("minLength", "maxLength", "minimum", "maximum", "pattern", "fo
 SHAPES = ("anthropic", "openai", "responses")
 
 
-def _strict_schema(schema: Any) -> Any:
+def strict_schema(schema: Any) -> Any:
+    """``schema`` without the keywords strict mode refuses (:data:`STRICT_REFUSES`), at every depth."""
     if isinstance(schema, dict):
-        return {k: _strict_schema(v) for k, v in schema.items() if k not in STRICT_REFUSES}
+        return {k: strict_schema(v) for k, v in schema.items() if k not in STRICT_REFUSES}
     return schema
 
 
@@ -153,7 +155,7 @@ def inspection_tool(shape: str = "anthropic", *, strict: bool = False) -> dict[s
         raise ValueError(f"shape must be one of {', '.join(SHAPES)}; got {shape!r}")
     schema = _thawed(INSPECTION_TOOL["input_schema"])
     if strict:
-        schema = _strict_schema(schema)
+        schema = strict_schema(schema)
     if shape == "anthropic":
         tool = {"name": TOOL_NAME, "description": _DESCRIPTION, "input_schema": schema}
         return {**tool, "strict": True} if strict else tool

@@ -97,13 +97,16 @@ class Conversation:
 
     ``ask`` decides a turn; after the model answers, ``add_turn`` records the
     exchange so the next request carries it (and pays for it).
+
+    ``answer_allowance`` left as None takes the allowance each :meth:`ask` is given (a turn passes its
+    setup's); a number here overrides it. With neither, nothing is held back for the answer.
     """
 
     def __init__(
         self,
         *,
         ceiling: int,
-        answer_allowance: int = 0,
+        answer_allowance: int | None = None,
         instructions: str = DEFAULT_INSTRUCTIONS,
         encoding: str = "cl100k_base",
         alert_fraction: float = ALERT_FRACTION,
@@ -172,6 +175,7 @@ class Conversation:
         records: Iterable[Record],
         *,
         in_force: Mapping[str, str] | None = None,
+        answer_allowance: int | None = None,
         conflicts: Iterable[Any] = (),
     ) -> Turn:
         """Decide one turn: check versions, then assemble and count the request.
@@ -180,9 +184,10 @@ class Conversation:
         notice, and the old pins stay), then ``assemble`` (which raises
         :class:`~botie.errors.RequestTooLargeError` rather than cut anything).
         Passages and documents seen for the first time are pinned only when
-        the request was assembled. ``in_force``: see :meth:`compare`. ``conflicts`` are the
-        disagreements flagged among ``records``: each is a note in the request, as
-        :func:`~botie.context.evidence.build_request` writes it (a conversation drops none).
+        the request was assembled. ``in_force``: see :meth:`compare`.
+        ``answer_allowance`` is used when the conversation sets none;
+        ``conflicts`` are the disagreements flagged among ``records`` (a note each, as in
+        :func:`~botie.context.evidence.build_request`).
         """
         records = tuple(records)
         changes, unseen = self.compare(records, in_force=in_force)
@@ -193,7 +198,7 @@ class Conversation:
             question,
             records,
             ceiling=self.ceiling,
-            answer_allowance=self.answer_allowance,
+            answer_allowance=self.allowance(answer_allowance),
             instructions=self.instructions,
             history=self._history,
             encoding=self.encoding,
@@ -204,6 +209,12 @@ class Conversation:
         for doc, rev in _turn_revisions(records, in_force or {}):
             self._revisions.setdefault(doc, rev)
         return Turn(TurnBranch.ASSEMBLED, ("versions", "assemble"), request, None, (), tuple(unseen))
+
+    def allowance(self, offered: int | None = None) -> int:
+        """The answer allowance a request of this conversation sends: its own, else ``offered``, else 0."""
+        if self.answer_allowance is not None:
+            return self.answer_allowance
+        return offered if offered is not None else 0
 
     def add_turn(self, question: str, answer: str) -> None:
         """Record a finished exchange; later requests include it."""

@@ -29,6 +29,9 @@ _HOMES: dict[str, tuple[str, ...]] = {
     # exercises: check an answer, ask for a hint, predict before running
     "botie.lessons.exercises.catalogue": ("check", "hint"),
     "botie.lessons.ui.predict": ("predict",),
+    # the concept check: the same questions before lesson 00 and after lesson 06
+    "botie.lessons.ui.concepts": ("concept_check",),
+    "botie.lessons.exercises.concept_check": ("show_concepts",),
     # the learner's progress across lessons
     "botie.lessons.learner.progress": ("show_progress",),
     "botie.lessons.learner.reset": ("reset_exercise",),
@@ -47,7 +50,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "scores_table",
     ),
     "botie.lessons.content.capstone": ("run_capstone",),
-    "botie.lessons.content.own_model": ("your_turn",),
+    "botie.lessons.content.own_model": ("overloaded_model", "usage_lines", "your_turn"),
     # the panels and figures
     "botie.lessons.ui": (
         "decision_panel",
@@ -100,6 +103,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         compare_loading as compare_loading,
     )
     from botie.lessons.content.own_model import (
+        overloaded_model as overloaded_model,
+        usage_lines as usage_lines,
         your_turn as your_turn,
     )
     from botie.lessons.content.retrieval import (
@@ -121,6 +126,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         check as check,
         hint as hint,
     )
+    from botie.lessons.exercises.concept_check import (
+        show_concepts as show_concepts,
+    )
     from botie.lessons.learner.progress import (
         show_progress as show_progress,
     )
@@ -137,6 +145,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         routing_panel as routing_panel,
         selection_panel as selection_panel,
         turn_panel as turn_panel,
+    )
+    from botie.lessons.ui.concepts import (
+        concept_check as concept_check,
     )
     from botie.lessons.ui.evidence_figures import (
         alert_figure as alert_figure,

@@ -14,14 +14,18 @@ The stages run in a fixed order:
    a stop: a document changed since this conversation read it);
 7. **answer**: the model's reply (one that is no answer, being malformed,
    refused, cut off, empty or saying the documents do not answer, ends the
-   turn with an outcome of its own and a notice that says which);
+   turn with an outcome of its own and a notice that says which; so does a
+   provider that sent no reply at all, rate-limited, overloaded, timed out
+   and the like, with what its SDK retried: never an exception);
 8. **citations**: the answer gate (:mod:`~botie.turn.gate`): every quote
    verbatim in a document that was sent and about the asked asset, every
    sentence citing a quote that holds its figures, and no disagreement
    noted in the request settled by the answer alone (a failure withholds it);
 9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
-   text, so nothing a document says can choose a tool or an argument;
+   text, so nothing a document says can choose a tool or an argument (if the
+   provider fails here, the answer already checked stands and the trace says
+   nothing was proposed or booked);
 10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
     caller, the allowed assets and the approval from trusted state.
 
@@ -32,8 +36,9 @@ retrieved, not authorised, not current, below the relevance floor, did not
 fit, or the quoted fact is not in the text.
 
 The package holds one job a module: :mod:`~botie.turn.types` (the values), :mod:`~botie.turn.answer`
-(stages 1-8), :mod:`~botie.turn.action` (stages 9-10) and :mod:`~botie.turn.losses` (where evidence went
-missing); :func:`run_turn`, here, puts them together.
+(stages 1-8), :mod:`~botie.turn.action` (stages 9-10), :mod:`~botie.turn.pricing` (what a request costs as
+it is sent: botie's text, or the body a model renders for its provider) and :mod:`~botie.turn.losses` (where
+evidence went missing); :func:`run_turn`, here, puts them together.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from botie.turn.action import action_instructions, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
 from botie.turn.gate import Gate, asked_assets
 from botie.turn.losses import find_losses
+from botie.turn.pricing import Pricing
 from botie.turn.types import (
     ActionRequest,
     Loss,
@@ -101,10 +107,13 @@ def run_turn(
     it, the readable assets the question names (see :func:`botie.turn.gate.asked_assets`). A citation of
     a document about any other asset withholds the answer.
     """
+    if conversation is not None:
+        setup.check_allowance(conversation.allowance(setup.answer_max_tokens), "the conversation's answer allowance")
     records = unique_records(candidates)
-    selection = select_for_turn(question, records, setup, conversation)
+    pricing = Pricing(question, setup, conversation, model)
+    selection = select_for_turn(question, records, setup, conversation, pricing)
     asked = asked_assets(question, setup.allowed_assets, asset)
-    answered = answer_step(question, records, selection, setup, model, conversation, asked)
+    answered = answer_step(question, records, selection, setup, model, conversation, pricing, asked)
     if action is None:
         why = "no action was asked for"
         acted = None
@@ -129,6 +138,7 @@ def run_turn(
         documents_in_action_request=acted.leaked if acted else (),
         gate=answered.gate,
         coverage=_coverage(records, selection, answered.request),
+        action_reply=acted.reply if acted else None,
     )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, whole_number
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest
 from botie.actions.tool import TOOL_NAME
@@ -22,6 +22,7 @@ from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
 from botie.context.register import DocumentRegister
 from botie.context.routing import DocumentCoverage
 from botie.context.tokens import Counter, token_counter
+from botie.errors import BudgetError
 from botie.model import Reply, ToolProposal
 from botie.turn.gate import Gate
 
@@ -77,6 +78,16 @@ class TurnOutcome(ShortName):
     TRUNCATED = "truncated"  # the reply was cut off at the output allowance
     EMPTY = "empty"  # the reply has no text
     NO_ANSWER = "no_answer"  # the model says the documents do not answer this
+    # The provider sent no reply to the answer request (botie.model.Failure says which, and what the SDK retried):
+    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    UNREACHABLE = "unreachable"
+    NOT_AUTHORISED = "not_authorised"
+    UNKNOWN_MODEL = "unknown_model"
+    CONTEXT_TOO_LONG = "context_too_long"
+    REJECTED = "rejected"
 
 
 #: What it means for a needed document to go missing at each stage.
@@ -126,13 +137,20 @@ class Loss(NamedTuple):
     detail: str
 
 
+#: The answer allowance of a turn whose budget is a bare number (a Budget's output reserve is used otherwise).
+DEFAULT_ANSWER_ALLOWANCE = 150
+
+
 @dataclass(frozen=True)
 class TurnSetup:
     """Trusted state for a turn: who asks, when, what they may read, and the limits.
 
     None of this comes from a document or from the model. ``budget`` sizes the
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
-    ``ceiling`` and ``answer_allowance`` are for the assembled request;
+    ``ceiling`` is for the assembled request; ``answer_allowance`` is the
+    ``max_tokens`` both requests send (:attr:`answer_max_tokens`): by default the
+    budget's output reserve (150 with an int budget), and never above it, so the
+    room the budget keeps for the answer is the room the model is given.
     ``tools`` are the tools this turn offers when an action is asked for.
     ``register`` is document control's :class:`~botie.context.register.DocumentRegister`:
     with one, the revision in force on ``observed_on`` is the register's whatever
@@ -149,7 +167,7 @@ class TurnSetup:
     budget: Budget | int
     floor: float = DEFAULT_FLOOR
     ceiling: int = 1200
-    answer_allowance: int = 150
+    answer_allowance: int | None = None
     tools: tuple[str, ...] = (TOOL_NAME,)
     counter: Counter = "cl100k_base"
     register: DocumentRegister | None = None
@@ -157,9 +175,30 @@ class TurnSetup:
     def __post_init__(self) -> None:
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
         token_counter(self.counter)  # an unknown encoding fails here, not at the first count
+        if self.answer_allowance is not None:
+            self.check_allowance(self.answer_allowance)
         # Kept as a tuple, in the order given: the action request lists them for the model.
         object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
         object.__setattr__(self, "tools", tuple(self.tools))
+
+    def check_allowance(self, allowance: int, whose: str = "the answer allowance") -> None:
+        """An allowance above the budget's output reserve is an error naming both: the request would claim
+        room for the answer that the budget never kept (a conversation's own allowance is checked here too)."""
+        whole_number(allowance, field="answer_allowance", what="a whole number of tokens", error=BudgetError)
+        if isinstance(self.budget, Budget) and allowance > self.budget.output_reserve:
+            raise BudgetError(
+                f"{whose} ({allowance:,} tokens, sent as max_tokens) is above the budget's output reserve "
+                f"({self.budget.output_reserve:,}): raise the reserve or lower the allowance",
+                field="answer_allowance",
+            )
+
+    @property
+    def answer_max_tokens(self) -> int:
+        """The ``max_tokens`` every request of this turn sends: the allowance given, else the budget's output
+        reserve (150 with an int budget, which keeps no reserve)."""
+        if self.answer_allowance is not None:
+            return self.answer_allowance
+        return self.budget.output_reserve if isinstance(self.budget, Budget) else DEFAULT_ANSWER_ALLOWANCE
 
     @classmethod
     def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:
@@ -219,6 +258,7 @@ class TurnResult:
     #: Where every candidate's document went: read (a passage of it was sent) or not read, with the tokens the
     #: passages took. It travels with the answer, so the reader can check it against what they attached.
     coverage: DocumentCoverage | None = None
+    action_reply: Reply | None = None  # the reply to the action request (its usage, or why the provider failed)
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:

@@ -196,13 +196,14 @@ def test_approval_keeps_its_own_copy_of_the_payload():
     shown["duration_minutes"] = 45  # mutating the screen's dict afterwards changes nothing
     assert _decide(_with(duration_minutes=45), approval=approval).branch is Branch.NEEDS_APPROVAL
     with pytest.raises(TypeError):
-        approval.payload["duration_minutes"] = 45
+        approval.payload["duration_minutes"] = 45  # type: ignore[index]  # the point: a read-only mapping
 
 
 def test_reuse_returns_the_earlier_receipt():
     stored = StoredRequest.settled(P2, "job-1")
     d = _decide(previous=stored)
     assert d.branch is Branch.REUSE
+    assert stored.receipt is not None
     assert d.receipt is stored.receipt and d.receipt.job_id == "job-1"
     assert d.reason == "r7 already created job-1 with this exact payload: returning job-1 instead of booking again"
     assert d.ok and not d.retryable

@@ -337,7 +337,7 @@ def test_a_busy_store_is_retried_and_then_succeeds():
 
 def test_a_store_that_stays_busy_is_unavailable_after_a_bounded_number_of_attempts(monkeypatch):
     """The pause doubles from ``backoff`` between attempts, and there is none after the last one."""
-    pauses = []
+    pauses: list[float] = []
     monkeypatch.setattr(time, "sleep", pauses.append)
     store = FlakyStore(failures=10**6)
     d = submit(InspectionService(store, attempts=4, backoff=0.5))

@@ -215,7 +215,9 @@ def test_followed_literally_the_last_shortlist_hint_passes():
         kept = [r for r in candidates if r.asset in allowed_assets and in_force(r) and not replaced(r)]
         return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
 
-    assert run("shortlist", shortlist).passed
+    report = run("shortlist", shortlist)
+    assert not isinstance(report, str)
+    assert report.passed
 
 
 def test_settle_conflict_returning_records_instead_of_ids_is_rejected_with_a_plain_message():
@@ -228,6 +230,7 @@ def test_settle_conflict_returning_records_instead_of_ids_is_rejected_with_a_pla
         return ([a, b] if ta > tb else [b, a]), False
 
     report = run("settle_conflict", with_records)
+    assert not isinstance(report, str)
     assert not report.passed and not any(r.passed for r in report.results)
     assert "expected ids, found the record" in report.text() and "record.id" in report.text()
 

@@ -168,6 +168,7 @@ def test_the_panel_settings_the_lesson_lists_reach_their_strategy(count, size, l
     from botie.lessons.ui.routing import routing_panel
 
     panel = routing_panel(count=count, size=size, largest=largest, soft_fraction=fraction)
+    assert panel.plan is not None
     assert str(panel.plan.strategy) == strategy
     assert panel.plan.soft_budget == round(900_000 * fraction)
 
@@ -176,6 +177,7 @@ def test_guard_first_on_the_panel_the_total_is_within_the_select_limit_yet_the_g
     from botie.lessons.ui.routing import routing_panel
 
     plan = routing_panel(count=4, size=20_000, largest=600_000).plan
+    assert plan is not None
     assert plan.total == 660_000 <= plan.select_limit and plan.checks[0].fired
 
 
@@ -435,6 +437,7 @@ def test_lesson_06s_turn_returns_the_coverage_record_with_its_answer(day):
     setup = TurnSetup.from_scenario(s, budget=Budget(900, 200, 150), observed_on=day)
     result = run_turn(s.questions[0].question, s.candidates(0), setup, load_scripted_model())
     documents = {r.id: r.document for r in s.records}
+    assert result.coverage is not None
     assert set(result.coverage.included_ids) == {documents[i] for i in result.context_ids}
     assert (
         result.coverage.documents_in_context + result.coverage.documents_not_read == result.coverage.documents_attached

@@ -107,7 +107,10 @@ def test_the_retry_of_a_booked_r7_is_a_reuse_and_a_changed_r7_a_conflict_that_ke
     longer = {**R7, "duration_minutes": 30}
     changed = service.submit(longer, **ANA, approval=Approval("tech-ana", longer))
     assert (first.branch, again.branch, changed.branch) == (Branch.CREATE, Branch.REUSE, Branch.CONFLICT)
+    assert again.receipt is not None
+    assert first.receipt is not None
     assert again.receipt.job_id == first.receipt.job_id and changed.receipt is None
+    assert first.receipt is not None
     assert [job.job_id for job in service.store.jobs()] == [first.receipt.job_id]
 
 
@@ -116,6 +119,8 @@ def test_request_ids_are_kept_per_caller_for_24_hours_by_default():
     service = InspectionService(MemoryStore(), clock=nine_am)
     ana = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
     bo = service.submit(R7, caller="tech-bo", allowed_assets=["P-2"], approval=Approval("tech-bo", R7))
+    assert ana.receipt is not None
+    assert bo.receipt is not None
     assert ana.branch is bo.branch is Branch.CREATE and ana.receipt.job_id != bo.receipt.job_id
 
 
@@ -137,7 +142,9 @@ def test_when_tech_anas_permission_is_revoked_her_own_r7_is_denied_and_its_store
     # check would hand the receipt back. Checked first, permission denies and nothing stored comes out.
     empty = InspectionService(MemoryStore(), clock=nine_am)
     booked = InspectionService(MemoryStore(), clock=nine_am)
-    job = booked.submit(R7, **ANA, approval=Approval("tech-ana", R7)).receipt.job_id
+    receipt = booked.submit(R7, **ANA, approval=Approval("tech-ana", R7)).receipt
+    assert receipt is not None
+    job = receipt.job_id
     answers = []
     for service in (empty, booked):
         revoked = service.submit(R7, caller="tech-ana", allowed_assets=["P-3"], approval=Approval("tech-ana", R7))
@@ -176,6 +183,25 @@ def test_two_silences_then_one_booking_under_one_request_id():
     run = submit_with_retries(lambda: service.submit(R7, **ANA, approval=Approval("tech-ana", R7)))
     assert [str(d.branch) for d in run.attempts] == ["unavailable", "unavailable", "create"]
     assert len(keys) == 3 and len(set(keys)) == 1 and len(service.store.jobs()) == 1
+
+
+def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
+    """The scheduler books, then its answer is lost: ``unavailable``, with a booking standing downstream."""
+    booked: dict[str, str] = {}
+    answered: list[bool] = []  # whether the first answer was already lost
+
+    def scheduler(order):
+        booked.setdefault(order.idempotency_key, f"ext-{len(booked) + 1}")
+        if len(booked) == 1 and not answered:
+            answered.append(True)
+            raise ConnectionError("the answer was lost")
+        return booked[order.idempotency_key]
+
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler)
+    lost = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert lost.branch is Branch.UNAVAILABLE and lost.receipt is None and len(booked) == 1
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.receipt is not None and len(booked) == 1  # the same key: the booking comes back, not a second
 
 
 @pytest.mark.parametrize(

@@ -192,7 +192,7 @@ def _naive_turn(
     message = question if action is None else f"{question} {action.message}"
     tools = offered_tools(setup) if action is not None else ()
     request = build_request(
-        message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance, tools=tools
+        message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_max_tokens, tools=tools
     )
     reply = model.reply(request)
     proposal = getattr(reply, "proposal", None) if action is not None else None
@@ -330,7 +330,7 @@ def _edited(design: str, s: _Slice) -> list[CaseResult]:
         name = f"{rid} edited ({old} -> {new}) between two turns"
         wants = f"turn 2 stops and names {rid}"
         if design == "botie":
-            conversation = Conversation(ceiling=s.setup.ceiling, answer_allowance=s.setup.answer_allowance)
+            conversation = Conversation(ceiling=s.setup.ceiling, answer_allowance=s.setup.answer_max_tokens)
             first = run_turn(question, before, s.setup, s.careful, conversation=conversation)
             conversation.add_turn(question, first.answer or "")
             second = run_turn(question, after, s.setup, s.careful, conversation=conversation)

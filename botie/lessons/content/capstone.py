@@ -155,7 +155,7 @@ def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSet
         action.message,
         (),
         ceiling=setup.ceiling,
-        answer_allowance=setup.answer_allowance,
+        answer_allowance=setup.answer_max_tokens,
         instructions=action_instructions(setup),
     )
     proposal = model.reply(request.text).proposal
@@ -196,7 +196,7 @@ def capstone_turn(
             question,
             chosen,
             ceiling=setup.ceiling,
-            answer_allowance=setup.answer_allowance,
+            answer_allowance=setup.answer_max_tokens,
             conflicts=conflict_pairs(chosen),
         )
     except RequestTooLargeError:

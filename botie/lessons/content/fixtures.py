@@ -12,16 +12,30 @@ from botie.context.budget import Budget
 from botie.context.records import Record, unique_records
 from botie.context.register import DocumentRegister
 from botie.errors import BotieError, FixtureError, RecordError
+from botie.lessons.tooling.locks import checkout_root
 
-__all__ = ["Scene", "fixture_path", "load_records", "load_register", "load_scene", "registered"]
+__all__ = ["Scene", "fixture_dir", "fixture_path", "load_records", "load_register", "load_scene", "registered"]
 
 _RECORD_FIELDS = frozenset(Record.__dataclass_fields__)
 
 
+#: Where a wheel carries the fixtures: pyproject.toml ships the checkout's fixtures/ as botie/lessons/fixtures/.
+_SHIPPED = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def fixture_dir() -> Path:
+    """``$BOTIE_FIXTURES`` if set; else the fixtures inside an installed wheel; else the checkout's ``fixtures/``."""
+    override = os.environ.get("BOTIE_FIXTURES")
+    if override:
+        return Path(override)
+    root = checkout_root()
+    return root / "fixtures" if root is not None and not _SHIPPED.is_dir() else _SHIPPED
+
+
 def fixture_path(name: str) -> Path:
-    """Where a named fixture lives: ``$BOTIE_FIXTURES`` or the repository's ``fixtures/``."""
-    base = os.environ.get("BOTIE_FIXTURES") or Path(__file__).resolve().parents[3] / "fixtures"
-    path = Path(base) / name
+    """Where a named fixture lives (see :func:`fixture_dir`)."""
+    base = fixture_dir()
+    path = base / name
     if not path.exists():
         raise FileNotFoundError(f"no fixture named {name!r} in {base}")
     return path

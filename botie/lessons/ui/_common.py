@@ -78,6 +78,10 @@ STYLES: dict[str, tuple[str, str]] = {
     "not written yet": (_NONE, "…"),
     "raised": (_BAD, "✗"),
     "not asked": (_NONE, "–"),
+    # the concept check (lessons 00 and 06)
+    "right": (_GOOD, "✓"),
+    "missed": (_BAD, "✗"),
+    "not answered": (_NONE, "–"),
 }
 _UNKNOWN = ("#333333", "•")
 

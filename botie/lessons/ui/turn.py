@@ -36,6 +36,21 @@ _OUTCOME_WORD = {
     "truncated": "failed",
     "empty": "failed",
     "no_answer": "refuse",
+    # The provider sent no reply: the turn did not fail on its own rules, but there is no answer to show.
+    **dict.fromkeys(
+        (
+            "rate_limited",
+            "overloaded",
+            "server_error",
+            "timeout",
+            "unreachable",
+            "not_authorised",
+            "unknown_model",
+            "context_too_long",
+            "rejected",
+        ),
+        "failed",
+    ),
 }
 _STATUS_WORD = {"passed": "passed", "failed": "failed", "skipped": "not_reached"}
 

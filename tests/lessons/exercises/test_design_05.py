@@ -117,6 +117,7 @@ WRONG_FOR_CHECKS = {
 @pytest.mark.parametrize("label", sorted(VALID))
 def test_a_valid_design_passes(label):
     report = run("next_request", VALID[label])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.PASSED, report.text()
 
 
@@ -134,6 +135,7 @@ def test_the_valid_designs_really_differ():
 @pytest.mark.parametrize("invariant", INVARIANTS)
 def test_a_design_breaking_one_invariant_is_rejected_naming_it(invariant):
     report = run("next_request", WRONG[invariant])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     failed = [r for r in report.results if not r.passed]
     assert failed
@@ -145,6 +147,7 @@ def test_a_design_breaking_one_invariant_is_rejected_naming_it(invariant):
 
 def test_a_fresh_request_id_after_a_lost_answer_is_shown_booking_a_second_job():
     report = run("next_request", _fresh_request_id)
+    assert not isinstance(report, str)
     lost = next(r for r in report.results if r.case.label == "r7: the answer was lost, attempt 1")
     assert "'r7-2' instead of 'r7'" in lost.message
     assert "the jobs are now ['job-1', 'job-2']" in lost.message
@@ -152,12 +155,14 @@ def test_a_fresh_request_id_after_a_lost_answer_is_shown_booking_a_second_job():
 
 def test_a_changed_duration_names_the_field_and_the_approved_payload():
     report = run("next_request", _shorter_visit)
+    assert not isinstance(report, str)
     first = next(r for r in report.results if not r.passed)
     assert "you changed duration_minutes" in first.message and "'duration_minutes': 20" in first.message
 
 
 def test_a_bool_or_a_string_is_not_a_request():
     report = run("next_request", lambda proposal, result, attempts: result is None or result["retryable"])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert any("expected the arguments to send (a dict) or None to stop" in r.message for r in report.results)
 
@@ -166,7 +171,9 @@ def test_the_stub_is_not_yet():
     def stub(proposal, result, attempts):
         raise NotImplementedError
 
-    assert run("next_request", stub).verdict is Verdict.NOT_YET
+    report = run("next_request", stub)
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.NOT_YET
 
 
 def test_the_situations_are_the_real_services_results():

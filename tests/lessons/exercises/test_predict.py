@@ -135,4 +135,4 @@ def test_key_a_planted_booking_leaves_the_tool_call_unchanged():
 
 def test_questions_are_immutable_values():
     with pytest.raises((AttributeError, TypeError, dataclasses.FrozenInstanceError)):
-        QUESTIONS["floor-0-11"].answer = 0
+        QUESTIONS["floor-0-11"].answer = 0  # type: ignore[misc]  # the point: a frozen field cannot be set

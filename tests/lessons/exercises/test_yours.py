@@ -148,9 +148,12 @@ def test_approval_checked_before_permission_differs_on_an_unapproved_asset_the_c
 
 def test_an_invalid_proposal_is_not_asked_of_choose_branch():
     calls = []
-    result = compare_branch(
-        lambda *a, **k: calls.append(a) or "create", {**P2, "duration_minutes": 0}, approval=None, previous=None, **ANA
-    )
+
+    def choose_branch(*a, **k):
+        calls.append(a)
+        return "create"
+
+    result = compare_branch(choose_branch, {**P2, "duration_minutes": 0}, approval=None, previous=None, **ANA)
     assert result.agreement is Agreement.NOT_ASKED and result.reference == "invalid"
     assert calls == []
 

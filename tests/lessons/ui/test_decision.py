@@ -196,7 +196,12 @@ def test_choose_branch_is_shown_beside_decide_and_rerun_on_every_change():
 
 def test_an_invalid_proposal_does_not_reach_choose_branch(panel):
     calls = []
-    panel = decision_panel(yours=lambda proposal, **kwargs: calls.append(proposal) or "create")
+
+    def yours(proposal, **kwargs):
+        calls.append(proposal)
+        return "create"
+
+    panel = decision_panel(yours=yours)
     panel.duration.value = 0
     assert len(calls) == 1
     assert "not asked. The proposal is invalid" in panel.yours_text()

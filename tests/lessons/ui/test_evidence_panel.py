@@ -199,6 +199,7 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
 def test_start_values_set_the_controls():
     p = evidence_panel(sent=["man-p2-r4-s3.2", "tkt-5702"], escaped=False, model_kind="gullible")
     assert [r.id for r in p.sent] == ["man-p2-r4-s3.2", "tkt-5702"] and not p.escaped.value
+    assert p.view is not None
     assert p.view.model == "gullible" and p.view.closed_by == ("tkt-5702",)
 
 
