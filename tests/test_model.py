@@ -21,7 +21,7 @@ class EchoModel:
         self.seen.append(request)
         if request.kind == "answer":
             first = request.documents[0]
-            return Reply("25 N·m", ({"id": first.id, "quote": first.text},))
+            return Reply("25 N·m [1].", ({"id": first.id, "quote": first.text},))
         return Reply(
             "",
             (),
@@ -36,7 +36,7 @@ def test_a_model_of_our_own_answers_and_its_citation_is_checked():
     setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
     model = EchoModel()
     result = run_turn("What torque for the seal?", [DOC], setup, model)
-    assert str(result.outcome) == "answered" and result.answer == "25 N·m"
+    assert str(result.outcome) == "answered" and result.answer == "25 N·m [1]."
     assert result.context_ids == ("m-1",) and len(model.seen) == 1
 
 
@@ -62,7 +62,7 @@ class NoIdModel:
     """Cites a quote but forgets the id, and once offers a bare string as a citation: the model's mistakes."""
 
     def reply(self, request) -> Reply:
-        return Reply("25 N·m", ({"quote": "Torque the seal bolts"}, "m-1", {"id": "m-1", "quote": "25 N·m"}))
+        return Reply("25 N·m [3].", ({"quote": "Torque the seal bolts"}, "m-1", {"id": "m-1", "quote": "25 N·m"}))
 
 
 def test_a_citation_without_an_id_withholds_the_answer_instead_of_raising():

@@ -320,7 +320,7 @@ DRAFT = _doc("draft", effective="2026-09-01")  # not in force on the observation
 FAINT = _doc("faint", score=0.2)  # below the 0.35 floor
 WORLD = [SEAL, GLAND, VENDOR, DRAFT, FAINT]
 BOOK = ToolProposal("propose_inspection", PAYLOAD)
-CITES_SEAL = Reply("25 N·m", ({"id": "seal", "quote": "Torque the seal bolts to 25 N·m."},))
+CITES_SEAL = Reply("25 N·m [1].", ({"id": "seal", "quote": "Torque the seal bolts to 25 N·m."},))
 
 
 class Desk:
@@ -360,7 +360,13 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
     assert r.stages[5] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
     assert _rows(r.stages[6:]) == [
         ("answer", "passed", ("seal",), "1 citation"),
-        ("citations", "passed", ("seal", "gland"), "1 quote checked: each is verbatim in a document that was sent"),
+        (
+            "citations",
+            "passed",
+            ("seal", "gland"),
+            "1 quote checked: each is verbatim in a document that was sent (no asset named); "
+            "each of 1 sentence cites a quote holding its figures",
+        ),
         (
             "proposal",
             "passed",
@@ -373,7 +379,7 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
     assert r.citations is not None
     assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == (
         "What torque?",
-        "25 N·m",
+        "25 N·m [1].",
         ("seal", "gland"),
         True,
     )
@@ -488,7 +494,7 @@ def test_a_proposal_that_fails_still_shows_the_request_sent_what_came_back_and_a
 
 def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
     misread = Reply(
-        "18 N·m",
+        "18 N·m [1].",
         ({"id": "seal", "quote": "18 N·m"}, {"id": "vendor", "quote": "x"}),
         BOOK,
         obeyed=("skip-approval", "book-60"),
@@ -514,9 +520,12 @@ def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
 
 
 def test_two_verified_quotes_are_counted_in_the_plural():
-    both = Reply("25 N·m, then check", ({"id": "seal", "quote": "25 N·m"}, {"id": "gland", "quote": "leaks"}))
+    both = Reply("25 N·m, then check [1][2].", ({"id": "seal", "quote": "25 N·m"}, {"id": "gland", "quote": "leaks"}))
     r = run_turn("What torque?", WORLD, _setup(), Desk(both))
-    assert r.stage(Stage.CITATIONS).detail == "2 quotes checked: each is verbatim in a document that was sent"
+    assert r.stage(Stage.CITATIONS).detail == (
+        "2 quotes checked: each is verbatim in a document that was sent (no asset named); "
+        "each of 1 sentence cites a quote holding its figures"
+    )
 
 
 def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
@@ -799,7 +808,7 @@ def test_four_failures_that_once_shared_one_notice_now_say_which():
 
 
 def test_an_answer_that_cites_something_is_checked_even_if_it_mentions_what_the_documents_do_not_say():
-    hedged = Reply("25 N·m. The documents do not say how often.", CITES_SEAL.citations)
+    hedged = Reply("25 N·m [1]. The documents do not say how often [1].", CITES_SEAL.citations)
     r = run_turn("What torque?", WORLD, _setup(), Desk(answer=hedged))
     assert r.outcome is TurnOutcome.ANSWERED
 

@@ -16,7 +16,7 @@ data) can be bad input.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -24,7 +24,16 @@ from botie._enum import ShortName
 from botie.context.evidence import parse_evidence
 from botie.errors import CitationError
 
-__all__ = ["CitationCheck", "CitationFailure", "CitationProblem", "ClaimCheck", "check_claims", "verify_citations"]
+__all__ = [
+    "CitationCheck",
+    "CitationFailure",
+    "CitationProblem",
+    "ClaimCheck",
+    "check_claims",
+    "cited_by_sentence",
+    "unsupported_sentences",
+    "verify_citations",
+]
 
 
 class CitationProblem(ShortName):
@@ -35,6 +44,7 @@ class CitationProblem(ShortName):
     NOT_VERBATIM = "not_verbatim"  # what it states is in that document, but not in those exact words
     FACT_NOT_IN_TEXT = "fact_not_in_text"  # what it states is not in that document at all
     NO_CITATIONS = "no_citations"  # the answer cites nothing at all
+    WRONG_ASSET = "wrong_asset"  # verbatim, but in a document about another asset than the one asked about
 
 
 class CitationFailure(NamedTuple):
@@ -71,6 +81,15 @@ class CitationCheck:
         lines = [f"withhold: {len(self.failures)} citation problem(s)"]
         lines += [f"  {'-' if f.position is None else f.position}: {f.problem}: {f.reason}" for f in self.failures]
         return "\n".join(lines)
+
+
+def _context_assets(context: Any) -> dict[str, str | None]:
+    """The asset each document of the context is about (None where the context does not say: a mapping)."""
+    if isinstance(context, str):
+        return {d.id: d.asset for d in parse_evidence(context)}
+    if isinstance(context, Mapping):
+        return dict.fromkeys(context)
+    return {doc.id: getattr(doc, "asset", None) for doc in context}
 
 
 def _context_texts(context: Any) -> dict[str, str]:
@@ -153,15 +172,42 @@ def _missing_fact(quote: str, text: str) -> str | None:
     return next((repr(w[:50]) for w in _WORD.findall(quote) if w.casefold() not in words), None)
 
 
-def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False) -> CitationCheck:
+def _about(asset: str | Iterable[str] | None) -> frozenset[str] | None:
+    """The asked asset(s) as a set, or None when no asset was asked about (then any asset passes)."""
+    if asset is None:
+        return None
+    assets = frozenset((asset,) if isinstance(asset, str) else asset)
+    if not assets or not all(isinstance(a, str) and a for a in assets):
+        raise CitationError(f"asset must be a non-empty str or a set of them, got {asset!r:.60}", field="asset")
+    return assets
+
+
+def _wrong_asset(position: int, cid: str, about: frozenset[str], assets: Mapping[str, str | None]) -> CitationFailure:
+    asked = " or ".join(sorted(about))
+    what = f"is about {assets[cid]}" if assets[cid] is not None else "does not say which asset it is about"
+    why = f"{cid} {what}, not {asked}, the asset asked about: a passage about another pump answers nothing here"
+    return CitationFailure(position, cid, CitationProblem.WRONG_ASSET, why)
+
+
+def verify_citations(
+    citations: Any, context: Any, *, allow_empty: bool = False, asset: str | Iterable[str] | None = None
+) -> CitationCheck:
     """Verify each ``{"id": ..., "quote": ...}`` against the documents that entered the context.
 
     A citation fails when it is malformed, when its id was not in the
     context (even if the id exists somewhere else: it was not what the model
-    read), or when its quote is not an exact substring of that document. An
-    answer with no citations fails too, unless ``allow_empty``. ``ok`` is true
-    only when nothing failed; otherwise the answer should be withheld.
+    read), or when its quote is not an exact substring of that document. With
+    ``asset`` (the asset, or assets, the question is about), a verbatim quote
+    from a document about another asset fails too (seed 000: a citation must
+    refer to the right asset); so does one from a context that does not say
+    what its documents are about (a mapping of id to text). An answer with no
+    citations fails too, unless ``allow_empty``. ``ok`` is true only when
+    nothing failed; otherwise the answer should be withheld.
     """
+    about = _about(asset)
+    if about is not None and not isinstance(context, (str, Mapping)):
+        context = list(context)
+    assets = _context_assets(context) if about is not None else {}
     texts = _context_texts(context)
     ids = tuple(texts)
     if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
@@ -176,6 +222,8 @@ def verify_citations(citations: Any, context: Any, *, allow_empty: bool = False)
     verified: list[tuple[str, str]] = []
     for position, citation in enumerate(citations):
         result = _check_one(position, citation, texts)
+        if about is not None and not isinstance(result, CitationFailure) and assets[result[0]] not in about:
+            result = _wrong_asset(position, result[0], about, assets)
         if isinstance(result, CitationFailure):
             failures.append(result)
         else:
@@ -219,6 +267,26 @@ def _sentences(answer: str) -> tuple[str, ...]:
     return tuple(s.strip() for s in out if s.strip())
 
 
+# A figure a sentence states: a number not glued to a name ("P-2", "M12" and the "03" of a date name things).
+_STATED_FIGURE = re.compile(r"(?<![\w-])\d+(?:[.,]\d+)*")
+
+
+def _unsupported_figure(sentence: str, citations: Sequence[Any]) -> str | None:
+    """The first figure ``sentence`` states that none of the quotes it cites contains, or None.
+
+    The check :func:`_missing_fact` makes of a quote against its document, made of a sentence against
+    its quotes (seed 002: a citation must support the sentence it is attached to): in a maintenance
+    answer the facts are figures, so a sentence citing a torque quote cannot carry a booking's minutes.
+    """
+    quotes = []
+    for n in _MARKER.findall(sentence):
+        cited = citations[int(n) - 1] if 1 <= int(n) <= len(citations) else None
+        if isinstance(cited, Mapping) and isinstance(cited.get("quote"), str):
+            quotes.append(cited["quote"])
+    present = {f for q in quotes for f in _FIGURE.findall(q)}
+    return next((f for f in _STATED_FIGURE.findall(_MARKER.sub("", sentence)) if f not in present), None)
+
+
 @dataclass(frozen=True)
 class ClaimCheck:
     """Which sentences of an answer rest on a citation. Any uncited sentence withholds the answer.
@@ -258,11 +326,48 @@ def check_claims(answer: str, citations: Any) -> ClaimCheck:
     """
     if not isinstance(answer, str):
         raise CitationError(f"an answer is text, got {type(answer).__name__}", field="answer")
-    count = (
-        0
-        if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable)
-        else len(list(citations))
-    )
+    count = len(_listed(citations))
     sentences = _sentences(answer)
     uncited = tuple(s for s in sentences if not any(1 <= int(n) <= count for n in _MARKER.findall(s)))
     return ClaimCheck(bool(sentences) and not uncited, sentences, uncited)
+
+
+def unsupported_sentences(answer: str, citations: Any) -> tuple[tuple[str, str], ...]:
+    """Each cited sentence of ``answer`` stating a figure that none of the quotes it cites holds, with that figure.
+
+    :func:`check_claims` asks whether a sentence points at a quote at all; this asks whether what it points
+    at supports it (seed 002: a citation must support the sentence it is attached to). A sentence with no
+    marker is :func:`check_claims`' to flag and is not repeated here.
+    """
+    listed = _listed(citations)
+    out = []
+    for sentence in _sentences(answer) if isinstance(answer, str) else ():
+        if any(1 <= int(n) <= len(listed) for n in _MARKER.findall(sentence)):
+            figure = _unsupported_figure(sentence, listed)
+            if figure is not None:
+                out.append((sentence, figure))
+    return tuple(out)
+
+
+def _listed(citations: Any) -> Sequence[Any]:
+    """The citations as a list a marker can index (anything that is not a list of them cites nothing)."""
+    if isinstance(citations, (str, bytes, Mapping)) or not isinstance(citations, Iterable):
+        return ()
+    return list(citations)
+
+
+def cited_by_sentence(answer: str, citations: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each sentence of ``answer`` (split as :func:`check_claims` splits it) with the document ids its markers cite."""
+    if not isinstance(answer, str):
+        raise CitationError(f"an answer is text, got {type(answer).__name__}", field="answer")
+    listed = _listed(citations)
+    out = []
+    for sentence in _sentences(answer):
+        ids: list[str] = []
+        for n in _MARKER.findall(sentence):
+            cited = listed[int(n) - 1] if 1 <= int(n) <= len(listed) else None
+            cid = cited.get("id") if isinstance(cited, Mapping) else None
+            if isinstance(cid, str) and cid not in ids:
+                ids.append(cid)
+        out.append((sentence, tuple(ids)))
+    return tuple(out)

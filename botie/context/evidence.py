@@ -221,6 +221,7 @@ class EvidenceDocument(NamedTuple):
     version: str
     text: str
     trust: str | None = None
+    asset: str | None = None  # the asset the passage is about (in a request's documents; the tag does not carry it)
 
 
 _OPEN = re.compile(r'<document id="([^"<>]*)" version="([^"<>]*)"(?: trust="([^"<>]*)")?>\n')
@@ -453,7 +454,7 @@ def build_request(
     region = render_evidence(records, conflicts=conflicts)
     text = request_text(instructions, region, messages, question, tools)
     tokens = count_tokens(text, encoding)
-    documents = tuple(EvidenceDocument(r.id, document_version(r), r.text, r.trust) for r in records)
+    documents = tuple(EvidenceDocument(r.id, document_version(r), r.text, r.trust, r.asset) for r in records)
     ids = tuple(r.id for r in records)
     threshold = alert_threshold(ceiling, alert_fraction)
     request = ModelRequest(text, tokens, answer_allowance, ceiling, ids, region, alert_fraction, threshold)

@@ -17,8 +17,10 @@ The stages run in a fixed order:
    turn with an outcome of its own and a notice that says which; so does a
    provider that sent no reply at all, rate-limited, overloaded, timed out
    and the like, with what its SDK retried: never an exception);
-8. **citations**: every quote checked against the documents that were sent
-   (a failure withholds the answer);
+8. **citations**: the answer gate (:mod:`~botie.turn.gate`): every quote
+   verbatim in a document that was sent and about the asked asset, every
+   sentence citing a quote that holds its figures, and no disagreement
+   noted in the request settled by the answer alone (a failure withholds it);
 9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
    text, so nothing a document says can choose a tool or an argument (if the
@@ -51,6 +53,7 @@ from botie.context.routing import DocumentCoverage, passage_coverage, source_doc
 from botie.model import Model
 from botie.turn.action import action_instructions, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
+from botie.turn.gate import Gate, asked_assets
 from botie.turn.losses import find_losses
 from botie.turn.pricing import Pricing
 from botie.turn.types import (
@@ -67,6 +70,7 @@ from botie.turn.types import (
 
 __all__ = [
     "ActionRequest",
+    "Gate",
     "Loss",
     "Stage",
     "StageResult",
@@ -89,6 +93,7 @@ def run_turn(
     action: ActionRequest | None = None,
     needed: Iterable[str] = (),
     conversation: Conversation | None = None,
+    asset: str | Iterable[str] | None = None,
 ) -> TurnResult:
     """Run one turn (see the module docstring) and return every stage's result.
 
@@ -97,14 +102,18 @@ def run_turn(
     fixture's ``answered_by``); it is used only to say where they went
     missing, never to decide anything. With a ``conversation``, the request
     is assembled by :meth:`Conversation.ask`, so document versions are pinned
-    across turns (the conversation's own ceiling then applies).
+    across turns (the conversation's own ceiling then applies); every conflict note is sent either way.
+    ``asset`` is the asset (or assets) the question is about, from trusted application state; without
+    it, the readable assets the question names (see :func:`botie.turn.gate.asked_assets`). A citation of
+    a document about any other asset withholds the answer.
     """
     if conversation is not None:
         setup.check_allowance(conversation.allowance(setup.answer_max_tokens), "the conversation's answer allowance")
     records = unique_records(candidates)
     pricing = Pricing(question, setup, conversation, model)
     selection = select_for_turn(question, records, setup, conversation, pricing)
-    answered = answer_step(question, records, selection, setup, model, conversation, pricing)
+    asked = asked_assets(question, setup.allowed_assets, asset)
+    answered = answer_step(question, records, selection, setup, model, conversation, pricing, asked)
     if action is None:
         why = "no action was asked for"
         acted = None
@@ -127,6 +136,7 @@ def run_turn(
         losses=find_losses(needed, records, selection, answered.request, answered.check),
         notice=answered.notice,
         documents_in_action_request=acted.leaked if acted else (),
+        gate=answered.gate,
         coverage=_coverage(records, selection, answered.request),
         action_reply=acted.reply if acted else None,
     )

@@ -1,5 +1,5 @@
 """The answer step of a turn (stages 1-8): select the evidence, build and count the request, ask the model,
-check its citations.
+run the answer gate (:mod:`botie.turn.gate`: quotes, sentences, sides).
 
 Selection charges every candidate as it would be sent (its element, tags included, and the conflict notes
 it pays for), so a selection that fits gives a request that fits. A reply that is no answer ends the step
@@ -14,17 +14,19 @@ from typing import Any, NamedTuple
 
 from botie._checks import as_date
 from botie.context.budget import Budget
-from botie.context.citations import CitationCheck, verify_citations
+from botie.context.citations import CitationCheck
 from botie.context.conversation import Conversation
 from botie.context.evidence import (
     ModelRequest,
     build_request,
+    conflict_pairs,
 )
 from botie.context.provenance import EvidenceSelection, authority, select_evidence
 from botie.context.records import Record
 from botie.context.selection import permitted_only
 from botie.errors import RequestTooLargeError
 from botie.model import Fault, Model, Reply, ToolProposal, reply_fault
+from botie.turn.gate import Gate, answer_gate
 from botie.turn.pricing import Pricing
 from botie.turn.types import STAGE_OF_CHECK, Stage, StageResult, StageStatus, TurnOutcome, TurnSetup, plural, skipped
 
@@ -128,6 +130,7 @@ class Answered(NamedTuple):
     check: CitationCheck | None = None
     dropped: ToolProposal | None = None
     notice: str | None = None
+    gate: Gate | None = None
 
 
 def answer_step(
@@ -138,6 +141,7 @@ def answer_step(
     model: Model,
     conversation: Conversation | None,
     pricing: Pricing | None = None,
+    asked: frozenset[str] | None = None,
 ) -> Answered:
     if selection.refused:
         why = "not run: refused before any model was called"
@@ -147,10 +151,10 @@ def answer_step(
     # The last gate, at the boundary: whatever chose these records, none the caller may not read is sent
     # (it raises, naming the record and not its text, before the request or any trace is built).
     sending = permitted_only([by_id[i] for i in selection.selected_ids], setup.allowed_assets)
-    # Every disagreement flagged between two documents that are sent goes into the request, as a note.
-    flagged = tuple(c for c in selection.conflicts if c.in_context)
     pricing = pricing if pricing is not None else Pricing(question, setup, conversation, model)
-    outcome, request, notice, stage = _assemble(question, list(sending), flagged, setup, conversation)
+    outcome, request, notice, stage = _assemble(
+        question, list(sending), _notes_for(selection, sending), setup, conversation
+    )
     if request is not None:
         outcome, request, notice, stage = _measured(pricing.measure(request, model), setup, model, stage)
     if request is None:
@@ -160,28 +164,44 @@ def answer_step(
     fault = reply_fault(reply, request.answer_allowance)
     if fault is not None:
         return _faulted(stage, request, reply, fault)
-    return _checked(stage, request, reply)
+    return _checked(stage, request, reply, answer_gate(reply, request, sending, asked))
 
 
-def _checked(stage: StageResult, request: ModelRequest, reply: Reply) -> Answered:
-    """Stage 8: the answer is released only when every quote is verbatim in a document that was sent."""
-    check = verify_citations(reply.citations, request.evidence)
-    if check.ok:
-        why = f"{plural(len(check.verified), 'quote')} checked: each is verbatim in a document that was sent"
-        cited = StageResult(Stage.CITATIONS, StageStatus.PASSED, check.context_ids, why)
+def _notes_for(selection: EvidenceSelection, sending: Sequence[Record]) -> tuple[tuple[str, str], ...]:
+    """Every disagreement between two documents that are sent, as a note: the pairs the selection flagged
+    (a copy standing in for an original carries the original's) and, at the boundary, every pair ingestion
+    marked among the documents themselves, however each entered the pack."""
+    pairs = [tuple(sorted(c.ids)) for c in selection.conflicts if c.in_context]
+    pairs += [p for p in conflict_pairs(sending) if p not in pairs]
+    return tuple((a, b) for a, b in pairs)
+
+
+def _passed_detail(gate: Gate) -> str:
+    """What the gate checked, in the order it checked it."""
+    quotes = f"{plural(len(gate.quotes.verified), 'quote')} checked: each is verbatim in a document that was sent"
+    about = f"about {' or '.join(sorted(gate.asked))}, the asset asked about" if gate.asked else "no asset named"
+    sentences = f"each of {plural(len(gate.claims.sentences), 'sentence')} cites a quote holding its figures"
+    return f"{quotes} ({about}); {sentences}"
+
+
+def _checked(stage: StageResult, request: ModelRequest, reply: Reply, gate: Gate) -> Answered:
+    """Stage 8: the answer is released only when the gate passes (quotes, sentences and sides)."""
+    if gate.ok:
+        cited = StageResult(Stage.CITATIONS, StageStatus.PASSED, gate.quotes.context_ids, _passed_detail(gate))
         outcome, notice = TurnOutcome.ANSWERED, None
     else:
-        notice = "answer withheld: " + "; ".join(f.reason for f in check.failures)
-        cited = StageResult(Stage.CITATIONS, StageStatus.FAILED, check.context_ids, notice)
+        notice = "answer withheld: " + "; ".join(gate.reasons())
+        cited = StageResult(Stage.CITATIONS, StageStatus.FAILED, gate.quotes.context_ids, notice)
         outcome = TurnOutcome.WITHHELD
     return Answered(
         outcome=outcome,
         stages=[stage, _answer_stage(reply), cited],
         request=request,
         reply=reply,
-        check=check,
+        check=gate.quotes,
         dropped=reply.proposal,
         notice=notice,
+        gate=gate,
     )
 
 

@@ -18,11 +18,9 @@ __all__ = ["find_losses"]
 
 
 def _citation_loss(rid: str, failure: CitationFailure) -> Loss:
-    """A paraphrased quote is not a missing fact: the trace names which of the two failed."""
-    paraphrase = failure.problem is CitationProblem.NOT_VERBATIM
-    return Loss(
-        rid, Stage.CITATIONS, "quote not verbatim" if paraphrase else LOSS_KIND[Stage.CITATIONS], failure.reason
-    )
+    """A paraphrased quote, or one about another asset, is not a missing fact: the trace names which failed."""
+    kinds = {CitationProblem.NOT_VERBATIM: "quote not verbatim", CitationProblem.WRONG_ASSET: "about another asset"}
+    return Loss(rid, Stage.CITATIONS, kinds.get(failure.problem, LOSS_KIND[Stage.CITATIONS]), failure.reason)
 
 
 def find_losses(

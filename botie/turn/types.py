@@ -25,6 +25,7 @@ from botie.context.routing import DocumentCoverage
 from botie.context.tokens import Counter, token_counter
 from botie.errors import BudgetError
 from botie.model import Reply, ToolProposal
+from botie.turn.gate import Gate
 
 __all__ = [
     "DOCUMENT_STAGES",
@@ -279,6 +280,7 @@ class TurnResult:
     losses: tuple[Loss, ...]
     notice: str | None  # what the technician is told instead of an answer, if anything
     documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+    gate: Gate | None = None  # the answer gate's verdict (quotes, sentences, sides), when an answer was checked
     #: Where every candidate's document went: read (a passage of it was sent) or not read, with the tokens the
     #: passages took. It travels with the answer, so the reader can check it against what they attached.
     coverage: DocumentCoverage | None = None

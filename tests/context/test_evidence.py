@@ -389,7 +389,7 @@ def test_the_request_carries_its_parts_as_data_beside_the_text():
         kind="action",
     )
     assert request.instructions == "Be brief." and request.question == "And for M12?"
-    assert request.documents == (("m-1", "rev 4", "Torque: 18 N·m & no more.", "approved"),)  # unescaped text
+    assert request.documents == (("m-1", "rev 4", "Torque: 18 N·m & no more.", "approved", "P-2"),)  # unescaped text
     assert request.history == (
         Message("user", "What torque?"),
         Message("assistant", "18 N·m"),

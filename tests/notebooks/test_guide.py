@@ -461,8 +461,8 @@ def test_the_capstone_lines_the_guide_quotes_are_the_ones_it_prints(tmp_path, mo
     fresh = run_capstone()
     assert "choose_evidence: lesson 01's check has not passed yet, so the capstone uses the reference" in fresh.whose()
     assert '"lesson 01\'s check has not passed yet, so the capstone uses the reference"' in text
-    assert fresh.score("injected instructions") == (4, 5)
-    assert "`injected instructions` 4/5" in text
+    assert fresh.score("injected instructions") == (5, 5)
+    assert "`injected instructions` 5/5" in text
     assert kept.keep_function("choose_evidence", _kept_choose_evidence, "01")
     assert "choose_evidence: yours, kept when lesson 01's check passed" in run_capstone().whose()
     assert '"yours, kept when lesson 01\'s check passed"' in text

@@ -101,8 +101,8 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
     scenario, model = load_evidence_scenario(), load_scripted_model()
     torque = scenario.questions[0]
     plain = AnswerScript(
-        "Tighten the P-2 gland nuts evenly, in a cross pattern, to 18 N·m, and never above 20 N·m.",
-        (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m"),),
+        "Tighten the P-2 gland nuts evenly, in a cross pattern, to 18 N·m, and never above 20 N·m [1].",
+        (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m, and never above 20 N·m"),),
     )
     candidates = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
     setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=BUDGET)

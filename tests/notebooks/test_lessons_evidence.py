@@ -75,7 +75,7 @@ SEED_EXAMPLES = {
         "lost at relevant   (below the relevance floor)",
         "lost at citations  (quote not verbatim)",
         "1.6x the ceiling             3      3/3      0/3",
-        "injected instructions        5      4/5      0/5",
+        "injected instructions        5      5/5      0/5",
     ],
 }
 

@@ -14,7 +14,8 @@ be sent at all (not retrieved, not permitted, not in force, incomplete), the
 lower one stays out as ``contradicted``, naming it, unless the caller may not
 read it: then the reason says only that such a source exists. A rival below the relevance
 floor does not count: retrieval judged it beside this question, so the fact the
-two disagree on is not one the question needs. A rival
+two disagree on is not one the question needs (but if it travels along as a
+dependency, the pair is listed all the same, so the request notes it). A rival
 revision not in force is answered by its document's revision in force, when
 the lower one disagrees with that one too. A copy standing in for an original
 carries the original's disagreements. Every conflict met is listed.
@@ -123,7 +124,27 @@ def units(
         claimed.update(m.id for m in members)
         dependencies = tuple(m.id for m in members if m.id != r.id and m not in partners)
         units.append(Unit(r, tuple(members), dependencies, tuple(p.id for p in partners), tuple(x for _, x in found)))
+    _company_conflicts(units, by_id, usable, marks, conflicts)
     return units, list(conflicts.values()), decided
+
+
+def _company_conflicts(
+    units: list[Unit],
+    by_id: Mapping[str, Record],
+    usable: Mapping[str, str],
+    marks: Mapping[str, list[str]],
+    conflicts: dict[frozenset[str], Conflict],
+) -> None:
+    """Add the disagreements between members that the rival search never met: a dependency below the floor
+    travels along, and a post marked against it may be sent beside it. Every pair that can go in together is
+    listed, so the request notes it and the budget pays for the note (members do not depend on the budget)."""
+    members = [m.id for u in units for m in u.members]
+    for rid in members:
+        for other in _resolved(rid, marks, usable):
+            pair = frozenset((rid, other))
+            if other in members and pair not in conflicts:
+                x, y = by_id[rid], by_id[other]  # never kept together: the selector did not pair them
+                conflicts[pair] = Conflict((rid, other), (trust_of(x), trust_of(y)), False, False, company=True)
 
 
 def _travels_with(x: Record, other: Record) -> bool:

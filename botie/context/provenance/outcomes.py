@@ -65,8 +65,9 @@ class EvidenceOutcome(NamedTuple):
 class Conflict:
     """Two eligible sources that ingestion marked as disagreeing: every one met is listed, none is silent.
 
-    Both sides are always eligible (permitted, in force, distinct, above the floor), so a conflict never
-    names a source the caller may not read; such a rival appears, unnamed, only in the other side's reason.
+    Both sides are permitted, in force and distinct (above the floor, or brought along as a dependency), so a
+    conflict never names a source the caller may not read; such a rival appears, unnamed, only in the other
+    side's reason.
 
     ``kept_together`` is true for two high-authority sources, or two of one
     tier: the selector sends both or neither, and never picks a winner.
@@ -79,10 +80,17 @@ class Conflict:
     kept_together: bool
     in_context: bool
     sent: tuple[str, ...] = ()  # which of the two entered the context (both when in_context)
+    company: bool = False  # met only because one side travels as another record's dependency: never paired
 
     def explain(self) -> str:
         a, b = self.ids
         ta, tb = self.tiers
+        if self.company:
+            pair = f"{a} ({ta}) and {b} ({tb}) disagree, one of them brought along as a dependency"
+            if self.in_context:
+                return f"{pair}: both are in the context, noted, and the answer must present both sides"
+            where = f"only {self.sent[0]} is" if self.sent else "neither is"
+            return f"{pair}: {where} in the context, so the request holds no disagreement to note"
         if self.kept_together:
             pair = f"{a} ({ta}) and {b} ({tb}) disagree"
             if self.in_context:

@@ -29,8 +29,7 @@ from typing import Any, NamedTuple
 from botie.actions.decision import Approval, StoredRequest, decide
 from botie.actions.tool import TOOL_NAME, validate_inspection
 from botie.context.budget import Budget
-from botie.context.citations import verify_citations
-from botie.context.evidence import build_request
+from botie.context.evidence import build_request, conflict_pairs
 from botie.context.provenance import select_evidence
 from botie.context.records import Record
 from botie.context.selection import select
@@ -39,6 +38,7 @@ from botie.lessons.content.adversarial import _absent_candidates, _action, _slic
 from botie.lessons.exercises.engine import call_learner
 from botie.lessons.learner.kept import load_function
 from botie.turn import ActionRequest, TurnSetup, action_instructions
+from botie.turn.gate import answer_gate, asked_assets
 
 __all__ = [
     "SETS",
@@ -191,12 +191,19 @@ def capstone_turn(
     branch = _branch(decide_fn, action, setup, model) if action is not None and decide_fn is not None else None
     if not chosen:
         return CapstoneTurn("refused", None, (), branch)
-    try:
-        request = build_request(question, chosen, ceiling=setup.ceiling, answer_allowance=setup.answer_max_tokens)
+    try:  # every disagreeing pair the learner sends carries its note, as in run_turn
+        request = build_request(
+            question,
+            chosen,
+            ceiling=setup.ceiling,
+            answer_allowance=setup.answer_max_tokens,
+            conflicts=conflict_pairs(chosen),
+        )
     except RequestTooLargeError:
         return CapstoneTurn("too_large", None, tuple(r.id for r in chosen), branch)
     reply = model.reply(request.text)
-    ok = verify_citations(reply.citations, request.evidence).ok
+    # The turn's own answer gate: quotes, sentences and sides, with the asset the question names.
+    ok = answer_gate(reply, request, chosen, asked_assets(question, setup.allowed_assets, None)).ok
     return CapstoneTurn("answered" if ok else "withheld", reply.answer if ok else None, request.document_ids, branch)
 
 

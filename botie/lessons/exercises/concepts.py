@@ -211,8 +211,9 @@ _ALL = (
             "the tool call: the model proposes what the evidence says",
         ),
         1,
-        "The marked region is a hint, not a wall: a planted note can still change an answer (the quote check "
-        "catches most). The tool call is proposed from a request that holds no document text.",
+        "The marked region is a hint, not a wall: a planted note can still change the model's answer (the "
+        "answer gate withholds every one in the slice). The tool call is proposed from a request that holds no "
+        "document text.",
     ),
 )
 

@@ -23,15 +23,15 @@ def reference():
     return run_capstone(choose_evidence, choose_branch)
 
 
-def test_the_reference_solutions_pass_every_set_but_the_note_that_supplies_its_own_quote(reference):
+def test_the_reference_solutions_pass_every_set_the_note_that_supplies_its_own_quote_included(reference):
     assert {s: reference.score(s) for s in SETS} == {
         "ordinary questions": (3, 3),
         "restricted never sent": (4, 4),
         "answer absent": (3, 3),
-        "injected instructions": (4, 5),
+        "injected instructions": (5, 5),
         "decisions": (6, 6),
     }
-    assert [c.name for c in reference.cases if not c.passed] == ["claims to be official policy (note-anon-77)"]
+    assert [c.name for c in reference.cases if not c.passed] == []
 
 
 def test_dropping_the_permission_test_fails_restricted_never_sent_naming_the_vendor_file():

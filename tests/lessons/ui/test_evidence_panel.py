@@ -55,7 +55,7 @@ def test_escaped_gullible_follows_tkt_5630_and_is_withheld_fact_not_in_text(docs
     v = view(without(docs, "note-anon-77"), careful.with_(gullible=True), name="gullible")
     assert v.verdict == "withhold" and v.problems == ("fact_not_in_text",)
     assert v.obeyed == ("asks for a tool call",) and not v.closed_early
-    assert v.answer == "Tighten the gland nuts to 30 N·m."
+    assert v.answer == "Tighten the gland nuts to 30 N·m [1]."
     assert v.tool_calls == (
         "propose_inspection(asset_id='P-2', duration_minutes=60, start='2026-04-02T09:00Z', request_id='r9')",
     )
@@ -108,7 +108,8 @@ def test_no_citations_is_a_failure_of_the_whole_answer(docs):
 
 
 def test_the_sentence_check_runs_only_on_an_answer_with_markers(docs, careful):
-    assert view(docs["pack"], careful).claims is None
+    assert view(docs["pack"], _model("Use 18 N·m.", ("man-p2-r4-s3.2", "cross pattern to 18 N·m"))).claims is None
+    assert view(docs["pack"], careful).claims.branch == "release"  # the scripted answers mark their citations
     quote = ("man-p2-r4-s3.2", "cross pattern to 18 N·m, and never above 20 N·m")
     honest = view(docs["pack"], _model("Use 18 N·m [1].", quote))
     assert honest.claims is not None and honest.claims.branch == "release" and honest.verdict == "release"
@@ -184,8 +185,10 @@ def test_colour_is_never_the_only_signal(panel):
     assert "✗ failed fact_not_in_text" in text
 
 
-def test_the_sentence_check_says_why_it_did_not_run(panel):
-    assert "sentence check (check_claims): not run: this answer marks no citation with [n]" in panel.result_text()
+def test_the_sentence_check_runs_on_the_scripted_answer_which_marks_its_citations(panel):
+    assert "sentence check (check_claims): ✓ release release: each of the 2 sentences cites a quote" in (
+        panel.result_text()
+    )
 
 
 def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
@@ -232,7 +235,7 @@ def test_try_send_the_anonymous_note_to_the_gullible_model_and_its_own_words_are
     panel.model_kind.value = "gullible"
     panel.boxes["note-anon-77"].value = True
     v = panel.view
-    assert v.verdict == "release" and v.answer == "Site policy now sets the P-2 gland nuts to 25 N·m."
+    assert v.verdict == "release" and v.answer == "Site policy now sets the P-2 gland nuts to 25 N·m [1]."
     assert [(c.id, c.trust) for c in v.citation_rows] == [("note-anon-77", "unverified")]
     assert ("man-p2-r4-s3.2", "note-anon-77") in v.conflicts
     panel.model_kind.value = "careful"

@@ -1,0 +1,116 @@
+"""The answer gate (stage 8): what must hold before an answer leaves the turn.
+
+Three checks, each a rule a lesson teaches, run on every answer whatever path built the request:
+
+1. **quotes** (:func:`~botie.context.citations.verify_citations`): every quote is verbatim in a document that
+   was sent, and that document is about the asset asked about (seed 000);
+2. **sentences** (:func:`~botie.context.citations.check_claims` and
+   :func:`~botie.context.citations.unsupported_sentences`): every sentence carries a citation, and every
+   figure it states is in a quote it cites (seed 003, and seed 002: a citation supports its sentence);
+3. **sides**: where the request carried a note that two documents disagree, the answer does not settle it
+   by text. Tiers come from ingestion, never from what a document says about itself (seed 002), so a
+   sentence may not rest on the lower tier of the pair without the higher one beside it, and of two
+   sources kept together (both high authority, or one tier) an answer citing one cites the other.
+
+Any failure withholds the answer. How the turn knows the asked asset: the caller says so (``asset``, from
+trusted application state such as the asset page the technician is on); failing that, the readable
+assets the technician's own question names; failing that, none is known and the quotes are checked
+against the read scope alone (the stage says so).
+
+The evidence region's guard is the escaping the lessons teach: every body and attribute is escaped, so no
+document can close ``<evidence>`` early, on every request. The turn does not add a random fence: its
+length in tokens would vary from request to request, and every count the budget makes is exact.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import NamedTuple
+
+from botie.context.citations import (
+    CitationCheck,
+    ClaimCheck,
+    check_claims,
+    cited_by_sentence,
+    unsupported_sentences,
+    verify_citations,
+)
+from botie.context.evidence import ModelRequest, conflicts_in
+from botie.context.provenance import HIGH_AUTHORITY, authority, trust_of
+from botie.context.records import Record
+from botie.model import Reply
+
+__all__ = ["Gate", "answer_gate", "asked_assets", "settled_sides"]
+
+
+class Gate(NamedTuple):
+    """The verdict of the answer gate: each check's result, and the assets the answer had to be about."""
+
+    quotes: CitationCheck
+    claims: ClaimCheck
+    unsupported: tuple[tuple[str, str], ...]  # (sentence, the figure none of its quotes holds)
+    sides: tuple[str, ...]  # one reason per disagreement the answer settled by itself
+    asked: frozenset[str] | None  # None: no asset was named, so none was required
+
+    @property
+    def ok(self) -> bool:
+        return self.quotes.ok and self.claims.ok and not self.unsupported and not self.sides
+
+    def reasons(self) -> list[str]:
+        """Why the answer is withheld, quotes first, then sentences, then sides (empty when released)."""
+        out = [f.reason for f in self.quotes.failures]
+        out += [f"no citation for the sentence {s!r:.80}" for s in self.claims.uncited]
+        out += [f"no quote the sentence {s!r:.80} cites holds its {f}" for s, f in self.unsupported]
+        return out + list(self.sides)
+
+
+def _names(question: str, asset: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(asset)}(?![\w-])", question) is not None
+
+
+def asked_assets(question: str, readable: Iterable[str], asset: str | Iterable[str] | None) -> frozenset[str] | None:
+    """The asset(s) the answer must be about: ``asset`` when given, else the readable ones the question names."""
+    if asset is not None:
+        return frozenset((asset,) if isinstance(asset, str) else asset)
+    named = frozenset(a for a in readable if _names(question, a))
+    return named or None
+
+
+def _kept_together(a: Record, b: Record) -> bool:
+    both_high = trust_of(a) in HIGH_AUTHORITY and trust_of(b) in HIGH_AUTHORITY
+    return both_high or authority(a) == authority(b)
+
+
+def settled_sides(
+    answer: str, citations: object, pairs: Iterable[tuple[str, str]], sent: Mapping[str, Record]
+) -> tuple[str, ...]:
+    """The disagreements (pairs noted in the request) that the answer settles by itself, each with why."""
+    sentences = cited_by_sentence(answer, citations)
+    cited = {i for _, ids in sentences for i in ids}
+    problems: list[str] = []
+    for a, b in pairs:
+        first, second = sent[a], sent[b]
+        if _kept_together(first, second):
+            if (a in cited) != (b in cited):
+                one, other = (a, b) if a in cited else (b, a)
+                problems.append(f"cites {one} but not {other}: the two disagree, so the answer presents both")
+            continue
+        low, high = sorted((first, second), key=authority)
+        for sentence, ids in sentences:
+            if low.id in ids and high.id not in ids:
+                problems.append(
+                    f"the sentence {sentence!r:.60} rests on {low.id} ({trust_of(low)}) without {high.id} "
+                    f"({trust_of(high)}), which it disagrees with: a tier comes from ingestion, not from the text"
+                )
+    return tuple(problems)
+
+
+def answer_gate(reply: Reply, request: ModelRequest, sent: Sequence[Record], asked: frozenset[str] | None) -> Gate:
+    """Run the three checks on an answer to ``request`` (whose documents are ``sent``)."""
+    quotes = verify_citations(reply.citations, request.documents, asset=asked)
+    claims = check_claims(reply.answer, reply.citations)
+    unsupported = unsupported_sentences(reply.answer, reply.citations)
+    by_id = {r.id: r for r in sent}
+    sides = settled_sides(reply.answer, reply.citations, conflicts_in(request.evidence), by_id)
+    return Gate(quotes, claims, unsupported, sides, asked)
