@@ -377,3 +377,11 @@ def events(labels: set[str]) -> None:
 
     for label in sorted(labels):
         event(label)
+
+
+# --- design exercises: held-out generated cases ------------------------------------------------------------
+
+
+def design_seeds() -> st.SearchStrategy[int]:
+    """Seeds for a lesson's own case generator: each builds a case the check never shows (held out)."""
+    return st.integers(min_value=0, max_value=2**32 - 1)

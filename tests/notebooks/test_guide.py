@@ -599,6 +599,20 @@ WRONG_DESIGNS = [
     ),
     (
         "design_pack",
+        "ranking by tier and score with no step for copies, the floor or dependencies",
+        _pack,
+        ["the same at 150 tokens: copies and rivals must not crowd out the exception"],
+        ["duplicates", "portal-p2-r4-s3.2", "completeness", "man-p2-r4-t3.4-head", "trace", "man-p2-r4-s3.2.1"],
+    ),
+    (
+        "design_pack",
+        "packing two high-authority rivals one at a time",
+        _pack,
+        ["the four items at 40 tokens: room for the manual or the bulletin, not both"],
+        ["together", "man-p2-r4-s6.1"],
+    ),
+    (
+        "design_pack",
         "sending nothing, to be safe",
         lambda c, a, o, b: ([], []),
         ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
