@@ -314,3 +314,35 @@ def test_the_progress_block_follows_the_last_sections_closing_paragraph():
     heading = next(i for i, c in enumerate(cells) if c.source.startswith("## Where you stand"))
     assert cells[heading - 1].cell_type == "markdown" and cells[heading - 2].cell_type == "code"
     assert cells[heading + 2].source.startswith("## Summary") and heading + 3 == len(cells)
+
+
+def _span_answer(same):
+    def answer(citations, context):
+        if not citations:
+            return False
+        for c in citations:
+            cid, quote = c.get("id"), c.get("quote")
+            if cid not in context or not isinstance(quote, str) or not quote.strip() or not same(quote, context[cid]):
+                return False
+        return True
+
+    return answer
+
+
+def test_the_span_check_rejects_a_quote_read_as_a_regular_expression():
+    """'Verbatim' means the characters, not a pattern: re.search lets '.*' and '30 N.m|18' through."""
+    from botie.lessons.exercises.catalogue import run
+
+    as_pattern = run("span_check", _span_answer(lambda q, t: re.search(q, t) is not None))
+    failed = {r.case.label for r in as_pattern.results if not r.passed}
+    assert "'.*': a pattern that matches anything, not a quote" in failed
+    assert "'30 N.m|18': either figure as a pattern, neither verbatim" in failed
+    assert "brackets and bars, verbatim: the heading's '(N·m) | maximum'" in failed
+    assert not verify_citations([{"id": "man-p2-r4-s3.2", "quote": ".*"}], {"man-p2-r4-s3.2": "18 N·m"}).ok
+
+
+def test_two_right_span_checks_unlike_the_reference_pass():
+    from botie.lessons.exercises.catalogue import run
+
+    assert run("span_check", _span_answer(lambda q, t: t.find(q) >= 0)).passed
+    assert run("span_check", _span_answer(lambda q, t: re.search(re.escape(q), t) is not None)).passed
