@@ -161,13 +161,15 @@ _ALL = (
         "under retrieval (the top three passages by keyword score) and under stuffing (everything attached)?",
         (
             "both designs send it with all four questions: it mentions P-2 and the torque",
-            "retrieval leaves it out of all four prompts; stuffing puts it in all four",
-            "retrieval lets it in for one or two questions, stuffing for all four",
+            "retrieval keeps it out of all four prompts: other passages outscore it; stuffing puts it in all four",
+            "retrieval: outscored for three questions, tied at the top for the fourth, where only the order of "
+            "ties keeps it out; stuffing: all four",
             "neither design sends it: a ticket that gives orders is dropped",
         ),
-        1,
-        "For each question three passages outscore the ticket, so retrieval never admits it. Stuffing never reads "
-        "the text, so it is in every prompt. Neither design looks for orders: retrieval is a ranking, not a filter.",
+        2,
+        "For three questions more than three passages outscore it. For the alignment question every passage that "
+        "matches scores 0.20: the ticket ties with ten others and misses the top three only because ties are "
+        "listed by id. Stuffing never reads the text, so it is in every prompt. Neither design looks for orders.",
     ),
     _q(
         "soft-fraction-one",
