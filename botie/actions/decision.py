@@ -58,8 +58,10 @@ class Branch(ShortName):
     stored under this key is still pending. The last two only arise once real
     storage is involved: ``in_progress`` (an earlier attempt under this key has
     not finished; the IETF Idempotency-Key draft answers 409 here) and
-    ``unavailable`` (the store or the downstream service could not be reached;
-    nothing new was booked), which only the service returns.
+    ``unavailable`` (the store or the downstream service did not answer; the
+    outcome is unknown and nothing is confirmed: the downstream may have booked
+    before the answer was lost, and a retry under the same key settles it),
+    which only the service returns.
     """
 
     INVALID = "invalid"
