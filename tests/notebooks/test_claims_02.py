@@ -270,7 +270,7 @@ def _pack_with(design, scenario, budget):
 
 
 def test_the_reference_design_sends_section_3_2_once_the_row_with_its_heading_and_the_exception_at_150(scenario):
-    from tests.lessons.exercises.test_design_02 import instructor_solution
+    from tests.lessons.exercises.instructor import instructor_solution
 
     design = instructor_solution("02", "design_pack", "02-19")
     for budget in (150, 250):

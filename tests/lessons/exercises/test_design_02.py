@@ -7,18 +7,15 @@ invariants on generated cases the check never shows.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 
 from botie.context.provenance import select_evidence
 from botie.lessons.exercises.catalogue import EXERCISES, run
 from botie.lessons.exercises.lesson02 import FLOOR, INVARIANTS, design_holds
+from tests.lessons.exercises.instructor import instructor_solution
 from tests.strategies import design_seeds, examples
 
-ROOT = Path(__file__).resolve().parents[3]
 TIERS = ("unverified", "community", "internal", "reviewed", "approved")
 HIGH = {"approved", "reviewed"}
 
@@ -104,16 +101,6 @@ def pack(ranked, budget, pool, *, stop=False, together=True, dependencies=True, 
 
 def tier(record):
     return TIERS.index(record.trust or "unverified")
-
-
-def instructor_solution(lesson, name, *setup_cells):
-    """The function ``name`` as the instructor edition defines it, with the cells it needs run first."""
-    path = next((ROOT / "notebooks" / "instructor").glob(f"{lesson}_*.ipynb"))
-    cells = {c["id"]: "".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"]}
-    namespace: dict = {}
-    for source in [cells[i] for i in setup_cells] + [s for s in cells.values() if f"def {name}(" in s]:
-        exec(compile(source, f"{lesson}:{name}", "exec"), namespace)
-    return namespace[name]
 
 
 # --- two different valid designs ----------------------------------------------------------------------------
