@@ -158,6 +158,18 @@ def text_just_above(nb, i: int) -> str:
     return "\n".join(parts).lower()
 
 
+def cells_above(nb, i: int):
+    """What a learner has read and run before cell ``i``, cell by cell: each source with its printed output."""
+    for c in nb.cells[:i]:
+        if "instructor-only" in c.metadata.get("tags", []):
+            continue
+        parts = [c.source]
+        for out in c.get("outputs", []) if c.cell_type == "code" else ():
+            data = out.get("text") or out.get("data", {}).get("text/plain", "")
+            parts.append("".join(data) if isinstance(data, list) else data)
+        yield c.get("id", ""), "\n".join(parts).lower()
+
+
 def gives_away(qid: str, text: str) -> bool:
     key = distinctive_words(qid)
     return bool(key) and all(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text) for w in key)
@@ -174,6 +186,39 @@ def test_no_prediction_is_answered_by_the_text_just_above_it(path):
     nb = _read(path)
     for i, qid in predictions(nb):
         assert not gives_away(qid, text_just_above(nb, i)), f"{qid}: the text above states {distinctive_words(qid)}"
+
+
+INSTRUCTOR = sorted((ROOT / "notebooks" / "instructor").glob("0*.ipynb"))
+
+
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
+def test_no_prediction_is_answered_anywhere_in_the_lesson_above_it(path):
+    """Every cell above the question, its source and its output: none states all of the right option's own words.
+
+    A key of one word (a number, "first") recurs all through a lesson, so only keys of two words or more are
+    looked for across the whole lesson; the text just above is held to every key by the test before.
+    """
+    nb = _read(path)
+    for i, qid in predictions(nb):
+        if len(distinctive_words(qid)) < 2:
+            continue
+        settled = [cid for cid, text in cells_above(nb, i) if gives_away(qid, text)]
+        assert not settled, f"{qid}: cells {settled} above it state {sorted(distinctive_words(qid))}"
+
+
+def test_the_whole_lesson_rule_reads_outputs_and_earlier_cells_not_only_the_text_just_above():
+    nb = nbformat.v4.new_notebook()
+    said = nbformat.v4.new_code_cell("print(...)")
+    said.outputs = [nbformat.v4.new_output("stream", text="the selector will send both, each with a conflict flag\n")]
+    nb.cells = [
+        said,
+        nbformat.v4.new_markdown_cell("## Next\nThe manual and a bulletin disagree."),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell('predict("two-approved-disagree").widget'),
+    ]
+    ((i, qid),) = predictions(nb)
+    assert not gives_away(qid, text_just_above(nb, i))
+    assert [cid for cid, text in cells_above(nb, i) if gives_away(qid, text)] == [said.id]
 
 
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
