@@ -191,6 +191,34 @@ def test_no_prediction_is_answered_by_the_text_just_above_it(path):
 INSTRUCTOR = sorted((ROOT / "notebooks" / "instructor").glob("0*.ipynb"))
 
 
+#: Sentences found (by fresh readers) to settle a prediction before it was asked, as patterns over one sentence:
+#: none may come back anywhere above its question.
+SETTLED_BY = {
+    "words-not-tokens": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
+    "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
+    "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
+}
+
+
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
+def test_no_sentence_known_to_settle_a_prediction_comes_before_it(path):
+    nb = _read(path)
+    for i, qid in predictions(nb):
+        for pattern in SETTLED_BY.get(qid, ()):
+            for cid, text in cells_above(nb, i):
+                assert not re.search(pattern, " ".join(text.split())), f"{qid}: cell {cid} settles it ({pattern})"
+
+
+def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
+    said = {
+        "words-not-tokens": "a model reads text as tokens, and each record carries a cost, the room it takes",
+        "skip-3-8-2-in-7": "so the loop stops, though position 2 (cost 2) would have fitted",
+        "planted-5630-prompts": "for each question three passages outscore the ticket",
+    }
+    for qid, sentence in said.items():
+        assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid
+
+
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
 def test_no_prediction_is_answered_anywhere_in_the_lesson_above_it(path):
     """Every cell above the question, its source and its output: none states all of the right option's own words.
