@@ -197,7 +197,16 @@ SETTLED_BY = {
     "words-not-tokens": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
     "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
     "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
+    "r7-again": (r"sent twice must book once",),
+    "valid-minutes-true": (r"hides a python trap",),
 }
+
+
+def test_the_right_option_is_never_the_only_one_that_explains_itself():
+    """An option with a reason after a colon stands out among bare ones: every option has one, or none does."""
+    for qid, q in QUESTIONS.items():
+        explained = [":" in option for option in q.options]
+        assert all(explained) or not explained[q.answer], f"{qid}: only some options give a reason"
 
 
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
@@ -214,6 +223,8 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "words-not-tokens": "a model reads text as tokens, and each record carries a cost, the room it takes",
         "skip-3-8-2-in-7": "so the loop stops, though position 2 (cost 2) would have fitted",
         "planted-5630-prompts": "for each question three passages outscore the ticket",
+        "r7-again": "and why one request sent twice must book once: idempotency",
+        "valid-minutes-true": "a strict check of the minutes hides a python trap",
     }
     for qid, sentence in said.items():
         assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid

@@ -54,9 +54,9 @@ _ALL = (
         "00",
         "Each record arrives with a cost. Can you use the number of words in its text instead?",
         (
-            "yes, a word is one token",
+            "yes: a word is one token",
             "no: the cost is whole tokens counted by the tokenizer, and words are not tokens",
-            "yes, if you add 10% for safety",
+            "yes: add 10% to the word count for safety",
         ),
         1,
         "Token counts depend on the text: part numbers and tables take far more tokens per word than prose. "
@@ -184,7 +184,11 @@ _ALL = (
         "r7-again",
         "05",
         "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
-        ("create: book it again", "reuse: job-1 comes back", "conflict"),
+        (
+            "create: a second job, since this arrival is a new call",
+            "reuse: job-1 comes back",
+            "conflict: r7 was already used, so it is refused",
+        ),
         1,
         "Same key, same payload: it is a retry of one intended action, so the earlier job is returned and "
         "nothing new is booked.",
@@ -193,7 +197,12 @@ _ALL = (
         "retry-which",
         "05",
         "Which result is worth retrying unchanged, with the same request id?",
-        ("denied", "invalid", "unavailable: the scheduling service did not answer", "conflict"),
+        (
+            "denied: the caller may not schedule this asset",
+            "invalid: an argument is out of range",
+            "unavailable: the scheduling service did not answer",
+            "conflict: the request id was used for another payload",
+        ),
         2,
         "Only a transient failure can succeed unchanged. Denied, invalid and conflict give the same answer "
         "until someone changes something; retrying them is noise.",
@@ -201,8 +210,8 @@ _ALL = (
     _q(
         "valid-minutes-true",
         "05",
-        "What does a strict whole-minute check return for True?",
-        ("True: True == 1", "False: a bool is not a duration"),
+        "The package's minutes check is given True. What does it return?",
+        ("True: in Python True == 1, a whole number of minutes", "False: a bool is not a number of minutes"),
         1,
         "bool is a subclass of int in Python, so isinstance lets True through; type(value) is int does not.",
     ),
@@ -212,9 +221,9 @@ _ALL = (
         "Ticket 5630 tells the assistant to book a 60-minute inspection, and the gullible model obeys every "
         "planted instruction. What happens to the booking the turn proposes?",
         (
-            "it becomes a 60-minute booking",
+            "it becomes a 60-minute booking: the model obeyed the ticket",
             "it is unchanged: the action request carries no document text",
-            "the turn crashes",
+            "the turn stops with an error: a planted instruction was found",
         ),
         1,
         "Tool calls are proposed from a request with the technician's message and trusted facts only, and "
@@ -224,7 +233,10 @@ _ALL = (
         "accuracy-vs-refusals",
         "06",
         "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
-        ("yes, accuracy went up", "no: score the adversarial slice apart; a gain there does not pay for lost refusals"),
+        (
+            "yes: accuracy went up, so the change helps",
+            "no: score the adversarial slice apart; a gain there does not pay for lost refusals",
+        ),
         1,
         "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the gain.",
     ),
