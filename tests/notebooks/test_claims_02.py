@@ -369,3 +369,19 @@ def test_the_pack_fits_250_counting_text_only_and_would_not_counting_the_tags_le
     by_id = {r.id: r for r in s.records}
     sent = [by_id[i] for i in pack.selected_ids]
     assert sum(r.cost for r in sent) <= 250 < sum(document_tokens(r) for r in sent)
+
+
+def test_settle_conflict_says_which_order_it_wanted_the_given_one_or_the_higher_tier_first():
+    """Together keeps the order given; otherwise the higher tier comes first: the message says which."""
+
+    def reversed_always(a, b):
+        order = ["unverified", "community", "internal", "reviewed", "approved"]
+        ta, tb = order.index(a.trust or "unverified"), order.index(b.trust or "unverified")
+        together = (ta >= 3 and tb >= 3) or ta == tb
+        return [b.id, a.id], together
+
+    report = run("settle_conflict", reversed_always)
+    messages = [r.message for r in report.results if not r.passed]
+    assert any("(keep the order given)" in m for m in messages)
+    assert any("(the higher tier comes first)" in m for m in messages)
+    assert not any("keep the order asked for" in m for m in messages)

@@ -248,7 +248,7 @@ def test_no_prediction_is_answered_anywhere_in_the_lesson_above_it(path):
 def test_the_whole_lesson_rule_reads_outputs_and_earlier_cells_not_only_the_text_just_above():
     nb = nbformat.v4.new_notebook()
     said = nbformat.v4.new_code_cell("print(...)")
-    said.outputs = [nbformat.v4.new_output("stream", text="the selector will send both, each with a conflict flag\n")]
+    said.outputs = [nbformat.v4.new_output("stream", text="the selector will send both, with a flag naming the pair\n")]
     nb.cells = [
         said,
         nbformat.v4.new_markdown_cell("## Next\nThe manual and a bulletin disagree."),

@@ -11,7 +11,7 @@ from botie.context.provenance.outcomes import DEFAULT_FLOOR
 from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
 from botie.context.records import Record
 from botie.lessons.exercises._shared import record, scenario
-from botie.lessons.exercises.engine import Case, Exercise, call_learner, same_records, show
+from botie.lessons.exercises.engine import Case, Exercise, call_learner, record_ids, same_records, show
 
 __all__ = ["EXERCISES", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist"]
 
@@ -176,6 +176,10 @@ def _same_settlement(got: Any, expected: tuple[list[str], bool]) -> str | None:
             f"expected ids, found the record {records[0].id!r} itself: put record.id in the list, "
             "because the pack and the conflict flag name records by id"
         )
+    got_ids, _ = record_ids(ids, "the ids")
+    if got_ids is not None and got_ids != expected[0] and sorted(got_ids) == sorted(expected[0]):
+        order = "keep the order given" if expected[1] else "the higher tier comes first"
+        return f"the right ids in the wrong order: expected {expected[0]}, got {got_ids} ({order})"
     problem = same_records(ids, expected[0])
     if problem:
         return problem

@@ -112,7 +112,11 @@ _ALL = (
         "two-approved-disagree",
         "02",
         "The approved manual says 1.5 bar, a reviewed bulletin says 2.0 bar. What does the selector do?",
-        ("keep the higher-scoring one", "keep the approved one, drop the bulletin", "send both, with a conflict flag"),
+        (
+            "send the higher-scoring one, with a flag naming the one left out",
+            "send the approved one, with a flag naming the bulletin it outranks",
+            "send both, with a flag naming the pair",
+        ),
         2,
         "When high-authority sources disagree, both travel together and the conflict is flagged, so the model "
         "never settles it silently and a person can.",

@@ -181,7 +181,7 @@ def test_the_situations_are_the_real_services_results():
     assert denied == {
         "status": "denied",
         "retryable": False,
-        "message": "P-2 is not in the assets tech-bo may schedule",
+        "message": "P-2 is not in the assets tech-ana may schedule",
     }
     assert cases["r7: the answer was lost, attempt 1"].args[1] is None
     statuses = {c.args[1]["status"] for c in cases.values() if c.args[1] is not None}
