@@ -16,24 +16,31 @@ LEARNERS ?= 20
 CLASSROOM_STAMP := $(VENV)/.botie-classroom
 
 NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/instructor/*.ipynb)
-NBVAL := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
+# pyproject's addopts leave the nbval plugin out (it slows every start); the notebook targets load it here.
+NBVAL := -p nbval --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
 # One worker per core; loadscope keeps each notebook's cells (one kernel) and each test module on one worker.
 WORKERS ?= auto
 PARALLEL := -n $(WORKERS) --dist loadscope
 # The quick loop (no real browser): `make test-fast`, and `make test-pythons` on each supported Python.
 FAST_TESTS := tests --ignore=tests/browser --ignore=tests/classroom $(NBVAL) $(NOTEBOOKS) $(PARALLEL) $(PYTEST_ARGS)
+# The library's own tests (context, actions, the turn, the model seam, errors, the public API and the
+# layering): no notebooks, no widgets, no browser. The loop while changing botie/ outside botie/lessons.
+LIB_TESTS := tests/context tests/actions $(wildcard tests/test_turn*.py) tests/test_model.py tests/test_errors.py \
+	tests/test_shared_checks.py tests/test_api.py tests/test_import.py tests/test_layout.py \
+	tests/test_strategies.py tests/test_adapters.py
 # Install a lock file into .venv (hash-checked; pip changes only what differs). --no-compile halves
 # the first start: Python compiles each module when it is first imported, and most never are.
 INSTALL_LOCK := $(BIN)/python -m pip install --quiet --no-compile --require-hashes -r
 
 MUTATION_ARGS ?=
 
-.PHONY: help env lock lab test test-fast test-pythons learner bench bench-extras check present lint mutation clean classroom-env publish-learner bench-class
+.PHONY: help env lock lab test test-fast test-lib test-pythons learner bench bench-extras check present lint mutation clean classroom-env publish-learner bench-class
 
 help:
 	@echo "make lab      open the workshop in JupyterLab (LAB_ARGS=--no-browser to pass flags)"
 	@echo "make test     every test: unit, property, widget, notebooks (nbval), browser"
 	@echo "make test-fast  the same without the real-browser tests (the quick loop while you work)"
+	@echo "make test-lib  the library's tests only (no notebooks, widgets or browser); seconds, not minutes"
 	@echo "make test-pythons  the fast tests and nbval on Python 3.10 and 3.13 (nox)"
 	@echo "make lock     re-resolve requirements/*.txt and environment.yml after pyproject.toml changes"
 	@echo "make learner  regenerate the learner notebooks from notebooks/instructor/"
@@ -77,6 +84,9 @@ test: $(STAMP) $(CLASSROOM_STAMP)
 # Everything but the real-browser tests and the JupyterHub test: unit, property, widget, strict nbval.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest $(FAST_TESTS)
+
+test-lib: $(STAMP)
+	$(BIN)/python -m pytest $(LIB_TESTS) $(PYTEST_ARGS)
 
 # The fast tests and strict nbval on the oldest and newest supported Python (noxfile.py finds them),
 # each in a fresh environment installed from the lock.

@@ -25,10 +25,11 @@ from ._harness import Row, rate
 
 CALLER = "tech-ana"
 ALLOWED = frozenset({"P-2", "P-3"})
+START = "2026-04-02T09:00Z"  # when each benchmark visit begins
 
 
 def _decide_cases() -> list[tuple[dict, Approval | None, StoredRequest | None]]:
-    p = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    p = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     longer = p | {"duration_minutes": 30}
     stored = StoredRequest.settled(p, "job-1")
     return [
@@ -110,7 +111,7 @@ def _raw_writer(path: Path):
     def write() -> None:
         batch = next(batches)
         for i in range(SUBMITS):
-            p = {"asset_id": "P-2", "duration_minutes": 20, "request_id": f"raw-{batch}-{i}"}
+            p = {"asset_id": "P-2", "duration_minutes": 20, "start": START, "request_id": f"raw-{batch}-{i}"}
             now = time.strftime("%Y-%m-%dT%H:%M:%S.000000+00:00")
             conn.execute("BEGIN IMMEDIATE")
             job = conn.execute(
@@ -141,7 +142,7 @@ def _service_row() -> Row:
         def ours() -> None:
             batch = next(batches)
             for i in range(SUBMITS):
-                p = {"asset_id": "P-2", "duration_minutes": 20, "request_id": f"svc-{batch}-{i}"}
+                p = {"asset_id": "P-2", "duration_minutes": 20, "start": START, "request_id": f"svc-{batch}-{i}"}
                 d = service.submit(p, caller=CALLER, allowed_assets=ALLOWED, approval=Approval(CALLER, p))
                 assert d.receipt is not None
 

@@ -85,6 +85,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "check_claims",
     ),
     "botie.context.conversation": ("Conversation",),
+    "botie.context.register": ("DocumentRegister",),
     "botie.context.chunks": (
         "document_of",
         "split_record",
@@ -116,6 +117,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "StoredRequest",
         "decide",
     ),
+    "botie.actions.rules": ("AssetRegister", "MaintenanceCalendar"),
     "botie.actions.stores": (
         "AuditRecord",
         "Job",
@@ -168,6 +170,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     from botie.actions.retry import (
         RetryRun as RetryRun,
         submit_with_retries as submit_with_retries,
+    )
+    from botie.actions.rules import (
+        AssetRegister as AssetRegister,
+        MaintenanceCalendar as MaintenanceCalendar,
     )
     from botie.actions.service import (
         DEFAULT_RETENTION as DEFAULT_RETENTION,
@@ -239,6 +245,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     )
     from botie.context.records import (
         Record as Record,
+    )
+    from botie.context.register import (
+        DocumentRegister as DocumentRegister,
     )
     from botie.context.routing import (
         ContextPlan as ContextPlan,

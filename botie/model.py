@@ -15,6 +15,13 @@ A reply is whatever the model produced, so nothing here refuses one: a
 :func:`reply_fault` names what is wrong with it, and the turn turns that into
 an outcome of its own (or an ``invalid`` decision naming the field), never an
 exception.
+
+A provider that sends no reply at all (rate-limited, overloaded, a server
+error, a timeout, a refused key, an unknown model, a request over its context
+window) is a reply too: :meth:`Reply.failed` carries a :class:`Failure` saying
+which, with the HTTP status and how many times the SDK already retried. An
+adapter maps its SDK's exceptions onto these, so the library never imports an
+SDK and the turn reports a failure as the outcome of the stage it hit.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ __all__ = [
     "ReplyFault",
     "RequestKind",
     "StopReason",
+    "Failure",
     "ToolProposal",
     "Usage",
     "reply_fault",
@@ -88,6 +96,58 @@ class ToolProposal:
         return f"{self.tool}({args})"
 
 
+class ReplyFault(ShortName):
+    """Why a reply cannot be shown as an answer, before any citation is checked."""
+
+    MALFORMED = "malformed"  # a field has the wrong type: the fault names it
+    REFUSED = "model_refused"  # the model declined
+    TRUNCATED = "truncated"  # cut off at the output allowance
+    EMPTY = "empty"  # no text at all
+    NO_ANSWER = "no_answer"  # the model says the documents do not answer the question
+    # The provider sent no reply at all (an adapter's Failure says which):
+    RATE_LIMITED = "rate_limited"  # 429: too many requests or tokens for the key's limits
+    OVERLOADED = "overloaded"  # 529 (or 503): the provider is over capacity
+    SERVER_ERROR = "server_error"  # another 5xx: the provider failed
+    TIMEOUT = "timeout"  # no response in time
+    UNREACHABLE = "unreachable"  # no connection to the provider
+    NOT_AUTHORISED = "not_authorised"  # 401 or 403: the key is refused
+    UNKNOWN_MODEL = "unknown_model"  # 404: no such model (or no access to it)
+    CONTEXT_TOO_LONG = "context_too_long"  # 400 or 413: the request is over the model's context window
+    REJECTED = "rejected"  # another 4xx: the provider refused the request as sent
+
+
+#: The faults that mean the provider sent nothing back (the others are about a reply it did send).
+PROVIDER_FAULTS = frozenset(
+    {
+        ReplyFault.RATE_LIMITED,
+        ReplyFault.OVERLOADED,
+        ReplyFault.SERVER_ERROR,
+        ReplyFault.TIMEOUT,
+        ReplyFault.UNREACHABLE,
+        ReplyFault.NOT_AUTHORISED,
+        ReplyFault.UNKNOWN_MODEL,
+        ReplyFault.CONTEXT_TOO_LONG,
+        ReplyFault.REJECTED,
+    }
+)
+
+
+class Failure(NamedTuple):
+    """Why a provider sent no usable reply: the kind, the HTTP status (None without a response), how many
+    times the SDK already retried before giving up, and what the provider said."""
+
+    kind: ReplyFault
+    status: int | None
+    retries: int
+    message: str
+
+    def __str__(self) -> str:
+        status = f"HTTP {self.status}, " if self.status is not None else ""
+        tries = "no retry" if self.retries == 0 else f"after {self.retries} retr{'y' if self.retries == 1 else 'ies'}"
+        said = f": {self.message}" if self.message else ""
+        return f"the provider sent no reply ({self.kind}; {status}{tries} by the SDK){said}"
+
+
 class Usage(NamedTuple):
     """Tokens the provider says it read and wrote for one reply (its own tokenizer, not botie's count)."""
 
@@ -125,6 +185,7 @@ class Reply:
     stop_reason: str = StopReason.END_TURN
     usage: Usage | None = None
     refusal: str | None = None
+    failure: Failure | None = None  # the provider sent no reply: why (the other fields are empty)
 
     def __post_init__(self) -> None:
         calls = tuple(_as_proposal(c) for c in self.tool_calls) if isinstance(self.tool_calls, Sequence) else ()
@@ -135,6 +196,11 @@ class Reply:
         object.__setattr__(self, "proposal", calls[0] if calls else None)
         if isinstance(self.citations, list):
             object.__setattr__(self, "citations", tuple(self.citations))
+
+    @classmethod
+    def failed(cls, failure: Failure) -> Reply:
+        """No reply from the provider, only why: an outcome for the turn, never an exception."""
+        return cls(None, (), scripted=False, stop_reason="", failure=failure)
 
     @property
     def text(self) -> Any:
@@ -151,22 +217,23 @@ class Reply:
 
 
 class Model(Protocol):
-    """Anything that answers a :class:`ModelRequest` with a :class:`Reply`."""
+    """Anything that answers a :class:`ModelRequest` with a :class:`Reply`.
+
+    A model may also have ``render(request) -> Mapping``: the body its provider is sent for ``request``.
+    The turn then counts that body's text (:func:`sent_text`) wherever it counts the request, so what was
+    counted is what is sent (see :mod:`botie.turn.pricing`).
+    """
 
     def reply(self, request: ModelRequest) -> Reply: ...
 
 
+def sent_text(body: Mapping[str, Any]) -> str:
+    """A provider's request body as the text botie counts: its JSON, keys sorted, as sent on the wire
+    (markup, schema and escapes included; a provider's own tokenizer and chat template may differ)."""
+    return json.dumps(body, ensure_ascii=False, sort_keys=True)
+
+
 # --- what is wrong with a reply ------------------------------------------------------------
-
-
-class ReplyFault(ShortName):
-    """Why a reply cannot be shown as an answer, before any citation is checked."""
-
-    MALFORMED = "malformed"  # a field has the wrong type: the fault names it
-    REFUSED = "model_refused"  # the model declined
-    TRUNCATED = "truncated"  # cut off at the output allowance
-    EMPTY = "empty"  # no text at all
-    NO_ANSWER = "no_answer"  # the model says the documents do not answer the question
 
 
 class Fault(NamedTuple):
@@ -191,13 +258,15 @@ def _is_list(value: Any) -> bool:
 def reply_fault(reply: Any, allowance: int | None = None) -> Fault | None:
     """What keeps ``reply`` from being an answer to check, or None when it is one.
 
-    In order: not a Reply; refused; text or citations of the wrong type; cut
+    In order: not a Reply; the provider failed (no reply at all); refused; text or citations of the wrong type; cut
     off at the output allowance; empty; an honest "the documents do not
     answer this" (with no citations: an answer that cites something is
     checked as one). ``allowance`` is the output limit the request set, for the notice.
     """
     if not isinstance(reply, Reply):
         return Fault(ReplyFault.MALFORMED, "reply", f"the model returned {type(reply).__name__}, not a Reply")
+    if isinstance(reply.failure, Failure):
+        return Fault(reply.failure.kind, "provider", str(reply.failure))
     if reply.stop_reason == StopReason.REFUSAL or reply.refusal:
         said = f": {reply.refusal}" if isinstance(reply.refusal, str) and reply.refusal else ""
         return Fault(ReplyFault.REFUSED, "stop_reason", f"the model declined to answer{said}")
@@ -237,4 +306,4 @@ def with_id(proposal: ToolProposal, call_id: str) -> ToolProposal:
     return replace(proposal, id=call_id)
 
 
-__all__ += ["arguments_from_json", "with_id"]
+__all__ += ["PROVIDER_FAULTS", "arguments_from_json", "sent_text", "with_id"]

@@ -5,6 +5,7 @@ Sections are owned by the module they serve; add new strategies under a header.
 
 from __future__ import annotations
 
+import datetime as _dt_
 import json
 import os
 from dataclasses import replace
@@ -74,6 +75,10 @@ json_values = (
 inspection_assets = st.sampled_from(["P-2", "P-3", "K-7", "P-1"])
 request_ids = st.sampled_from(["r7", "r8", "r9"]) | st.text(min_size=1, max_size=8)
 minutes = st.integers(min_value=1, max_value=60)
+#: Well-written starts: real UTC minutes from 2026 into 2027, in the one spelling the tool takes.
+starts = st.datetimes(min_value=_dt_.datetime(2026, 1, 1), max_value=_dt_.datetime(2027, 12, 31)).map(
+    lambda t: t.strftime("%Y-%m-%dT%H:%MZ")
+)
 
 
 @st.composite
@@ -81,7 +86,7 @@ def inspection_arguments(draw) -> object:
     """Proposals as a model might write them: each field present or not, well or badly typed, plus extras."""
     if sometimes(draw, 12):
         return draw(json_values.filter(lambda v: not isinstance(v, dict)))  # sometimes not even an object
-    good = {"asset_id": inspection_assets, "duration_minutes": minutes, "request_id": request_ids}
+    good = {"asset_id": inspection_assets, "duration_minutes": minutes, "start": starts, "request_id": request_ids}
     arguments = {}
     for name, right in good.items():
         choice = draw(st.sampled_from(["right"] * 6 + ["wrong", "absent"]))
@@ -105,6 +110,7 @@ def valid_proposals(draw) -> dict:
     return {
         "asset_id": draw(inspection_assets | st.text(min_size=1, max_size=8)),
         "duration_minutes": draw(minutes),
+        "start": draw(starts),
         "request_id": draw(request_ids),
     }
 
@@ -266,7 +272,7 @@ def attachment_cases(draw, max_size: int = 12) -> tuple[list[Record], int]:
 # --- decisions over every branch: one route drawn per branch, so none is rare ---------
 
 DECIDER = "tech-ana"
-_SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+_SAMPLE_PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def _json_ready(value: object) -> bool:
@@ -337,6 +343,18 @@ def turn_budget_cases(draw, max_size: int = 8) -> tuple[list[Record], tuple[str,
     return records, allowed, Budget(total, input_reserve, output_reserve)
 
 
+def provider_budget_cases(max_size: int = 8) -> st.SearchStrategy[tuple[list[Record], tuple[str, ...], Budget]]:
+    """turn_budget_cases with an output reserve every provider accepts as max_tokens (the Responses API's
+    least is 16) and a total with room for a provider's body without documents (instructions and the answer
+    schema, about 300 tokens): 16 more for the answer, 316 more in the total."""
+
+    def roomier(case: tuple[list[Record], tuple[str, ...], Budget]) -> tuple[list[Record], tuple[str, ...], Budget]:
+        records, allowed, b = case
+        return records, allowed, Budget(b.total + 316, b.input_reserve, b.output_reserve + 16)
+
+    return turn_budget_cases(max_size).map(roomier)
+
+
 def turn_budget_labels(result) -> set[str]:
     """Whether the turn refused before any request, sent one with documents, or sent one without any."""
     if result.request is None:
@@ -377,6 +395,53 @@ def events(labels: set[str]) -> None:
 
     for label in sorted(labels):
         event(label)
+
+
+# --- a turn across dates: which revision is in force -----------------------------------------------------------
+
+#: The days the P-2 manual's revisions take effect (lesson 02's scene): rev 3, rev 4, rev 5.
+REVISION_DAYS = (_dt.date(2024, 6, 1), _dt.date(2026, 1, 10), _dt.date(2026, 4, 1))
+
+
+@st.composite
+def revision_days(draw) -> _dt.date:
+    """A day, often within a few days of a revision change (either side), else anywhere from 2024 to 2026."""
+    if sometimes(draw, 70):
+        change = draw(st.sampled_from(REVISION_DAYS))
+        return change + _dt.timedelta(days=draw(st.integers(min_value=-3, max_value=3)))
+    return draw(st.dates(min_value=_dt.date(2024, 1, 1), max_value=_dt.date(2026, 12, 31)))
+
+
+@st.composite
+def register_turn_cases(draw) -> dict:
+    """One turn (or two, in a conversation) over lesson 02's scene: a question, a day, a budget, some chunks left
+    out by retrieval (the rev 5 section among them at times), and with or without an earlier turn."""
+    from botie.lessons.content.scenarios import load_evidence_scenario
+
+    scenario = load_evidence_scenario()
+    question = draw(st.integers(min_value=0, max_value=len(scenario.questions) - 1))
+    ids = [r.id for r in scenario.records]
+    dropped = draw(st.sets(st.sampled_from(ids), max_size=5))
+    day = draw(revision_days())
+    earlier = day - _dt.timedelta(days=draw(st.integers(min_value=0, max_value=120))) if sometimes(draw, 50) else None
+    total = draw(st.integers(min_value=300, max_value=1500))
+    output_reserve = draw(st.integers(min_value=0, max_value=min(200, total // 2)))
+    input_reserve = draw(st.integers(min_value=0, max_value=min(300, total - output_reserve)))
+    budget = Budget(total, input_reserve, output_reserve)
+    return {"question": question, "dropped": dropped, "day": day, "earlier": earlier, "budget": budget}
+
+
+def revision_labels(case: dict) -> set[str]:
+    """Which revision of the P-2 manual is in force on the case's day, and whether a conversation came first."""
+    day = case["day"]
+    in_force = sum(day >= change for change in REVISION_DAYS)
+    found = {("no revision yet", "rev 3 in force", "rev 4 in force", "rev 5 in force")[in_force]}
+    found.add("conversation" if case["earlier"] is not None else "single turn")
+    if case["earlier"] is not None and sum(case["earlier"] >= c for c in REVISION_DAYS) != in_force:
+        found.add("revision changed between turns")
+    if "man-p2-r5-s3.2" in case["dropped"]:
+        found.add("rev 5 chunk not retrieved")
+    return found
 
 
 # --- design exercises: held-out generated cases ------------------------------------------------------------

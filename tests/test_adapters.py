@@ -13,36 +13,49 @@ import anthropic
 import httpx2
 import openai
 import pytest
+from hypothesis import given
 
 from botie.actions.decision import Approval
 from botie.actions.tool import inspection_tool
-from botie.adapters import ANSWER_FORMAT, AnthropicModel, OpenAIModel, openai_tool
+from botie.adapters import ANSWER_FORMAT, AnthropicModel, OpenAIModel
+from botie.context.budget import Budget
+from botie.context.tokens import count_tokens
 from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
-from botie.turn import ActionRequest, TurnSetup, run_turn
+from botie.model import sent_text
+from botie.turn import ActionRequest, StageStatus, TurnSetup, run_turn
+from tests.strategies import OBSERVED_ON, events, examples, provider_budget_cases, turn_budget_labels
 
-PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
 USAGE = {"input_tokens": 612, "output_tokens": 48}
+
+
+#: Room for the lesson's whole pack as each provider is sent it (the answer schema and the JSON escapes cost
+#: about 180 tokens more than botie's text: at lesson 06's own 900, fewer documents fit; see the counting tests).
+ROOMY = Budget(1_200, 200, 150)
 
 
 @pytest.fixture(scope="module")
 def lesson():
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, budget=ROOMY)
     script = load_scripted_model().answers[scenario.questions[0].question]
     return scenario, setup, script
 
 
 def fake_server(answer):
-    """A transport whose every reply comes from ``answer(body)``; the bodies the SDK sent are kept in order."""
+    """A transport whose every reply comes from ``answer(body)`` (a JSON body for a 200, or a whole
+    ``httpx2.Response``; it may raise an httpx2 error, as a dropped connection does); the bodies the SDK sent
+    are kept in order, one per attempt."""
     seen = []
 
     def handle(request):
         body = json.loads(request.content)
         seen.append((request.url.path, body))
-        return httpx2.Response(200, json=answer(body))
+        said = answer(body)
+        return said if isinstance(said, httpx2.Response) else httpx2.Response(200, json=said)
 
     return httpx2.Client(transport=httpx2.MockTransport(handle)), seen
 
@@ -50,13 +63,15 @@ def fake_server(answer):
 def anthropic_client(answer, **options):
     http, seen = fake_server(answer)
     options.setdefault("_strict_response_validation", True)
-    return anthropic.Anthropic(api_key="offline", http_client=http, max_retries=0, **options), seen
+    options.setdefault("max_retries", 0)
+    return anthropic.Anthropic(api_key="offline", http_client=http, **options), seen
 
 
 def openai_client(answer, **options):
     http, seen = fake_server(answer)
     options.setdefault("_strict_response_validation", True)
-    return openai.OpenAI(api_key="offline", http_client=http, max_retries=0, **options), seen
+    options.setdefault("max_retries", 0)
+    return openai.OpenAI(api_key="offline", http_client=http, **options), seen
 
 
 def turn(scenario, setup, model):
@@ -92,28 +107,20 @@ def claude(content, stop_reason="end_turn"):
     }
 
 
+def as_json(script):
+    """The scripted answer in the format the instructions and the answer schema ask for."""
+    return json.dumps({"answer": script.answer, "citations": [{"id": i, "quote": q} for i, q in script.citations]})
+
+
 def claude_answers(script):
-    """Answers with the scripted answer, each quote a citation into the document block that holds it."""
+    """Answers with the scripted answer as the JSON the request's output format asks for; books on an action."""
 
     def answer(body):
         if "tools" in body:
             return claude(
                 [{"type": "tool_use", "id": "toolu_1", "name": "propose_inspection", "input": PAYLOAD}], "tool_use"
             )
-        blocks = body["messages"][-1]["content"]
-        titles = [b["title"] for b in blocks if b["type"] == "document"]
-        citations = [
-            {
-                "type": "char_location",
-                "cited_text": quote,
-                "document_index": titles.index(cid),
-                "document_title": cid,
-                "start_char_index": 0,
-                "end_char_index": len(quote),
-            }
-            for cid, quote in script.citations
-        ]
-        return claude([{"type": "text", "text": script.answer, "citations": citations}])
+        return claude([{"type": "text", "text": as_json(script), "citations": None}])
 
     return answer
 
@@ -127,12 +134,11 @@ def test_a_whole_turn_through_the_anthropic_sdk_matches_the_scripted_trace(lesso
     (path, asked), (_, acted) = seen
     assert path == "/v1/messages" and asked["max_tokens"] == 150 == acted["max_tokens"]
     assert asked["system"] == result.request.instructions and "tools" not in asked
-    documents = [b for b in asked["messages"][-1]["content"] if b["type"] == "document"]
-    assert [d["title"] for d in documents] == list(result.context_ids)
-    assert all(d["citations"] == {"enabled": True} for d in documents)
-    assert acted["tools"] == [inspection_tool()] and not any(
-        b.get("type") == "document" for b in acted["messages"][-1]["content"]
-    )
+    # The prompt speaks of <evidence>, trust and {"id", "quote"} citations: the body carries exactly those.
+    assert asked["messages"][-1]["content"].startswith(result.request.evidence)
+    assert asked["output_config"]["format"] == {"type": "json_schema", "schema": ANSWER_FORMAT}
+    assert acted["tools"] == [inspection_tool(strict=True)] and "<document" not in json.dumps(acted)
+    assert acted["tool_choice"] == {"type": "auto", "disable_parallel_tool_use": True}
 
 
 @pytest.mark.parametrize(
@@ -210,8 +216,7 @@ def test_a_whole_turn_through_chat_completions_matches_the_scripted_trace(lesson
     assert asked["messages"][0] == {"role": "system", "content": result.request.instructions}
     assert asked["messages"][-1]["content"].startswith(result.request.evidence)  # the region botie counted
     assert asked["response_format"]["json_schema"]["schema"] == ANSWER_FORMAT
-    assert acted["tools"] == [openai_tool(inspection_tool())]
-    assert acted["tools"][0]["function"]["parameters"] == inspection_tool("openai")["function"]["parameters"]
+    assert acted["tools"] == [inspection_tool("openai", strict=True)] and acted["parallel_tool_calls"] is False
     assert "response_format" not in acted and "<document" not in json.dumps(acted)
 
 
@@ -297,25 +302,27 @@ def said(*content, status="completed"):
     return {"id": "msg_1", "type": "message", "role": "assistant", "status": status, "content": list(content)}
 
 
-def test_a_whole_turn_through_the_responses_api_matches_the_scripted_trace(lesson):
-    scenario, setup, script = lesson
-
+def responses_answers(script):
     def answer(body):
         if "tools" in body:
             call = {"type": "function_call", "id": "fc_1", "call_id": "call_9", "name": "propose_inspection",
                     "arguments": json.dumps(PAYLOAD), "status": "completed"}  # fmt: skip
             return response([call])
-        text = json.dumps({"answer": script.answer, "citations": [{"id": i, "quote": q} for i, q in script.citations]})
-        return response([said({"type": "output_text", "text": text, "annotations": []})])
+        return response([said({"type": "output_text", "text": as_json(script), "annotations": []})])
 
-    client, seen = openai_client(answer)
+    return answer
+
+
+def test_a_whole_turn_through_the_responses_api_matches_the_scripted_trace(lesson):
+    scenario, setup, script = lesson
+    client, seen = openai_client(responses_answers(script))
     result = turn(scenario, setup, OpenAIModel("gpt-test", api="responses", client=client))
     same_trace(result, turn(scenario, setup, load_scripted_model()))
     assert result.proposal.id == "call_9" and result.reply.usage == (612, 48)
     (path, asked), (_, acted) = seen
     assert path == "/v1/responses" and asked["instructions"] == result.request.instructions
     assert asked["max_output_tokens"] == 150 and asked["text"]["format"]["schema"] == ANSWER_FORMAT
-    assert acted["tools"] == [openai_tool(inspection_tool(), responses=True)]
+    assert acted["tools"] == [inspection_tool("responses", strict=True)] and acted["parallel_tool_calls"] is False
 
 
 @pytest.mark.parametrize(
@@ -345,3 +352,313 @@ def test_strict_validation_is_on_so_a_body_the_sdk_parses_is_one_the_api_could_s
 def test_an_unknown_api_is_refused_by_name():
     with pytest.raises(ValueError, match="'chat' or 'responses'"):
         OpenAIModel("gpt-test", api="assistants", client=object())
+
+
+# --- a provider's failure is an outcome of the stage it hit, never an exception -------------------------------
+
+
+def claude_error(status, kind, message):
+    return httpx2.Response(status, json={"type": "error", "error": {"type": kind, "message": message}})
+
+
+def gpt_error(status, kind, message, code=None):
+    return httpx2.Response(status, json={"error": {"message": message, "type": kind, "param": None, "code": code}})
+
+
+def timed_out(body):
+    raise httpx2.ReadTimeout("no response in time")
+
+
+def failing(make, *args):
+    return lambda body: make(*args)
+
+
+TOO_LONG_CLAUDE = "prompt is too long: 210512 tokens > 200000 maximum"
+TOO_LONG_GPT = "This model's maximum context length is 128000 tokens"
+
+#: Per API: each error class as that provider sends it, the outcome it must end as, the HTTP status it names and
+#: how often the SDK retried first: it retries 429, 5xx and timeouts (once here: max_retries=1), never 401, 404, 400.
+FAILURES = {
+    "anthropic": [
+        (failing(claude_error, 429, "rate_limit_error", "Too many tokens"), "rate_limited", 429, 1),
+        (failing(claude_error, 529, "overloaded_error", "Overloaded"), "overloaded", 529, 1),
+        (failing(claude_error, 500, "api_error", "Internal server error"), "server_error", 500, 1),
+        (timed_out, "timeout", None, 1),
+        (failing(claude_error, 401, "authentication_error", "invalid x-api-key"), "not_authorised", 401, 0),
+        (failing(claude_error, 404, "not_found_error", "model: claude-nope"), "unknown_model", 404, 0),
+        (failing(claude_error, 400, "invalid_request_error", TOO_LONG_CLAUDE), "context_too_long", 400, 0),
+    ],
+    "openai": [
+        (failing(gpt_error, 429, "requests", "Rate limit reached", "rate_limit_exceeded"), "rate_limited", 429, 1),
+        (failing(gpt_error, 503, "server_error", "The engine is currently overloaded"), "overloaded", 503, 1),
+        (failing(gpt_error, 500, "server_error", "The server had an error"), "server_error", 500, 1),
+        (timed_out, "timeout", None, 1),
+        (failing(gpt_error, 401, "invalid_request_error", "Incorrect API key"), "not_authorised", 401, 0),
+        (
+            failing(gpt_error, 404, "invalid_request_error", "No model gpt-nope", "model_not_found"),
+            "unknown_model",
+            404,
+            0,
+        ),
+        (
+            failing(gpt_error, 400, "invalid_request_error", TOO_LONG_GPT, "context_length_exceeded"),
+            "context_too_long",
+            400,
+            0,
+        ),
+    ],
+}
+
+
+def adapter(api, answer, **options):
+    """The adapter for ``api`` ("anthropic", "chat" or "responses") over a fake server, and the bodies it sent."""
+    if api == "anthropic":
+        client, seen = anthropic_client(answer, **options)
+        return AnthropicModel("claude-test", client=client), seen
+    client, seen = openai_client(answer, **options)
+    return OpenAIModel("gpt-test", api=api, client=client), seen
+
+
+FAILURE_CASES = [
+    pytest.param(api, *case, id=f"{api}-{case[1]}")
+    for api in ("anthropic", "chat", "responses")
+    for case in FAILURES["anthropic" if api == "anthropic" else "openai"]
+]
+
+
+@pytest.mark.parametrize(("api", "fail", "outcome", "status", "retries"), FAILURE_CASES)
+def test_a_provider_failure_on_the_answer_request_is_the_answer_stages_outcome(
+    lesson, api, fail, outcome, status, retries
+):
+    scenario, setup, _ = lesson
+    model, seen = adapter(api, fail, max_retries=1)
+    result = turn(scenario, setup, model)  # no exception escapes the turn
+    assert str(result.outcome) == outcome and result.answer is None
+    assert (
+        result.stage("answer").status is StageStatus.FAILED and result.stage("citations").status is StageStatus.SKIPPED
+    )
+    assert result.reply.failure.status == status and result.reply.failure.retries == retries
+    assert len(seen) == 2 * (1 + retries)  # the SDK's own attempts at each of the two requests
+    said = "no retry" if retries == 0 else "after 1 retry"
+    assert f"{said} by the SDK" in result.notice and (status is None or f"HTTP {status}" in result.notice)
+    assert "answer      failed" in result.trace() and result.trace().endswith(f"-> {outcome}")
+
+
+@pytest.mark.parametrize(("api", "fail", "outcome", "status", "retries"), FAILURE_CASES)
+def test_a_failed_action_request_keeps_the_checked_answer_and_says_nothing_was_booked(
+    lesson, api, fail, outcome, status, retries
+):
+    scenario, setup, script = lesson
+    answers = {"anthropic": claude_answers, "chat": gpt_answers, "responses": responses_answers}[api](script)
+    model, _ = adapter(api, lambda body: fail(body) if "tools" in body else answers(body), max_retries=1)
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "answered" and result.answer == script.answer  # checked, and kept
+    assert result.decision is None and result.proposal is None
+    proposal = result.stage("proposal")
+    assert proposal.status is StageStatus.FAILED and proposal.detail.startswith(outcome)
+    assert "nothing was decided or booked" in proposal.detail
+    assert result.stage("decision").status is StageStatus.SKIPPED
+
+
+def test_an_exception_that_is_not_the_providers_is_raised_as_the_bug_it_is(lesson):
+    scenario, setup, _ = lesson
+
+    class Broken:
+        class messages:
+            @staticmethod
+            def create(**body):
+                raise KeyError("a bug in our own code")
+
+    with pytest.raises(KeyError):
+        turn(scenario, setup, AnthropicModel("claude-test", client=Broken()))
+
+
+# --- each provider is sent what was counted -------------------------------------------------------------------
+
+APIS = ("anthropic", "chat", "responses")
+MAX_TOKENS = {"anthropic": "max_tokens", "chat": "max_completion_tokens", "responses": "max_output_tokens"}
+
+
+def said_nothing(api):
+    """A server that answers every request with an uncited sentence (or no call): the request is the point."""
+    if api == "anthropic":
+        return lambda body: claude([{"type": "text", "text": "Seen.", "citations": None}])
+    if api == "chat":
+        return lambda body: gpt({"role": "assistant", "content": "Seen.", "refusal": None})
+    return lambda body: response([said({"type": "output_text", "text": "Seen.", "annotations": []})])
+
+
+def sent_tokens(body):
+    """The captured body's text counted with the workshop's counter (cl100k_base), as the turn counts it."""
+    return count_tokens(sent_text(body))
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_at_lesson_06s_budget_each_provider_is_sent_a_body_within_the_total(api):
+    """Before: the answer schema went uncounted (Chat Completions: 933 tokens against 900)."""
+    scenario = load_evidence_scenario()
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, budget=BUDGET)
+    model, seen = adapter(api, said_nothing(api))
+    result = turn(scenario, setup, model)
+    (_, asked), _ = seen
+    assert asked == model.render(result.request)  # what was counted is what went
+    assert sent_tokens(asked) == result.request.tokens and asked[MAX_TOKENS[api]] == BUDGET.output_reserve
+    assert sent_tokens(asked) + asked[MAX_TOKENS[api]] <= BUDGET.total
+    assert len(result.context_ids) < 7  # the pack botie's text alone would fit: 7 documents
+    assert "the body sent to the provider" in result.stage("request").detail
+
+
+def test_the_trace_says_cl100k_is_an_estimate_for_claude(lesson):
+    scenario, setup, _ = lesson
+    model, _ = adapter("anthropic", said_nothing("anthropic"))
+    assert "an estimate for Claude" in turn(scenario, setup, model).stage("request").detail
+
+
+@pytest.mark.parametrize("api", APIS)
+@examples(25)
+@given(case=provider_budget_cases())
+def test_property_the_body_each_provider_is_sent_plus_max_tokens_is_within_the_total(api, case):
+    records, allowed, budget = case
+    setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000)
+    model, seen = adapter(api, said_nothing(api))
+    result = run_turn("What torque do the gland nuts need?", records, setup, model)
+    events(turn_budget_labels(result))
+    if result.selection.selected_ids:  # documents priced as this provider is sent them: the selection fits
+        assert str(result.outcome) != "too_large", result.notice
+    if result.request is None:
+        assert seen == []  # nothing was sent
+        return
+    ((_, asked),) = seen
+    assert asked == model.render(result.request) and sent_tokens(asked) == result.request.tokens
+    assert sent_tokens(asked) + asked[MAX_TOKENS[api]] <= budget.total
+
+
+# --- the prompt matches the body ------------------------------------------------------------------------------
+
+
+def user_text(api, body):
+    return body["input" if api == "responses" else "messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_every_provider_is_sent_the_evidence_region_the_instructions_describe(lesson, api):
+    """Before: Claude's body had document blocks and no <evidence>, trust, version or conflict notes."""
+    scenario, setup, _ = lesson
+    model, seen = adapter(api, said_nothing(api))
+    result = turn(scenario, setup, model)
+    sent = user_text(api, seen[0][1])
+    assert sent == f"{result.request.evidence}\n\nQuestion: {result.request.question}"
+    assert '<evidence>\n<conflict between="forum-8812" and="man-p2-r4-s3.2">' in sent
+    assert '<document id="man-p2-r4-s3.2" version="rev 4" trust="approved">' in sent
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_answer_in_the_format_the_prompt_asks_for_is_checked_not_withheld(lesson, api):
+    """Before: a Claude answering with the {"id", "quote"} JSON its prompt asks for was withheld, citing nothing."""
+    scenario, setup, script = lesson
+    answers = {"anthropic": claude_answers, "chat": gpt_answers, "responses": responses_answers}[api](script)
+    model, _ = adapter(api, answers)
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "answered" and result.answer == script.answer
+    assert result.citations.ok and len(result.citations.verified) == len(script.citations)
+
+
+# --- edge replies -----------------------------------------------------------------------------------------------
+
+
+def test_a_chat_reply_with_no_choices_is_an_empty_outcome_not_an_index_error(lesson):
+    scenario, setup, _ = lesson
+    model, _ = adapter(
+        "chat", lambda body: {**gpt({"role": "assistant", "content": "x", "refusal": None}), "choices": []}
+    )
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "empty" and "no choices" in result.notice
+
+
+def test_claude_cut_off_at_its_context_window_is_not_taken_as_a_complete_answer(lesson):
+    scenario, setup, script = lesson
+    model, _ = adapter(
+        "anthropic", lambda body: claude([{"type": "text", "text": as_json(script)}], "model_context_window_exceeded")
+    )
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "context_too_long" and result.answer is None and "context window" in result.notice
+
+
+def test_a_content_filter_on_responses_is_reported_as_its_cause(lesson):
+    scenario, setup, _ = lesson
+    cut = response([], "incomplete", {"reason": "content_filter"})
+    model, _ = adapter("responses", lambda body: cut)
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "model_refused" and "content filter" in result.notice
+
+
+def claude_stream(script):
+    """The server-sent events of one streamed Claude answer (what the Messages API sends when asked to stream)."""
+    start = {**claude([]), "stop_reason": None, "usage": {"input_tokens": 612, "output_tokens": 1}}
+    events = [
+        ("message_start", {"type": "message_start", "message": start}),
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        ),
+        (
+            "content_block_delta",
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": as_json(script)}},
+        ),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 48},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    text = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+    return httpx2.Response(200, content=text.encode(), headers={"content-type": "text/event-stream"})
+
+
+def test_a_large_allowance_is_streamed_instead_of_refused_by_the_sdk(lesson):
+    """Before: an allowance of 64,000 made the Anthropic SDK raise 'Streaming is required'."""
+    scenario, _, script = lesson
+    setup = TurnSetup.from_scenario(scenario, ceiling=100_000, budget=Budget(100_000, 200, 64_000))
+    model, seen = adapter(
+        "anthropic", lambda body: claude_stream(script) if body.get("stream") else claude_answers(script)(body)
+    )
+    result = turn(scenario, setup, model)
+    assert seen[0][1]["stream"] is True and seen[0][1]["max_tokens"] == 64_000
+    assert str(result.outcome) == "answered" and result.reply.usage == (612, 48)
+
+
+# --- the provider's own count, from its token-count endpoint (offline here) -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("api", "path", "counted"),
+    [
+        ("anthropic", "/v1/messages/count_tokens", {"input_tokens": 812}),
+        ("responses", "/v1/responses/input_tokens", {"object": "response.input_tokens", "input_tokens": 812}),
+    ],
+)
+def test_the_providers_token_count_endpoint_is_asked_with_the_body_the_turn_counts(lesson, api, path, counted):
+    scenario, setup, _ = lesson
+    model, seen = adapter(api, lambda body: counted)
+    request = turn(scenario, setup, model).request
+    seen.clear()
+    assert model.provider_count(request) == 812
+    ((asked_path, asked),) = seen
+    sent = model.render(request)
+    assert asked_path == path and asked == {k: v for k, v in sent.items() if k != MAX_TOKENS[api]}
+
+
+def test_chat_completions_has_no_count_endpoint_and_a_failed_count_is_a_failure_not_an_exception(lesson):
+    scenario, setup, _ = lesson
+    model, seen = adapter("chat", said_nothing("chat"))
+    request = turn(scenario, setup, model).request
+    seen.clear()
+    assert model.provider_count(request) is None and seen == []  # nothing asked
+    model, _ = adapter("anthropic", lambda body: claude_error(429, "rate_limit_error", "Too many requests"))
+    failure = model.provider_count(request)
+    assert str(failure.kind) == "rate_limited" and failure.status == 429

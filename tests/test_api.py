@@ -1,5 +1,5 @@
-"""The public API: every name in the design's contract exists, with the stated shape, and each front door
-writes each name once."""
+"""The public API: every name botie promises exists, with the stated shape, and each front door writes
+each name once."""
 
 from __future__ import annotations
 
@@ -158,5 +158,6 @@ def test_inspection_tool_is_named_and_closed():
     tool = botie.INSPECTION_TOOL
     assert tool["name"] == "propose_inspection"
     schema = tool.get("input_schema") or tool.get("parameters")
+    assert schema is not None
     assert schema["additionalProperties"] is False
-    assert set(schema["required"]) == {"asset_id", "duration_minutes", "request_id"}
+    assert set(schema["required"]) == {"asset_id", "duration_minutes", "start", "request_id"}

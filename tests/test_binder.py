@@ -49,6 +49,7 @@ def test_python_is_pinned_to_one_minor_version_that_pyproject_allows():
     assert m, f"{pins[0]!r}: pin python=X.Y (repo2docker picks its base image by X.Y)"
     # (a regex, not tomllib: the suite also runs on Python 3.10)
     fm = re.search(r'^requires-python\s*=\s*">=\s*(\d+)\.(\d+)', (ROOT / "pyproject.toml").read_text(), re.M)
+    assert fm is not None
     assert (int(m[1]), int(m[2])) >= (int(fm[1]), int(fm[2]))
 
 

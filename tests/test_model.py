@@ -23,7 +23,12 @@ class EchoModel:
             first = request.documents[0]
             return Reply("25 N·m", ({"id": first.id, "quote": first.text},))
         return Reply(
-            "", (), ToolProposal("propose_inspection", {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"})
+            "",
+            (),
+            ToolProposal(
+                "propose_inspection",
+                {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r1"},
+            ),
         )
 
 
@@ -38,6 +43,7 @@ def test_a_model_of_our_own_answers_and_its_citation_is_checked():
 def test_a_model_of_our_own_can_propose_and_the_decision_still_gates_it():
     setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
     result = run_turn("What torque?", [DOC], setup, EchoModel(), action=ActionRequest("book 20 minutes on P-2"))
+    assert result.decision is not None
     assert str(result.decision.branch) == "needs_approval"
 
 

@@ -35,7 +35,7 @@ A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
     [
         lambda v: botie.select([A], v, 10),
         lambda v: botie.decide(
-            {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r1"},
+            {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r1"},
             caller="u",
             allowed_assets=v,
             approval=None,
@@ -161,9 +161,9 @@ def test_a_setting_date_error_has_no_record_prefix():
     with pytest.raises(SettingError) as info:
         as_date("15 March", field="observed_on")
     assert str(info.value) == "observed_on must be a date (YYYY-MM-DD), got '15 March'"
-    with pytest.raises(RecordError) as info:
+    with pytest.raises(RecordError) as record_info:
         as_date("15 March", field="effective_date", record="r7")
-    assert str(info.value) == "record r7: effective_date must be a date (YYYY-MM-DD), got '15 March'"
+    assert str(record_info.value) == "record r7: effective_date must be a date (YYYY-MM-DD), got '15 March'"
 
 
 def test_one_is_inside_the_unit_interval():

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, Phase, find, settings, strategies as st
@@ -32,6 +33,8 @@ from tests.strategies import (
     provenance_cases,
     provenance_labels,
     record_lists,
+    register_turn_cases,
+    revision_labels,
     selection_labels,
 )
 
@@ -47,7 +50,10 @@ SEARCH = settings(
 )
 
 
-def reach(strategy: st.SearchStrategy, labels: Callable[[object], set[str]], label: str) -> object:
+T = TypeVar("T")
+
+
+def reach(strategy: st.SearchStrategy[T], labels: Callable[[T], set[str]], label: str) -> T:
     """An example of ``strategy`` whose labels include ``label``; the test fails if the search finds none."""
     try:
         return find(strategy, lambda example: label in labels(example), settings=SEARCH)
@@ -152,3 +158,19 @@ def test_decision_cases_reach_every_branch_and_every_stored_state(label):
 def test_the_observation_date_sits_inside_the_generated_dates():
     """Stale and current records both occur only if the observation date is inside the drawn range."""
     assert dt.date(2025, 6, 1) < OBSERVED_ON < dt.date(2026, 6, 30)
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "rev 3 in force",
+        "rev 4 in force",
+        "rev 5 in force",
+        "revision changed between turns",
+        "rev 5 chunk not retrieved",
+        "single turn",
+    ],
+)
+def test_register_turn_cases_reach_both_sides_of_each_revision_change(label):
+    """The version property's days fall on both sides of rev 4's and rev 5's dates, with and without rev 5's chunk."""
+    reach(register_turn_cases(), revision_labels, label)

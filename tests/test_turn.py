@@ -29,7 +29,7 @@ from botie.turn import (
 )
 from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
-PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 #: Lesson 06's budget: the seven documents as sent, tags and conflict notes included, are 533 tokens; 900 - 200 - 150
 #: leaves 550 for them.
 BUDGET = Budget(900, 200, 150)
@@ -70,9 +70,12 @@ class Unreachable(ScriptedModel):
 def test_the_happy_path_answers_and_books(scenario, setup, model, action):
     q = torque(scenario)
     r = run_turn(q.question, scenario.candidates(0), setup, model, action=action, needed=q.answered_by)
+    assert r.answer is not None
     assert r.outcome is TurnOutcome.ANSWERED and r.answer.startswith("Tighten the P-2 gland nuts")
     assert [s.stage for s in r.stages] == list(Stage)
     assert all(s.status is StageStatus.PASSED for s in r.stages)
+    assert r.decision is not None
+    assert r.tool_call is not None
     assert str(r.decision.branch) == "create" and r.tool_call[0] == "propose_inspection"
     assert set(q.answered_by) <= set(r.context_ids) and r.losses == ()
     assert r.documents_in_action_request == () and r.dropped is None
@@ -94,10 +97,12 @@ def test_a_refusal_calls_no_model_and_still_handles_the_action(scenario, setup, 
     q = scenario.questions[2]
     r = run_turn(q.question, scenario.candidates(2), setup, Unreachable(actions=model.actions), action=None)
     assert r.outcome is TurnOutcome.REFUSED and r.request is None and r.reply is None
+    assert r.notice is not None
     assert "0.11 is below the 0.35 floor" in r.notice
     assert r.stage(Stage.FIT).status is StageStatus.FAILED
     assert r.stage(Stage.ANSWER).status is StageStatus.SKIPPED
     booked = run_turn(q.question, scenario.candidates(2), setup, model, action=action)
+    assert booked.decision is not None
     assert booked.outcome is TurnOutcome.REFUSED and str(booked.decision.branch) == "create"
 
 
@@ -107,6 +112,7 @@ def test_a_quote_that_is_not_in_the_source_withholds_the_answer(scenario, setup,
     wrong = model.with_(answers={q.question: misquote})
     r = run_turn(q.question, scenario.candidates(0), setup, wrong, needed=q.answered_by)
     assert r.outcome is TurnOutcome.WITHHELD and r.answer is None
+    assert r.notice is not None
     assert "does not appear verbatim" in r.notice
     (loss,) = r.losses
     # 18 N·m is in rev 4's text; only the words differ, so the trace does not call it a missing fact.
@@ -174,6 +180,8 @@ def test_a_tool_call_suggested_while_reading_is_dropped(scenario, setup, model, 
     r = run_turn(q.question, scenario.candidates(0), setup, model.with_(gullible=True), action=action)
     assert r.dropped is not None and r.dropped.arguments["duration_minutes"] == 60
     assert "dropped, never carried out" in r.stage(Stage.ANSWER).detail
+    assert r.decision is not None
+    assert r.proposal is not None
     assert dict(r.proposal.arguments) == PAYLOAD and str(r.decision.branch) == "create"
 
 
@@ -182,6 +190,7 @@ def test_the_action_request_holds_no_document_text(scenario, setup, model, actio
     candidates = (*scenario.candidates(0), *planted)
     r = run_turn(torque(scenario).question, candidates, setup, model.with_(gullible=True), action=action)
     assert r.documents_in_action_request == ()
+    assert r.action_request is not None
     assert "<evidence>\n</evidence>" in r.action_request.text
     for doc in candidates:
         assert doc.text not in r.action_request.text
@@ -197,6 +206,7 @@ def test_a_tool_the_turn_does_not_offer_never_reaches_the_decision(scenario, set
         rogue,
         action=ActionRequest("please close work order 1"),
     )
+    assert r.decision is not None
     assert str(r.decision.branch) == "invalid" and [e.field for e in r.decision.errors] == ["tool"]
     assert [str(c.name) for c in r.decision.checks if str(c.verdict) != "not_reached"] == ["validation"]
     assert r.stage(Stage.DECISION).status is StageStatus.FAILED
@@ -217,6 +227,7 @@ def test_no_proposal_means_nothing_to_decide(scenario, setup, model):
 
 def test_without_an_approval_the_decision_asks_for_one(scenario, setup, model):
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, action=ActionRequest(MESSAGE))
+    assert r.decision is not None
     assert str(r.decision.branch) == "needs_approval"
     assert r.stage(Stage.DECISION).status is StageStatus.FAILED
 
@@ -231,14 +242,58 @@ def test_an_edited_document_stops_the_next_turn_of_a_conversation(scenario, setu
         for r in scenario.candidates(0)
     ]
     second = run_turn(q.question, edited, setup, model, conversation=conversation, needed=q.answered_by)
+    assert second.notice is not None
     assert second.outcome is TurnOutcome.STOPPED and "man-p2-r4-s3.2" in second.notice
     assert second.stage(Stage.REQUEST).ids == ("man-p2-r4-s3.2",)
     assert {x.stage for x in second.losses} == {Stage.REQUEST}
 
 
+@pytest.mark.parametrize("rev5_retrieved", [True, False])
+def test_a_new_revision_in_force_stops_the_next_turn_instead_of_being_sent(scenario, setup, model, rev5_retrieved):
+    """Issue 31 item 4: turn 1 on 2026-03-31 reads rev 4; on 2026-04-01 rev 5 is in force, and the conversation
+    pinned rev 4, so turn 2 stops and says which document moved, whether or not retrieval returned rev 5."""
+    q = torque(scenario)
+    conversation = Conversation(ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+    first = run_turn(q.question, scenario.candidates(0), setup.with_(observed_on="2026-03-31"), model,
+                     conversation=conversation)  # fmt: skip
+    assert "man-p2-r4-s3.2" in first.context_ids and "man-p2-r5-s3.2" not in first.context_ids
+    later = [r for r in scenario.candidates(0) if rev5_retrieved or r.id != "man-p2-r5-s3.2"]
+    second = run_turn(q.question, later, setup.with_(observed_on="2026-04-01"), model, conversation=conversation)
+    assert second.outcome is TurnOutcome.STOPPED and second.request is None
+    assert second.notice is not None
+    assert "docs://site-a/manuals/p2: rev 4 then, rev 5 now" in second.notice
+    assert conversation.revisions["docs://site-a/manuals/p2"] == "rev 4"
+
+
+def test_run_turn_returns_the_coverage_record_with_the_answer(scenario, setup, model):
+    """Issue 31 item 8: the record travels with the answer; a document is read when a passage of it was sent."""
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model)
+    assert r.outcome is TurnOutcome.ANSWERED
+    coverage = r.coverage
+    by_id = {x.id: x for x in scenario.candidates(0)}
+    read = {by_id[i].document for i in r.context_ids}
+    assert coverage is not None
+    assert set(coverage.included_ids) == read and coverage.documents_in_context == len(read) > 0
+    assert coverage.passage_ids == r.context_ids
+    assert coverage.token_budget_used == r.selection.used > 0
+    assert coverage.documents_in_context + coverage.documents_not_read == coverage.documents_attached
+    # The vendor file is VENDOR-P2's, which this caller may not read: the record does not name it.
+    assert "vendor://seals/p2/design" not in (*coverage.included_ids, *coverage.excluded_ids)
+    assert "docs://site-a/manuals/p3" in coverage.excluded_ids
+
+
+def test_a_refused_turn_reports_every_readable_document_as_not_read(scenario, setup, model):
+    r = run_turn(scenario.questions[2].question, scenario.candidates(2), setup, model)
+    assert r.outcome is TurnOutcome.REFUSED
+    assert r.coverage is not None
+    assert r.coverage.documents_in_context == 0 and r.coverage.token_budget_used == 0
+    assert r.coverage.documents_not_read == r.coverage.documents_attached > 0
+
+
 def test_a_request_over_the_ceiling_is_refused_whole(scenario, setup, model):
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup.with_(ceiling=500), model)
     assert r.outcome is TurnOutcome.TOO_LARGE and r.request is None
+    assert r.notice is not None
     assert "nothing was cut" in r.notice
 
 
@@ -301,6 +356,7 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
         ("relevant", "passed", ("seal", "gland"), "faint below_floor (floor 0.35)"),
         ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 69 of 100 tokens as sent, tags included"),
     ]
+    assert r.request is not None
     assert r.stages[5] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
     assert _rows(r.stages[6:]) == [
         ("answer", "passed", ("seal",), "1 citation"),
@@ -309,11 +365,12 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
             "proposal",
             "passed",
             (),
-            "propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7'), "
+            "propose_inspection(asset_id='P-2', duration_minutes=20, start='2026-04-02T09:00Z', request_id='r7'), "
             "from a request with 0 documents in it",
         ),
-        ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: create a new job"),
+        ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: this is a new booking"),
     ]
+    assert r.citations is not None
     assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == (
         "What torque?",
         "25 N·m",
@@ -324,7 +381,10 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
 
 def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_its_instructions():
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    assert r.request is not None
+    assert r.action_request is not None
     assert r.request.answer_allowance == 77 and r.action_request.answer_allowance == 77
+    assert r.action_request is not None
     assert r.action_request.text.startswith("You are Botie. The signed-in technician is asking for an action.")
 
 
@@ -445,7 +505,8 @@ def test_a_withheld_answer_keeps_the_reply_and_says_every_failure_in_order():
             "passed",
             ("seal", "vendor"),
             "2 citations; the model followed a planted instruction: skip-approval, book-60; "
-            "suggested propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7') "
+            "suggested propose_inspection(asset_id='P-2', duration_minutes=20, start='2026-04-02T09:00Z', "
+            "request_id='r7') "
             "while reading documents: dropped, never carried out",
         ),
         ("citations", "failed", ("seal", "gland"), notice),
@@ -492,6 +553,7 @@ def test_a_cited_document_that_was_never_sent_is_traced_to_where_it_went():
 def test_a_request_over_the_ceiling_keeps_its_documents_in_the_trace_and_skips_the_answer():
     r = run_turn("What torque?", WORLD, _setup(ceiling=100), Desk(), needed=["seal"])
     assert r.stage(Stage.REQUEST) == StageResult(Stage.REQUEST, StageStatus.FAILED, ("seal", "gland"), r.notice)
+    assert r.notice is not None
     assert r.notice.startswith("the request needs ") and r.notice.endswith(
         "nothing was cut: select or retrieve fewer documents first"
     )
@@ -508,6 +570,7 @@ def test_a_stopped_conversation_names_the_changed_document_at_the_request_stage(
     edited = [dataclasses.replace(SEAL, text="Torque the seal bolts to 27 N·m."), *WORLD[1:]]
     r = run_turn("What torque?", edited, _setup(), Desk(), conversation=conversation)
     assert r.stage(Stage.REQUEST) == StageResult(Stage.REQUEST, StageStatus.FAILED, ("seal",), r.notice)
+    assert r.notice is not None
     assert r.notice.startswith("A document changed after this conversation first read it (seal).")
 
 
@@ -531,11 +594,13 @@ def test_the_action_instructions_state_the_assets_in_order_and_the_request_lists
     bare = action_instructions(_setup(allowed_assets=[], tools=()))
     assert bare.split("\n")[1:] == ["Signed in: tech-ana. May schedule: nothing."]
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    assert r.action_request is not None
     tools_line = r.action_request.text.split("\n")[2]
     assert tools_line.startswith('Tools: [{"description": "Book an on-site inspection')  # keys sorted
     assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
     assert str(r.action_request.kind) == "action" and r.action_request.documents == ()
     bare_turn = run_turn("What torque?", WORLD, _setup(tools=()), Desk(), action=_book())
+    assert bare_turn.action_request is not None
     assert bare_turn.action_request.tools == () and "Tools:" not in bare_turn.action_request.text
 
 
@@ -702,6 +767,7 @@ def test_malformed_model_output_is_a_named_result_never_an_exception(answer, act
     elif where == "decision":
         branch, field = expected[1:]
         assert r.outcome is TurnOutcome.ANSWERED
+        assert r.decision is not None
         assert str(r.decision.branch) == branch and field in [e.field for e in r.decision.errors]
         assert r.stage(Stage.DECISION).status is StageStatus.FAILED
     else:
@@ -756,6 +822,7 @@ def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scena
     is the 669-token request, exactly."""
     setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
+    assert r.request is not None
     assert (r.selection.used, r.request.tokens) == (533, 669)
     assert r.request.tokens + BUDGET.output_reserve <= BUDGET.total
 
@@ -764,6 +831,7 @@ def test_the_scenarios_own_budget_no_longer_passes_a_pack_whose_tags_do_not_fit(
     """Counted on text alone, 7 documents were 243 of 250 tokens, but the request was 669 + 150 against 600."""
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), TurnSetup.from_scenario(scenario), model)
     assert r.selection.allowance == 250 and r.selection.used <= 250
+    assert r.request is not None
     assert r.request.tokens + scenario.budget.output_reserve <= scenario.budget.total
 
 
@@ -771,7 +839,7 @@ def test_instructions_larger_than_the_input_reserve_shrink_the_room_for_document
     from botie.context.budget import Budget
 
     tight = Budget(250, 10, 50)  # 190 for evidence on paper; the frame alone counts far more than 10
-    r = run_turn("What torque?", WORLD, _setup(budget=tight), Desk())
+    r = run_turn("What torque?", WORLD, _setup(budget=tight, answer_allowance=None), Desk())  # sends the reserve, 50
     assert r.selection.allowance < tight.evidence
     assert r.request is None or r.request.tokens + 50 <= 250
 
@@ -804,6 +872,7 @@ def test_a_counter_that_does_not_add_up_is_caught_by_the_total_on_the_request_as
         return 1 if len(text) < 400 else 10_000
 
     r = run_turn("What torque?", WORLD, _setup(budget=Budget(600, 200, 150), counter=odd, ceiling=100_000), Desk())
+    assert r.notice is not None
     assert r.outcome is TurnOutcome.TOO_LARGE and "over the budget's total of 600" in r.notice
 
 
@@ -824,6 +893,7 @@ def test_property_when_the_selection_fits_the_request_as_built_is_within_the_tot
     if r.selection.selected_ids:  # the selection says these fit: then the request as built does
         assert r.outcome is not TurnOutcome.TOO_LARGE and r.request is not None
     else:  # too large only when the request without any document is already over the total
+        assert r.notice is not None
         assert r.outcome is not TurnOutcome.TOO_LARGE or "over the budget's total" in r.notice
     if r.request is not None:
         assert r.request.tokens + budget.output_reserve <= budget.total
@@ -833,9 +903,11 @@ def test_property_when_the_selection_fits_the_request_as_built_is_within_the_tot
 def test_the_action_request_counts_the_tool_definitions_it_sends():
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
     bare = run_turn("What torque?", WORLD, _setup(tools=()), Desk(), action=_book())
+    assert r.action_request is not None
     tools_line = next(line for line in r.action_request.text.splitlines() if line.startswith("Tools: "))
     assert r.action_request.tokens == count_tokens(r.action_request.text)
     # about 275 tokens on every action call, now inside the count the ceiling check uses
+    assert bare.action_request is not None
     assert 250 < r.action_request.tokens - bare.action_request.tokens <= count_tokens("\n" + tools_line)
 
 
@@ -857,8 +929,7 @@ class Watching(Desk):
 def test_a_restricted_record_smuggled_past_selection_never_reaches_the_model(monkeypatch):
     import botie.turn.answer as turn_module
     from botie import RecordError
-
-    honest = turn_module.select_evidence
+    from botie.context.provenance import select_evidence as honest  # what botie.turn.answer calls
 
     def smuggling(records, allowed_assets, allowance, **kwargs):
         chosen = honest(records, allowed_assets, allowance, **kwargs)
@@ -906,6 +977,114 @@ def test_a_conflict_whose_other_side_was_not_sent_is_not_noted_and_the_notes_are
     tight = TurnSetup.from_scenario(scenario, budget=Budget(800, 200, 150))
     r = run_turn(torque(scenario).question, scenario.candidates(0), tight, Desk())
     assert "tkt-5630" not in r.context_ids  # with its note it no longer fits the 450 tokens
+    assert r.request is not None
     assert ("man-p2-r4-s3.2", "tkt-5630") not in conflicts_in(r.request.evidence)
     assert len(conflicts_in(r.request.evidence)) == 2
     assert r.request.tokens == r.selection.used + 136 and r.request.tokens + 150 <= 800
+
+
+@pytest.mark.parametrize(
+    "approval",
+    [Approval("tech-ana", PAYLOAD), None, Approval("tech-ana", PAYLOAD | {"duration_minutes": 60})],
+    ids=["approved", "no-approval", "approved-for-60"],
+)
+def test_planted_documents_change_no_tool_no_argument_and_no_authorisation(scenario, setup, model, approval):
+    """With a model that obeys what it reads, adding the planted documents leaves the proposal and the whole
+    decision path exactly as they were: document text selects no tool, supplies no argument, authorises nothing."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    gullible = model.with_(gullible=True)
+    request = ActionRequest(MESSAGE, approval)
+    plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, gullible, action=request)
+    poisoned = run_turn(torque(scenario).question, (*scenario.candidates(0), *planted), setup, gullible, action=request)
+    # the planted documents were read, and obeyed, while answering ...
+    assert {"tkt-5712", "forum-9020"} <= set(poisoned.context_ids)
+    assert poisoned.reply is not None
+    assert "claims an authorisation" in poisoned.reply.obeyed
+    # ... and the action step is exactly what it was without them
+    assert poisoned.proposal is not None
+    assert poisoned.proposal == plain.proposal and dict(poisoned.proposal.arguments) == PAYLOAD
+    assert poisoned.decision is not None
+    assert plain.decision is not None
+    assert (poisoned.decision.branch, poisoned.decision.checks) == (plain.decision.branch, plain.decision.checks)
+    assert str(plain.decision.branch) == ("create" if approval == Approval("tech-ana", PAYLOAD) else "needs_approval")
+
+
+def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_or_the_documents(scenario, setup, model):
+    """Answering from manuals needs no write tool: on every question that reaches a model, with or without the
+    planted documents and an action to follow, the reading request lists no tool and names none in its text."""
+    planted = load_records(fixture_path("scripted_turns.json"))
+    asked = 0
+    for q, question in enumerate(scenario.questions):
+        for candidates in (scenario.candidates(q), (*scenario.candidates(q), *planted)):
+            for action in (None, ActionRequest(MESSAGE, Approval("tech-ana", PAYLOAD))):
+                r = run_turn(question.question, candidates, setup, model.with_(gullible=True), action=action)
+                if r.request is None:
+                    continue  # refused before any model was asked
+                asked += 1
+                assert r.request.tools == () and "Tools:" not in r.request.text, (q, action)
+                assert "propose_inspection" not in r.request.text, (q, action)
+                if action is not None:
+                    assert r.action_request is not None
+                    assert [t["name"] for t in r.action_request.tools] == ["propose_inspection"]
+    assert asked >= 8  # the reading request was really built on most paths
+
+
+# --- one answer allowance: the budget's output reserve is the max_tokens every request sends --------------------
+
+
+def test_by_default_both_requests_send_the_budgets_output_reserve_as_the_allowance(scenario, model, action):
+    setup = TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 120))
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, action=action)
+    assert r.request.answer_allowance == 120 == r.action_request.answer_allowance
+    assert _setup(answer_allowance=None).answer_max_tokens == 150  # an int budget keeps no reserve: 150
+
+
+def test_an_allowance_above_the_output_reserve_is_an_error_naming_both(scenario):
+    from botie.errors import BudgetError
+
+    with pytest.raises(BudgetError, match=r"\(400 tokens, sent as max_tokens\).*output reserve \(150\)") as raised:
+        TurnSetup.from_scenario(scenario, budget=BUDGET, answer_allowance=400)
+    assert raised.value.field == "answer_allowance"
+    assert TurnSetup.from_scenario(scenario, budget=BUDGET, answer_allowance=150).answer_max_tokens == 150
+
+
+def test_a_conversation_takes_the_setups_allowance_and_carries_the_conflict_notes(scenario, model):
+    from botie.context.evidence import conflicts_in
+
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    conversation = Conversation(ceiling=setup.ceiling)
+    r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, conversation=conversation)
+    plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, model)
+    assert r.request.answer_allowance == 150 and r.request.text == plain.request.text
+    assert len(conflicts_in(r.request.evidence)) == 3
+
+
+def test_a_conversations_own_allowance_above_the_reserve_is_an_error_naming_both(scenario, model):
+    from botie.errors import BudgetError
+
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    with pytest.raises(BudgetError, match=r"conversation's answer allowance \(400 .*reserve \(150\)"):
+        run_turn(
+            "What torque?",
+            scenario.candidates(0),
+            setup,
+            model,
+            conversation=Conversation(ceiling=1_200, answer_allowance=400),
+        )
+
+
+def test_an_action_request_over_the_ceiling_is_not_sent_and_the_checked_answer_stands():
+    """Before: build_request's RequestTooLargeError escaped run_turn and the answer was lost with it."""
+    asked = []
+
+    class Counting(Desk):
+        def reply(self, request):
+            asked.append(request.kind)
+            return super().reply(request)
+
+    long = ActionRequest("book 20 minutes on P-2 as r7 " + "and check the seal again " * 400, None)
+    r = run_turn("What torque?", WORLD, _setup(), Counting(), action=long)
+    assert r.outcome is TurnOutcome.ANSWERED and r.answer is not None and asked == ["answer"]
+    proposal = r.stage("proposal")
+    assert proposal.status is StageStatus.FAILED and proposal.detail.startswith("too_large")
+    assert "nothing was sent, proposed or decided" in proposal.detail and r.decision is None

@@ -1,37 +1,48 @@
-"""Time the workshop's agenda from the learner notebooks, instead of guessing it.
+"""Time the workshop's lessons from the learner notebooks, instead of guessing: one budget, 60 minutes a lesson.
 
-For each learner notebook (``notebooks/NN_*.ipynb``, the edition learners read) this counts the cells,
-the words of prose in the markdown cells, the exercises (``botie.lessons.exercises.catalogue.BY_LESSON``),
-the predictions (code cells calling ``predict(``) and the panels (code cells calling ``..._panel(``), and
-turns them into minutes:
+For each learner notebook (``notebooks/NN_*.ipynb``, the edition learners read) this counts what a competent
+learner must read, run, predict and write, and :func:`minutes_by_part` turns the counts into minutes at the
+rates below (each rate says why it is what it is; they were calibrated by a section-by-section read-through
+of every lesson, recorded in ``docs/lesson_times.json``):
 
-    words / 200                      reading, at about 200 words a minute
-    + 8 per exercise                 (12 for a design exercise: one under a heading saying "Design exercise")
-    + 2 per prediction
-    + 3 per panel
-    + 3                              running the cells
-    rounded up to the next 5 minutes: the lesson's slot.
+    prose        words of markdown / 140 a minute       technical prose read to be used a minute later
+    code         lines of code shown / 15 a minute     read, not written: a print line is scanned, logic read
+    output       lines printed / 30 a minute           tables scanned for the value the text points at
+    exercises    8 each, 15 for a design exercise     write, run the check, fix once; a design exercise asks
+                                                       for a hand trace and meets named invariants
+    predictions  2 each                                read the options, choose, reveal, read the why
+    panels       3 the first, 1.5 each further one      the "things to try" list; a later panel (driven by
+                                                       your function, or wrong on purpose) reuses its controls
+    running      10 seconds a code cell, plus the      select, run, wait; the machine's Run All time is
+                 measured Run All seconds             measured, not assumed (``--time``)
 
-The cast card (a cell tagged ``cast-card``) is folded reference, not prose to read through, so its words are
-not counted, as in the lessons' prose limit.
+The sum, rounded up to the next 5 minutes, is the lesson's slot; no lesson may need more than
+:data:`MAX_LESSON_MINUTES` (``tests/notebooks/test_lesson_shape.py``): a lesson that needs more is split.
+The cast card (a cell tagged ``cast-card``) is folded reference, consulted rather than read through, so its
+words are not counted.
+
+``docs/lesson_times.json`` is the one source for every time and count the guide and the instructor notes
+state: ``--write`` regenerates it from the notebooks (keeping the measured Run All seconds and the
+read-through), then the guide's tables and each instructor note's "Timing: about N minutes" from it.
+``tests/tools/test_agenda.py`` fails while the file, the guide or a note disagrees with the notebooks.
 
 Usage, from the repository's root:
 
     python tools/agenda.py             # the measured table, Markdown, one row per lesson
     python tools/agenda.py --day       # the day: start times, breaks (one at least every 90 minutes) and lunch
     python tools/agenda.py --parts 02  # minutes per section and per exercise of lesson 02, to price the cut list
-    python tools/agenda.py --write     # put the measured table, the day and the room's lesson table into the
-                                       # guide, notebooks/instructor/README.md, and each lesson block's minutes
+    python tools/agenda.py --time      # Run All of each lesson with its reference solutions; record the seconds
+    python tools/agenda.py --write     # docs/lesson_times.json, then the guide and the instructor notes from it
 
-To regenerate the guide after the notebooks changed: ``make learner`` (the learner edition is what is
-measured), then ``python tools/agenda.py --write``, then check the cut list's minutes against
-``--parts`` (``tests/tools/test_agenda.py`` fails while a claimed saving exceeds what the part costs, or a
-lesson's slot in the day is shorter than measured).
+To regenerate after the notebooks changed: ``make learner`` (the learner edition is what is measured), then
+``python tools/agenda.py --time`` (a minute or two) and ``python tools/agenda.py --write``, then check the cut
+list's minutes against ``--parts``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import sys
@@ -46,28 +57,51 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 __all__ = [
+    "MAX_LESSON_MINUTES",
     "Measure",
     "day_plan",
     "day_table",
     "measure",
     "measure_all",
     "measured_table",
+    "minutes_by_part",
     "parts",
     "room_table",
+    "times_record",
     "write_guide",
 ]
 
 LEARNER = ROOT / "notebooks"
-GUIDE = ROOT / "notebooks" / "instructor" / "README.md"
+INSTRUCTOR = ROOT / "notebooks" / "instructor"
+GUIDE = INSTRUCTOR / "README.md"
+TIMES = ROOT / "docs" / "lesson_times.json"
 WORD = re.compile(r"[A-Za-z0-9'’-]+")
 
-WORDS_PER_MINUTE = 200
-EXERCISE_MINUTES = 8
-DESIGN_MINUTES = 12
-PREDICTION_MINUTES = 2
-PANEL_MINUTES = 3
-RUNNING_MINUTES = 3
+# The rates, each calibrated against the read-through in docs/lesson_times.json (see the module docstring).
+PROSE_WORDS_PER_MINUTE = 140  # technical prose full of ids and figures, read to be used: not 200-250 light prose
+CODE_LINES_PER_MINUTE = 15  # a line of the lesson's own code, read to follow what it prints (not to write it)
+OUTPUT_LINES_PER_MINUTE = 30  # printed tables and reasons, scanned for what the text points at
+EXERCISE_MINUTES = 8  # write a few lines, run the check, read one failure and fix it
+DESIGN_MINUTES = 15  # trace the example by hand, choose a rule, meet the invariants the check names
+PREDICTION_MINUTES = 2  # read the options, choose, reveal, read why
+PANEL_MINUTES = 3  # the lesson's first panel: its controls and its "things to try"
+MORE_PANEL_MINUTES = 1.5  # each further panel (your function's, one wrong on purpose): the controls are known
+CELL_SECONDS = 10  # select a cell, run it, see that it finished; the machine's own time is added as measured
 SLOT_STEP = 5
+MAX_LESSON_MINUTES = 60  # no lesson needs more of a competent learner; one that does is split
+
+RATES = {
+    "prose words a minute": PROSE_WORDS_PER_MINUTE,
+    "code lines a minute": CODE_LINES_PER_MINUTE,
+    "output lines a minute": OUTPUT_LINES_PER_MINUTE,
+    "minutes an exercise": EXERCISE_MINUTES,
+    "minutes a design exercise": DESIGN_MINUTES,
+    "minutes a prediction": PREDICTION_MINUTES,
+    "minutes the first panel": PANEL_MINUTES,
+    "minutes each further panel": MORE_PANEL_MINUTES,
+    "seconds running a code cell": CELL_SECONDS,
+}
+PARTS = ("prose", "code", "output", "exercises", "predictions", "panels", "running")
 
 MAX_STRETCH = 90  # never more than this many minutes of lessons without a break
 BREAK_MINUTES = 15
@@ -88,25 +122,44 @@ class Measure:
     design: int  # how many of the exercises are design exercises
     predictions: int
     panels: int
+    code_cells: int = 0
+    code_lines: int = 0
+    output_lines: int = 0
+    invariants: int = 0  # the design exercise's invariants, as its heading cell lists them
+    run_seconds: float = 0.0  # a Run All with the reference solutions, measured by --time
+
+    @property
+    def minutes(self) -> dict[str, float]:
+        return minutes_by_part(self)
 
     @property
     def reading(self) -> float:
-        return self.words / WORDS_PER_MINUTE
+        return sum(self.minutes[k] for k in ("prose", "code", "output"))
 
     @property
-    def doing(self) -> int:
-        plain = self.exercises - self.design
-        return (
-            plain * EXERCISE_MINUTES
-            + self.design * DESIGN_MINUTES
-            + self.predictions * PREDICTION_MINUTES
-            + self.panels * PANEL_MINUTES
-            + RUNNING_MINUTES
-        )
+    def doing(self) -> float:
+        return sum(self.minutes[k] for k in ("exercises", "predictions", "panels", "running"))
+
+    @property
+    def total(self) -> float:
+        return sum(self.minutes.values())
 
     @property
     def slot(self) -> int:
-        return round_up(self.reading + self.doing)
+        return round_up(self.total)
+
+
+def minutes_by_part(m: Measure) -> dict[str, float]:
+    """The one place a lesson's counts become minutes, part by part (the rates are stated above)."""
+    return {
+        "prose": m.words / PROSE_WORDS_PER_MINUTE,
+        "code": m.code_lines / CODE_LINES_PER_MINUTE,
+        "output": m.output_lines / OUTPUT_LINES_PER_MINUTE,
+        "exercises": (m.exercises - m.design) * EXERCISE_MINUTES + m.design * DESIGN_MINUTES,
+        "predictions": m.predictions * PREDICTION_MINUTES,
+        "panels": min(m.panels, 1) * PANEL_MINUTES + max(m.panels - 1, 0) * MORE_PANEL_MINUTES,
+        "running": (m.code_cells * CELL_SECONDS + m.run_seconds) / 60,
+    }
 
 
 def round_up(minutes: float, step: int = SLOT_STEP) -> int:
@@ -146,7 +199,51 @@ def prose_words(cells: Sequence) -> int:
     return sum(words(c.source) for c in cells if c.cell_type == "markdown" and "cast-card" not in _tags(c))
 
 
-def measure(nb, lesson: str, exercise_names: Iterable[str]) -> Measure:
+def code_lines(cells: Sequence) -> int:
+    """Lines of code a learner reads: not blank, not a comment."""
+    return sum(
+        1
+        for c in cells
+        if c.cell_type == "code"
+        for line in c.source.splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    )
+
+
+_TABLE_ROW = re.compile(r"<tr[\s>]")
+
+
+def _output_lines(output) -> int:
+    if output.get("output_type") == "stream":
+        return len("".join(output.get("text", "")).splitlines())
+    data = output.get("data", {})
+    if "application/vnd.jupyter.widget-view+json" in data:
+        return 0  # a widget is the panel or prediction, priced as such
+    if "text/html" in data:
+        return len(_TABLE_ROW.findall("".join(data["text/html"]))) or 1
+    if "image/png" in data:
+        return 5  # a figure, looked at for about ten seconds
+    return len("".join(data.get("text/plain", "")).splitlines())
+
+
+def output_lines(cells: Sequence) -> int:
+    """Lines of stored output a learner reads (the learner notebooks are committed executed)."""
+    return sum(_output_lines(o) for c in cells if c.cell_type == "code" for o in c.get("outputs", []))
+
+
+_LIST_ITEM = re.compile(r"^(?:\* |\d+\. )", re.M)
+
+
+def invariants(cells: Sequence) -> int:
+    """How many invariants the design exercise lists: the items of the list in its heading cell."""
+    for c in cells:
+        heads = _headings(c)
+        if any("design exercise" in h.lower() for h in heads):
+            return len(_LIST_ITEM.findall(c.source))
+    return 0
+
+
+def measure(nb, lesson: str, exercise_names: Iterable[str], run_seconds: float = 0.0) -> Measure:
     """Count one notebook; ``exercise_names`` are the lesson's exercises, in order."""
     cells = list(nb.cells)
     names = list(exercise_names)
@@ -160,6 +257,11 @@ def measure(nb, lesson: str, exercise_names: Iterable[str]) -> Measure:
         design=sum(_is_design(cells, n) for n in names),
         predictions=_count(cells, "predict("),
         panels=_count(cells, "_panel("),
+        code_cells=sum(1 for c in cells if c.cell_type == "code"),
+        code_lines=code_lines(cells),
+        output_lines=output_lines(cells),
+        invariants=invariants(cells),
+        run_seconds=run_seconds,
     )
 
 
@@ -173,28 +275,79 @@ def _exercise_names() -> dict[str, list[str]]:
     return {lesson: [e.name for e in group] for lesson, group in BY_LESSON.items()}
 
 
-def measure_all(folder: Path = LEARNER) -> list[Measure]:
+def read_times(path: Path = TIMES) -> dict:
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"lessons": {}}
+
+
+def measure_all(folder: Path = LEARNER, times: Path = TIMES) -> list[Measure]:
     names = _exercise_names()
+    recorded = read_times(times)["lessons"]
     return [
-        measure(nbformat.read(path, as_version=4), lesson, names.get(lesson, ()))
+        measure(
+            nbformat.read(path, as_version=4),
+            lesson,
+            names.get(lesson, ()),
+            recorded.get(lesson, {}).get("run_all_seconds", 0.0),
+        )
         for lesson, path in learner_notebooks(folder).items()
     ]
 
 
+def times_record(measures: Sequence[Measure], previous: dict | None = None) -> dict:
+    """The one source: every lesson's counts and minutes by part; the read-through is carried over."""
+    previous = previous or {"lessons": {}}
+    lessons = {}
+    for m in measures:
+        kept = previous["lessons"].get(m.lesson, {})
+        lessons[m.lesson] = {
+            "title": m.title,
+            "cells": m.cells,
+            "code_cells": m.code_cells,
+            "prose_words": m.words,
+            "code_lines": m.code_lines,
+            "output_lines": m.output_lines,
+            "exercises": m.exercises,
+            "design_exercises": m.design,
+            "invariants": m.invariants,
+            "predictions": m.predictions,
+            "panels": m.panels,
+            "run_all_seconds": m.run_seconds,
+            "minutes": {part: round(v, 1) for part, v in m.minutes.items()},
+            "total_minutes": round(m.total, 1),
+            "slot": m.slot,
+            **({"read_through": kept["read_through"]} if "read_through" in kept else {}),
+        }
+    return {
+        "about": previous.get("about", ""),
+        "rates": RATES,
+        "max_lesson_minutes": MAX_LESSON_MINUTES,
+        "lessons": lessons,
+    }
+
+
+def write_times(measures: Sequence[Measure], path: Path = TIMES) -> dict:
+    record = times_record(measures, read_times(path))
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return record
+
+
 def measured_table(measures: Sequence[Measure]) -> str:
     lines = [
-        "| lesson | cells | words | exercises | predictions | reading min | doing min | slot |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| lesson | cells | predictions | exercises | prose | code | output | exercises | predictions "
+        "| panels | running | total | slot |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m in measures:
         exercises = f"{m.exercises} ({m.design} design)" if m.design else str(m.exercises)
-        counts = f"{m.cells} | {m.words:,} | {exercises} | {m.predictions}"
-        lines.append(f"| {m.title} | {counts} | {m.reading:.1f} | {m.doing} | {m.slot} |")
-    total = sum(m.slot for m in measures)
+        minutes = " | ".join(f"{m.minutes[part]:.1f}" for part in PARTS)
+        lines.append(
+            f"| {m.title} | {m.cells} | {m.predictions} | {exercises} | {minutes} | {m.total:.1f} | {m.slot} |"
+        )
+    sums = " | ".join(f"{sum(m.minutes[part] for m in measures):.1f}" for part in PARTS)
     lines.append(
-        f"| all lessons | {sum(m.cells for m in measures)} | {sum(m.words for m in measures):,} | "
-        f"{sum(m.exercises for m in measures)} | {sum(m.predictions for m in measures)} | "
-        f"{sum(m.reading for m in measures):.1f} | {sum(m.doing for m in measures)} | {total} |"
+        f"| all lessons | {sum(m.cells for m in measures)} | {sum(m.predictions for m in measures)} | "
+        f"{sum(m.exercises for m in measures)} | {sums} | {sum(m.total for m in measures):.1f} | "
+        f"{sum(m.slot for m in measures)} |"
     )
     return "\n".join(lines)
 
@@ -235,6 +388,23 @@ def day_table(measures: Sequence[Measure], start: int = START) -> str:
     return "\n".join(lines)
 
 
+def _chunk(cells: Sequence, names: Iterable[str] = ()) -> Measure:
+    """A part of a lesson measured like a whole one (no title, no Run All time)."""
+    names = list(names)
+    return Measure(
+        lesson="",
+        title="",
+        cells=len(cells),
+        words=prose_words(cells),
+        exercises=len(names),
+        design=sum(_is_design(cells, n) for n in names),
+        predictions=_count(cells, "predict("),
+        panels=_count(cells, "_panel("),
+        code_lines=code_lines(cells),
+        output_lines=output_lines(cells),
+    )
+
+
 def parts(nb, exercise_names: Iterable[str]) -> list[tuple[str, float]]:
     """Minutes per heading (## and ###, up to the next heading) and per exercise, without the running time."""
     out: list[tuple[str, float]] = []
@@ -243,9 +413,7 @@ def parts(nb, exercise_names: Iterable[str]) -> list[tuple[str, float]]:
     for n, i in enumerate(starts):
         chunk = cells[i : starts[n + 1] if n + 1 < len(starts) else len(cells)]
         heading = next(h for h in _headings(cells[i]) if h.startswith(("## ", "### ")))
-        minutes = prose_words(chunk) / WORDS_PER_MINUTE
-        minutes += _count(chunk, "predict(") * PREDICTION_MINUTES + _count(chunk, "_panel(") * PANEL_MINUTES
-        out.append((heading, minutes))
+        out.append((heading, _chunk(chunk).total))
     for name in exercise_names:
         out.append((f"`{name}`", DESIGN_MINUTES if _is_design(cells, name) else EXERCISE_MINUTES))
     return out
@@ -262,13 +430,9 @@ def section_minutes(nb, number: int) -> float:
             inside = bool(re.match(rf"## {number}\. ", top[0]))
         if inside:
             chunk.append(c)
-    exercises = sum(1 for c in chunk if c.cell_type == "code" and re.search(r"^\s*check\(", c.source, re.M))
-    return (
-        prose_words(chunk) / WORDS_PER_MINUTE
-        + exercises * EXERCISE_MINUTES
-        + _count(chunk, "predict(") * PREDICTION_MINUTES
-        + _count(chunk, "_panel(") * PANEL_MINUTES
-    )
+    checked = [m for c in chunk if c.cell_type == "code" for m in re.findall(r"^\s*check\((\w+)\)", c.source, re.M)]
+    design = sum(_is_design(cells, n) for n in checked)
+    return _chunk(chunk).total + (len(checked) - design) * EXERCISE_MINUTES + design * DESIGN_MINUTES
 
 
 def room_table(lessons: Iterable[str]) -> str:
@@ -296,19 +460,84 @@ def _replace_between(text: str, name: str, body: str) -> str:
     return f"{head}{begin}\n{body}\n{end}{rest.split(end, 1)[1]}"
 
 
+def lesson_blocks(text: str) -> dict[str, tuple[int, int]]:
+    """Where each lesson's block in the guide starts and ends (from its "## NN · " heading to the next "## ")."""
+    heads = [(m.group(1), m.start()) for m in re.finditer(r"^## (\d\d) · ", text, re.M)]
+    blocks = {}
+    for lesson, start in heads:
+        nxt = re.search(r"^## ", text[start + 3 :], re.M)
+        blocks[lesson] = (start, start + 3 + nxt.start() if nxt else len(text))
+    return blocks
+
+
+TIMING = re.compile(r"^\*\*Timing\.\*\* .*?(?=\n\n)", re.M | re.S)
+
+
+def timing_paragraph(m: Measure) -> str:
+    return (
+        f"**Timing.** About {m.slot} minutes by the measured table above ({m.total:.0f} before rounding), and the "
+        f"day gives it {m.slot}; the notebook's note states the same, from `docs/lesson_times.json`."
+    )
+
+
 def write_guide(measures: Sequence[Measure], guide: Path = GUIDE) -> None:
     text = guide.read_text(encoding="utf-8")
     text = _replace_between(text, "measured", measured_table(measures))
     text = _replace_between(text, "day", day_table(measures))
     text = _replace_between(text, "room", room_table(m.lesson for m in measures))
-    for m in measures:  # each lesson's block in the guide is headed with its slot
+    for m in measures:  # each lesson's block in the guide is headed with its slot, and says it once more
         text = re.sub(
             rf"^(## {m.lesson} · [^\n]*?)\(about \d+ minutes\)$",
             rf"\g<1>(about {m.slot} minutes)",
             text,
             flags=re.M,
         )
+        start, end = lesson_blocks(text)[m.lesson]
+        paragraph = timing_paragraph(m)
+        block = TIMING.sub(paragraph.replace("\\", "\\\\"), text[start:end], count=1)
+        text = text[:start] + block + text[end:]
     guide.write_text(text, encoding="utf-8")
+
+
+# The notes are block quotes: the sentence may wrap onto a line starting "> ".
+NOTE_TIMING = re.compile(r"Timing: about\s+(?:>\s*)?\d+\s+(?:>\s*)?minutes[^.]*\.")
+
+
+def write_notes(measures: Sequence[Measure], folder: Path = INSTRUCTOR) -> list[Path]:
+    """Each instructor note's "Timing: about N minutes." from the measurement; only those cells' sources change."""
+    slots = {m.lesson: m.slot for m in measures}
+    written = []
+    for lesson, path in learner_notebooks(folder).items():
+        raw = path.read_text(encoding="utf-8")
+        nb = nbformat.reads(raw, as_version=4)
+        for cell in nb.cells:
+            if "instructor-only" in _tags(cell) and lesson in slots:
+                cell.source = NOTE_TIMING.sub(f"Timing: about {slots[lesson]} minutes.", cell.source)
+        new = nbformat.writes(nb) + "\n"
+        if new != raw:
+            path.write_text(new, encoding="utf-8")
+            written.append(path)
+    return written
+
+
+def time_run_all(lesson_path: Path, cwd: Path = LEARNER) -> float:
+    """Seconds of one Run All of the learner edition with the reference solutions left in (a fresh kernel)."""
+    import time
+
+    from botie.lessons.tooling import editions
+
+    source = nbformat.read(lesson_path, as_version=4)
+    nb = nbformat.v4.new_notebook(metadata=dict(source.metadata))
+    for cell in source.cells:
+        if editions.INSTRUCTOR_ONLY in _tags(cell):
+            continue
+        if cell.cell_type == "code":
+            kept = [line for line in cell.source.splitlines() if line.strip() not in (editions.BEGIN, editions.END)]
+            cell = nbformat.v4.new_code_cell("\n".join(kept), metadata=dict(cell.metadata))
+        nb.cells.append(cell)
+    began = time.perf_counter()
+    editions.execute(nb, cwd)
+    return round(time.perf_counter() - began, 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -316,12 +545,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     what = parser.add_mutually_exclusive_group()
     what.add_argument("--day", action="store_true", help="the day's agenda with breaks and lunch")
     what.add_argument("--parts", metavar="NN", help="minutes per section and exercise of lesson NN")
-    what.add_argument("--write", action="store_true", help=f"update the tables in {GUIDE.relative_to(ROOT)}")
+    what.add_argument("--time", action="store_true", help="time a Run All of each lesson; record the seconds")
+    what.add_argument("--write", action="store_true", help="write docs/lesson_times.json, the guide and notes")
     args = parser.parse_args(argv)
+    if args.time:
+        record = read_times()
+        for lesson, path in learner_notebooks(INSTRUCTOR).items():
+            seconds = time_run_all(path)
+            record["lessons"].setdefault(lesson, {})["run_all_seconds"] = seconds
+            print(f"{lesson}: Run All in {seconds} s")
+        TIMES.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        return 0
     measures = measure_all()
     if args.write:
+        write_times(measures)
         write_guide(measures)
-        print(f"wrote the measured table and the day into {GUIDE.relative_to(ROOT)}")
+        notes = write_notes(measures)
+        print(f"wrote {TIMES.relative_to(ROOT)}, {GUIDE.relative_to(ROOT)} and {len(notes)} instructor notes")
     elif args.day:
         print(day_table(measures))
     elif args.parts:

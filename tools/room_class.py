@@ -1,6 +1,7 @@
 """A simulated class for the room: progress files in mixed states, and a stand-in for the hub that serves them.
 
     python -m tools.room_class --learners 12 --screenshot docs/room.png
+    python -m tools.room_class --learners 20 --end-of-day --show concepts --screenshot gains.png
 
 Used by ``bench/bench_room.py`` (what a refresh costs with 100 learners), by the room's
 accessibility test, and to take the guide's screenshot. The files are what learners' kernels write
@@ -22,8 +23,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+from botie.lessons.exercises.concepts import CONCEPTS
 from botie.lessons.exercises.questions import QUESTIONS
-from botie.lessons.learner.progress import FORMAT, PLACES, Entry, Prediction
+from botie.lessons.learner.progress import FORMAT, PLACES, ConceptAnswer, Entry, Prediction
 
 __all__ = ["NAMES", "FakeHub", "progress_files", "serve"]
 
@@ -66,7 +68,41 @@ def _predictions(rng: random.Random, upto: str, now: datetime, minutes: float) -
     return found
 
 
-def _one(rng: random.Random, now: datetime) -> str:
+#: Per concept, in the check's order: the chance a learner is right before the workshop, and the chance the
+#: day teaches it to one who was not. Two ideas barely move, so the room's figure has something to show.
+CONCEPT_ODDS = {
+    "tokens-not-words": (0.45, 0.8),
+    "permission-then-budget": (0.5, 0.85),
+    "trust-from-ingestion": (0.6, 0.75),
+    "oversized-first": (0.15, 0.7),
+    "ranking-has-no-floor": (0.25, 0.75),
+    "retrieval-not-a-wall": (0.2, 0.1),
+    "citation-is-not-proof": (0.3, 0.65),
+    "approval-one-payload": (0.35, 0.9),
+    "retry-keeps-its-id": (0.4, 0.8),
+    "unavailable-not-nothing": (0.1, 0.05),
+    "documents-never-act": (0.3, 0.6),
+}
+
+
+def _concept_check(rng: random.Random, after: bool, when: str) -> dict[str, dict[str, ConceptAnswer]]:
+    """Both checks, or the first alone: a wrong answer picks a wrong option, as a tempting distractor does."""
+
+    def answer(cid: str, right: bool) -> ConceptAnswer:
+        q = CONCEPTS[cid].question
+        wrong = [i for i in range(len(q.options)) if i != q.answer]
+        return ConceptAnswer(q.answer if right else rng.choice(wrong), right, when)
+
+    before, later = {}, {}
+    for cid in CONCEPTS:
+        knew, learns = CONCEPT_ODDS.get(cid, (0.3, 0.6))
+        right = rng.random() < knew
+        before[cid] = answer(cid, right)
+        later[cid] = answer(cid, (rng.random() < 0.95) if right else (rng.random() < learns))
+    return {"before": before, "after": later} if after else {"before": before}
+
+
+def _one(rng: random.Random, now: datetime, concepts: dict[str, dict[str, ConceptAnswer]] | None = None) -> str:
     """One learner somewhere in the workshop: some exercises passed, the current one in some state."""
     reached = rng.randrange(1, len(ORDER) + 1)
     quiet = rng.choice([0.5, 1, 2, 4, 7, 15, 40]) if rng.random() < 0.85 else 0.2
@@ -78,15 +114,26 @@ def _one(rng: random.Random, now: datetime) -> str:
         "format": FORMAT,
         "exercises": {n: e.to_json() for n, e in sorted(entries.items())},
         "predictions": {q: p.to_json() for q, p in sorted(predictions.items())},
+        "concepts": {k: {q: a.to_json() for q, a in v.items()} for k, v in (concepts or {}).items()},
         "last_activity": _stamp(now, quiet),
     }
     return json.dumps(body, indent=1)
 
 
-def progress_files(n: int, now: datetime, seed: int = 7) -> dict[str, str | None]:
-    """``n`` learners' files by name; ``None`` for a learner whose server is stopped, and one file is corrupt."""
+def progress_files(n: int, now: datetime, seed: int = 7, *, end_of_day: bool = False) -> dict[str, str | None]:
+    """``n`` learners' files by name; ``None`` for a learner whose server is stopped, and one file is corrupt.
+
+    Every learner took the first concept check; with ``end_of_day`` every one took the second too, else
+    about a third of the room has (as late in lesson 06). The concept answers come from a generator of
+    their own, so the exercises and predictions are the same with or without them.
+    """
     rng = random.Random(seed)
-    files: dict[str, str | None] = {_name(i): _one(rng, now) for i in range(n)}
+    when = _stamp(now, 60)
+    files: dict[str, str | None] = {}
+    for i in range(n):
+        own = random.Random(seed * 10_000 + i)
+        after = end_of_day or own.random() < 1 / 3
+        files[_name(i)] = _one(rng, now, _concept_check(own, after, when))
     names = list(files)
     if n >= 10:
         files[names[3]] = None  # server stopped
@@ -156,12 +203,12 @@ def serve(hub: FakeHub) -> Iterator[str]:
         server.server_close()
 
 
-def page_for(n: int, now: datetime, scratch: Path, **options: Any) -> str:
+def page_for(n: int, now: datetime, scratch: Path, *, end_of_day: bool = False, **options: Any) -> str:
     """The room's page for ``n`` simulated learners, read through the stand-in as the service reads them."""
     from botie.lessons.room.room import RoomReader
     from botie.lessons.room.room_page import room_html
 
-    hub = FakeHub(scratch, progress_files(n, now))
+    hub = FakeHub(scratch, progress_files(n, now, end_of_day=end_of_day))
     with serve(hub) as url:
         rows = RoomReader(f"{url}/hub/api", url, "token", path="botie-progress.json").rows()
     return room_html(rows, now=now, **options)
@@ -188,12 +235,23 @@ def main() -> None:
     parser.add_argument("--learners", type=int, default=12)
     parser.add_argument("--lesson", default=None)
     parser.add_argument("--reveal", action="append", default=[])
+    parser.add_argument("--end-of-day", action="store_true", help="every learner has taken both concept checks")
+    parser.add_argument("--show", choices=["polls", "concepts"], help="the projector view of one part only")
     parser.add_argument("--html", type=Path)
     parser.add_argument("--screenshot", type=Path)
     args = parser.parse_args()
     now = datetime.now(timezone.utc).replace(microsecond=0)
     with tempfile.TemporaryDirectory() as scratch:
-        html = page_for(args.learners, now, Path(scratch), lesson=args.lesson, reveal=args.reveal)
+        html = page_for(
+            args.learners,
+            now,
+            Path(scratch),
+            end_of_day=args.end_of_day,
+            lesson=args.lesson,
+            reveal=args.reveal,
+            projector=args.show is not None,
+            show=args.show or "polls",
+        )
     if args.html:
         args.html.write_text(html, encoding="utf-8")
     if args.screenshot:

@@ -2,7 +2,8 @@
 
 :func:`decide` takes a ``propose_inspection`` proposal and the trusted facts
 around it (who is signed in, which assets they may schedule, what they
-approved, what is already stored under the request id) and returns a
+approved, what is already stored under the request id and, when given, the
+asset register and the maintenance calendar) and returns a
 :class:`Decision`. It performs nothing: the service in :mod:`botie.actions.service`
 acts on the decision. The checks run in a fixed order, and each one that
 fails ends the walk:
@@ -14,12 +15,27 @@ fails ends the walk:
    *exactly this* payload? By default that is the caller alone; a policy
    (``approvers``) can name others per caller, such as a supervisor. A
    changed duration or asset needs a new approval.
-4. **idempotency**: what is stored under the request id? Nothing: create.
-   The same payload: reuse the earlier job. A different payload: conflict.
+4. **idempotency**: what is stored under the request id? Nothing: go on to
+   the business rules. The same payload: reuse the earlier job. A different
+   payload: conflict.
+5. **register** (when an ``asset_register`` is given): is the asset in the asset
+   register? If not: ``unknown_asset``.
+6. **calendar** (when a calendar is given): does the visit fit a free
+   maintenance window of the asset? If not: ``window_unavailable``. Else: create.
 
 Permission comes before anything stored is looked at, so a caller who may
 not schedule an asset learns nothing about earlier requests: a ``denied``
 decision carries no job id, no payload and no hint whether one exists.
+
+The register and calendar come after permission, so a caller learns whether
+an asset exists only for assets they may schedule: ``P-999`` and ``K-7``
+outside their scope are both plainly ``denied``. They come after the stored
+request, so they judge only a booking that would be *new*: a retry of
+``r7`` with the same payload reuses ``job-1`` even though ``job-1`` itself
+now fills that window (or the asset has since left the register), and a
+changed payload under ``r7`` is a conflict whatever the calendar says. The
+cost of that order: approval is asked before the calendar is, so an
+approval screen should offer only windows the calendar shows free.
 """
 
 from __future__ import annotations
@@ -33,7 +49,8 @@ from typing import Any, NamedTuple
 from botie._checks import allowed_set
 from botie._enum import ShortName
 from botie.actions.canonical import canonical_json
-from botie.actions.tool import FieldError, validate_inspection
+from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
+from botie.actions.tool import FIELDS, FieldError, parse_start, validate_inspection
 from botie.errors import DecisionError
 
 __all__ = [
@@ -54,14 +71,16 @@ __all__ = [
 class Branch(ShortName):
     """Which way a proposal went.
 
-    :func:`decide` returns the first six, and ``in_progress`` when the request
-    stored under this key is still pending. The last two only arise once real
-    storage is involved: ``in_progress`` (an earlier attempt under this key has
+    :func:`decide` returns the first six, the two business-rule branches
+    (``unknown_asset``: the asset is in no register; ``window_unavailable``:
+    no free maintenance window fits the visit), and ``in_progress`` when the
+    request stored under this key is still pending. The last two only arise
+    once real storage is involved: ``in_progress`` (an earlier attempt under this key has
     not finished; the IETF Idempotency-Key draft answers 409 here) and
-    ``unavailable`` (the store or the downstream service did not answer; the
-    outcome is unknown and nothing is confirmed: the downstream may have booked
-    before the answer was lost, and a retry under the same key settles it),
-    which only the service returns.
+    ``unavailable`` (the store or the downstream service could not be reached or
+    did not answer; the outcome is unknown: no job is confirmed, though the
+    downstream may have booked one, which a retry under the same request id
+    gets back), which only the service returns.
     """
 
     INVALID = "invalid"
@@ -70,6 +89,8 @@ class Branch(ShortName):
     CREATE = "create"
     REUSE = "reuse"
     CONFLICT = "conflict"
+    UNKNOWN_ASSET = "unknown_asset"
+    WINDOW_UNAVAILABLE = "window_unavailable"
     IN_PROGRESS = "in_progress"
     UNAVAILABLE = "unavailable"
 
@@ -85,12 +106,14 @@ class Branch(ShortName):
 
 
 class CheckName(ShortName):
-    """The four checks, in the order they run."""
+    """The checks, in the order they run (the last two only when a register or a calendar is given)."""
 
     VALIDATION = "validation"
     PERMISSION = "permission"
     APPROVAL = "approval"
     IDEMPOTENCY = "idempotency"
+    REGISTER = "register"
+    CALENDAR = "calendar"
 
 
 class Verdict(ShortName):
@@ -273,7 +296,13 @@ class Decision:
 
     @property
     def reason(self) -> str:
-        """The reason of the check that decided: the last one that was reached."""
+        """The reason of the check that decided: the first that failed, else the last one reached.
+
+        A reuse is decided by the stored request, even when the service's path shows rules it asked before.
+        """
+        for check in self.checks:
+            if check.verdict is Verdict.FAILED or (self.branch is Branch.REUSE and check.name is CheckName.IDEMPOTENCY):
+                return check.reason
         for check in reversed(self.checks):
             if check.verdict is not Verdict.NOT_REACHED:
                 return check.reason
@@ -319,7 +348,9 @@ class Decision:
 # --- the path ------------------------------------------------------------------
 
 _WELL_FORMED = Check(
-    CheckName.VALIDATION, Verdict.PASSED, "asset_id, duration_minutes and request_id are present and well formed"
+    CheckName.VALIDATION,
+    Verdict.PASSED,
+    "asset_id, duration_minutes, start and request_id are present and well formed",
 )
 _AFTER_INVALID = (
     Check(CheckName.PERMISSION, Verdict.NOT_REACHED, "not reached: the proposal must be repaired first"),
@@ -335,6 +366,49 @@ _AFTER_DENIED = (
     ),
 )
 _AFTER_NO_APPROVAL = Check(CheckName.IDEMPOTENCY, Verdict.NOT_REACHED, "not reached: approval is needed first")
+#: Why the business rules were not asked, after an idempotency answer that books nothing new.
+_NOTHING_NEW = {
+    Branch.REUSE: "not needed: reusing the earlier job books nothing new",
+    Branch.CONFLICT: "not reached: the request id already names another payload",
+    Branch.IN_PROGRESS: "not reached: an earlier attempt under this request id is still being booked",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _Rules:
+    """The business rules this decision applies: a register, a calendar, either or neither."""
+
+    register: AssetRegister | None
+    calendar: MaintenanceCalendar | None
+
+    def not_reached(self, why: str) -> tuple[Check, ...]:
+        """The rule checks left unasked, each with ``why``; none when no register or calendar was given."""
+        given = ((CheckName.REGISTER, self.register), (CheckName.CALENDAR, self.calendar))
+        names = [name for name, rule in given if rule is not None]  # (an empty register is a register)
+        return tuple(Check(name, Verdict.NOT_REACHED, why) for name in names)
+
+    def check(self, path: tuple[Check, ...], payload: Mapping[str, Any]) -> Decision:
+        """After idempotency chose to create: the register, then the calendar, then ``create``."""
+        asset, minutes = payload["asset_id"], payload["duration_minutes"]
+        if self.register is not None:
+            if asset not in self.register:
+                missing = Check(CheckName.REGISTER, Verdict.FAILED, f"{asset} is not in the asset register")
+                after = _Rules(None, self.calendar).not_reached("not reached: the asset is not in the register")
+                return Decision(Branch.UNKNOWN_ASSET, (*path, missing, *after))
+            path = (*path, Check(CheckName.REGISTER, Verdict.PASSED, f"{asset} is in the asset register"))
+        if self.calendar is not None:
+            start = parse_start(payload["start"])
+            assert start is not None  # validation passed, so start parses
+            why = self.calendar.unavailable(asset, start, minutes)
+            if why is not None:
+                if type(why) is not str or not why:
+                    raise DecisionError(f"the calendar must give a reason or None, got {why!r:.60}", field="calendar")
+                return Decision(Branch.WINDOW_UNAVAILABLE, (*path, Check(CheckName.CALENDAR, Verdict.FAILED, why)))
+            when = f"{minutes} minutes from {start:%Y-%m-%d %H:%M} UTC"
+            free = f"a maintenance window of {asset} is open and free for {when}"
+            path = (*path, Check(CheckName.CALENDAR, Verdict.PASSED, free))
+        return Decision(Branch.CREATE, path)
+
 
 _ABSENT = object()
 
@@ -385,7 +459,7 @@ def _approval_check(
     if approval is None:
         reason = (
             f"no approval is recorded: show {caller} {payload['asset_id']} for "
-            f"{payload['duration_minutes']} minutes and record their answer"
+            f"{payload['duration_minutes']} minutes from {payload['start']} and record their answer"
         )
         return Check(CheckName.APPROVAL, Verdict.FAILED, reason)
     actor = approval.actor
@@ -434,7 +508,7 @@ def _idempotency(
 ) -> tuple[Branch, Check, Receipt | None]:
     """The last check: compare the proposal with what is stored under its request id."""
     if previous is None:
-        reason = f"nothing is stored under {rid} for {caller}: create a new job"
+        reason = f"nothing is stored under {rid} for {caller}: this is a new booking"
         return Branch.CREATE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), None
     if not isinstance(previous, StoredRequest):
         raise DecisionError(f"previous must be None or a StoredRequest, got {previous!r}", field="previous")
@@ -471,8 +545,10 @@ def decide(
     approval: Approval | None,
     previous: StoredRequest | None,
     approvers: Mapping[str, Iterable[str]] | None = None,
+    asset_register: AssetRegister | None = None,
+    calendar: MaintenanceCalendar | None = None,
 ) -> Decision:
-    """Walk validation, permission, approval and idempotency; return the branch and the path.
+    """Walk validation, permission, approval, idempotency and the business rules; return the branch and the path.
 
     ``proposal`` is what the model wrote (any value: a malformed one is an
     ``invalid`` decision, not an exception). ``caller``, ``allowed_assets``,
@@ -482,6 +558,9 @@ def decide(
 
     ``approvers`` is the approval policy: for each caller, who besides them
     may approve their requests (default: nobody, so the caller alone).
+    ``asset_register`` and ``calendar`` (see :mod:`botie.actions.rules`) are asked
+    only about a booking that would be new; without one, its check is left
+    out of the path, since nothing was checked.
 
     ``previous`` is only read once validation, permission and approval have
     passed: a caller who is refused learns nothing about stored requests.
@@ -489,6 +568,7 @@ def decide(
     _need_caller(caller)
     allowed = allowed_set(allowed_assets)
     others = _approvers_for(approvers, caller)
+    rules = _Rules(need_register(asset_register), need_calendar(calendar))
     if approval is not None and not isinstance(approval, Approval):
         raise DecisionError(f"approval must be None or an Approval, got {approval!r}", field="approval")
 
@@ -497,18 +577,24 @@ def decide(
         problems = "; ".join(e.message for e in errors)
         count = f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to repair"
         failed = Check(CheckName.VALIDATION, Verdict.FAILED, f"{count}: {problems}")
-        return Decision(Branch.INVALID, (failed, *_AFTER_INVALID), errors)
+        repair = rules.not_reached("not reached: the proposal must be repaired first")
+        return Decision(Branch.INVALID, (failed, *_AFTER_INVALID, *repair), errors)
 
-    asset, minutes, rid = proposal["asset_id"], proposal["duration_minutes"], proposal["request_id"]
+    asset, rid = proposal["asset_id"], proposal["request_id"]
     if asset not in allowed:
         denied = Check(CheckName.PERMISSION, Verdict.FAILED, f"{asset} is not in the assets {caller} may schedule")
-        return Decision(Branch.DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED))
+        unasked = rules.not_reached("not reached: permission was denied")
+        return Decision(Branch.DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED, *unasked))
     permitted = Check(CheckName.PERMISSION, Verdict.PASSED, f"{asset} is in the assets {caller} may schedule")
 
-    text = canonical_json({"asset_id": asset, "duration_minutes": minutes, "request_id": rid})
+    text = canonical_json({name: proposal[name] for name in FIELDS})
     approved = _approval_check(approval, caller, proposal, text, others)
     if approved.verdict is Verdict.FAILED:
-        return Decision(Branch.NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL))
+        unasked = rules.not_reached("not reached: approval is needed first")
+        return Decision(Branch.NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL, *unasked))
 
     branch, stored, receipt = _idempotency(previous, caller, proposal, rid, text)
-    return Decision(branch, (_WELL_FORMED, permitted, approved, stored), (), receipt)
+    path = (_WELL_FORMED, permitted, approved, stored)
+    if branch is not Branch.CREATE:
+        return Decision(branch, (*path, *rules.not_reached(_NOTHING_NEW[branch])), (), receipt)
+    return rules.check(path, proposal)

@@ -5,6 +5,10 @@
 
 * It screens first, without touching the store: a malformed, refused or
   unapproved proposal never reads anything stored, so it cannot leak it.
+* Business rules (``asset_register``, ``calendar``: see :mod:`botie.actions.rules`)
+  are checked inside the transaction, after the stored request: a retry of
+  a booking already made reuses it, and only a new booking must name an
+  asset in the register and fit a free maintenance window.
 * Then, in one store transaction, it looks up the key (caller, request id),
   decides again with what is stored, and either creates the job together
   with its receipt, or returns the earlier receipt, or reports a conflict.
@@ -56,6 +60,7 @@ from botie.actions.decision import (
     allowed_set,
     decide,
 )
+from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
 from botie.actions.stores.base import AuditRecord, Reservation, Store, Transaction
 from botie.actions.tool import FIELDS
 from botie.errors import ClockError, SettingError, StoreBusyError
@@ -89,6 +94,7 @@ class JobOrder:
     request_id: str
     asset_id: str
     duration_minutes: int
+    start: str
 
 
 #: The downstream call: book the order, return the booking's id (a non-empty str), or raise.
@@ -130,13 +136,30 @@ def _need_duration(value: Any, name: str, *, allow_zero: bool) -> _dt.timedelta:
 
 
 _IDEMPOTENCY = CheckName.IDEMPOTENCY
+#: Screened without the store, these may still end otherwise once it is read: the stored request comes before
+#: the business rules, so a retry of a booking already made reuses it whatever the register and calendar say now.
+_READ_STORE = (Branch.CREATE, Branch.UNKNOWN_ASSET, Branch.WINDOW_UNAVAILABLE)
 
 
 def _with_idempotency(
-    decision: Decision, branch: Branch, verdict: Verdict, reason: str, receipt: Receipt | None = None
+    decision: Decision,
+    branch: Branch,
+    verdict: Verdict,
+    reason: str,
+    receipt: Receipt | None = None,
+    *,
+    unread: str | None = None,
 ) -> Decision:
-    """The same path with its last check (idempotency) replaced: for outcomes only the service can know."""
-    checks = (*decision.checks[:-1], Check(_IDEMPOTENCY, verdict, reason))
+    """The same path with its idempotency check replaced: for outcomes only the service can know.
+
+    The business-rule checks after it stay as they were (they were asked before the booking was
+    tried), unless ``unread`` says why they were not reached (the store could not be read at all).
+    """
+    at = next(i for i, c in enumerate(decision.checks) if c.name is _IDEMPOTENCY)
+    later = decision.checks[at + 1 :]
+    if unread is not None:
+        later = tuple(Check(c.name, Verdict.NOT_REACHED, unread) for c in later)
+    checks = (*decision.checks[:at], Check(_IDEMPOTENCY, verdict, reason), *later)
     return Decision(branch, checks, (), receipt)
 
 
@@ -153,7 +176,9 @@ class InspectionService:
     request is answered ``unavailable``; ``backoff`` is the first pause
     between attempts, doubled each time. ``approvers`` is the approval
     policy handed to :func:`~botie.actions.decision.decide`: for each caller,
-    who besides them may approve (default: nobody).
+    who besides them may approve (default: nobody). ``asset_register`` and
+    ``calendar`` are the business rules checked before a new booking (see
+    :mod:`botie.actions.rules`); without them, that check is not made.
     """
 
     def __init__(
@@ -166,6 +191,8 @@ class InspectionService:
         attempts: int = 4,
         backoff: float = 0.01,
         approvers: Mapping[str, Iterable[str]] | None = None,
+        asset_register: AssetRegister | None = None,
+        calendar: MaintenanceCalendar | None = None,
     ) -> None:
         if not callable(getattr(store, "transaction", None)):
             raise SettingError(
@@ -187,6 +214,8 @@ class InspectionService:
         self.attempts = attempts
         self.backoff = backoff
         self.approvers = approvers  # who may approve for whom (decide() reads it; None: the caller alone)
+        self.asset_register = need_register(asset_register)
+        self.calendar = need_calendar(calendar)
 
     # -- small helpers -------------------------------------------------------------------
 
@@ -217,6 +246,7 @@ class InspectionService:
             Verdict.FAILED,
             f"the store stayed busy through {self.attempts} attempts, so nothing was written; "
             "retry later with the same request id",
+            unread="not reached: the store could not be read",
         )
 
     # -- submit --------------------------------------------------------------------------
@@ -238,9 +268,14 @@ class InspectionService:
         allowed = allowed_set(allowed_assets)
         now = self._now()
         screened = decide(
-            proposal, caller=caller, allowed_assets=allowed, approval=approval, previous=None, approvers=self.approvers
+            proposal,
+            caller=caller,
+            allowed_assets=allowed,
+            approval=approval,
+            previous=None,
+            **self._policy(),
         )
-        if screened.branch is not Branch.CREATE:
+        if screened.branch not in _READ_STORE:
             return self._refuse(screened, caller, proposal, now)
         payload = {name: proposal[name] for name in FIELDS}
         try:
@@ -250,6 +285,10 @@ class InspectionService:
         if token is None:
             return decision
         return self._book_downstream(decision, payload, caller, token)
+
+    def _policy(self) -> dict[str, Any]:
+        """What :func:`decide` takes from the service's setup: the approval policy and the business rules."""
+        return {"approvers": self.approvers, "asset_register": self.asset_register, "calendar": self.calendar}
 
     def _refuse(self, decision: Decision, caller: str, proposal: Any, now: _dt.datetime) -> Decision:
         """Record a refusal that was decided without reading the store (invalid, denied, needs approval)."""
@@ -292,7 +331,7 @@ class InspectionService:
                 allowed_assets=allowed,
                 approval=approval,
                 previous=previous,
-                approvers=self.approvers,
+                **self._policy(),
             )
             if last_used is not None:
                 decision = self._note_expiry(decision, rid, last_used)
@@ -331,20 +370,21 @@ class InspectionService:
         return previous.stored_at if previous.stored_at <= now - self.retention else None
 
     def _note_expiry(self, decision: Decision, rid: str, last_used: _dt.datetime) -> Decision:
-        if decision.branch is not Branch.CREATE:
+        if decision.branch not in _READ_STORE:  # (with previous forgotten, only these can follow)
             return decision
         used = last_used.astimezone(_dt.timezone.utc)
         reason = (
             f"{rid} was last used at {used:%Y-%m-%d %H:%M} UTC, beyond the "
             f"{self.retention} retention: its key has expired, so this is a new request"
         )
-        return replace(decision, checks=(*decision.checks[:-1], Check(_IDEMPOTENCY, Verdict.PASSED, reason)))
+        expired = Check(_IDEMPOTENCY, Verdict.PASSED, reason)
+        return replace(decision, checks=tuple(expired if c.name is _IDEMPOTENCY else c for c in decision.checks))
 
     # -- the downstream protocol -----------------------------------------------------------
 
     def _book_downstream(self, decision: Decision, payload: dict[str, Any], caller: str, token: str) -> Decision:
         rid = payload["request_id"]
-        order = JobOrder(token, caller, rid, payload["asset_id"], payload["duration_minutes"])
+        order = JobOrder(token, caller, rid, payload["asset_id"], payload["duration_minutes"], payload["start"])
         try:
             external_ref = self._call(order)
         except Exception as exc:  # any failure downstream: the outcome there is unknown
@@ -453,7 +493,8 @@ class InspectionService:
 
         if not retry or self.downstream is None:
             return self._record_recovery(r, RecoveryOutcome.MARKED_FAILED, mark_failed)
-        order = JobOrder(r.token, r.caller, r.request_id, r.payload["asset_id"], r.payload["duration_minutes"])
+        p = r.payload
+        order = JobOrder(r.token, r.caller, r.request_id, p["asset_id"], p["duration_minutes"], p["start"])
         try:
             external_ref = self._call(order)
         except Exception:

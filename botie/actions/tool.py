@@ -14,10 +14,21 @@ int/float split), while :func:`validate_inspection` insists on a Python
 a silently converted duration. (``True`` is refused by both: JSON booleans are
 not numbers, and in Python we check ``type(value) is int`` because ``bool`` is
 a subclass of ``int``.)
+
+``start`` is when the visit begins, written ``YYYY-MM-DDTHH:MMZ`` in UTC
+(``'2026-04-02T09:00Z'``): one spelling only, so the service never has to
+guess a time zone or a date order, and the maintenance calendar can tell
+whether the visit fits one of the asset's windows. Here too the schema and
+the rules part on purpose: the schema states the spelling in words and
+carries no ``pattern`` (one would add some forty tokens to every request
+that offers the tool, and strict modes drop it anyway), so only
+:func:`validate_inspection` refuses ``'2026-04-02 09:00'``.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
@@ -32,29 +43,37 @@ __all__ = [
     "MAX_MINUTES",
     "MIN_MINUTES",
     "SHAPES",
+    "START_EXAMPLE",
+    "START_FORMAT",
     "STRICT_REFUSES",
     "TOOL_NAME",
     "FieldError",
     "Problem",
     "inspection_tool",
+    "strict_schema",
+    "parse_start",
     "validate_inspection",
 ]
 
 TOOL_NAME = "propose_inspection"
 MIN_MINUTES = 1
 MAX_MINUTES = 60
-FIELDS = ("asset_id", "duration_minutes", "request_id")
+FIELDS = ("asset_id", "duration_minutes", "start", "request_id")
+#: How ``start`` is written: a UTC date and time to the minute, ending in Z. One spelling, no offsets.
+START_FORMAT = "YYYY-MM-DDTHH:MMZ"
+START_EXAMPLE = "2026-04-02T09:00Z"
+# ASCII digits only: the regex class \d would also accept other scripts' digits.
+_START_PATTERN = "[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}Z"
 #: The name a :class:`FieldError` uses when the arguments as a whole are wrong (not an object).
 ARGUMENTS = "arguments"
 
 _DESCRIPTION = (
     "Book an on-site inspection of one asset for the signed-in technician. "
-    "Effect: once the service has checked that the technician may schedule this asset and has "
-    "approved exactly this asset, duration and request id, it reserves a technician's time and returns a job id; "
-    "without that approval nothing is booked and the result says approval is needed. "
-    f"duration_minutes is the length of the visit in whole minutes, from {MIN_MINUTES} through "
-    f"{MAX_MINUTES}. request_id names this one intended booking: reuse it unchanged when you retry, "
-    "and choose a new one only for a genuinely new inspection."
+    "Effect: reserves a technician's time and returns a job id, once the service has checked that the "
+    "technician may schedule the asset and approved exactly these arguments, and that the asset exists and "
+    "is free then; else nothing is booked and the result says why. "
+    f"duration_minutes: whole minutes, {MIN_MINUTES} through {MAX_MINUTES}. "
+    "request_id: unchanged when you retry; a new one only for a new inspection."
 )
 
 
@@ -107,13 +126,17 @@ INSPECTION_TOOL: dict[str, Any] = _frozen(
                 "asset_id": {
                     "type": "string",
                     "minLength": 1,
-                    "description": "The asset to inspect, exactly as the asset register writes it, e.g. 'P-2'.",
+                    "description": "The asset's id as the asset register writes it, e.g. 'P-2'.",
                 },
                 "duration_minutes": {
                     "type": "integer",
                     "minimum": MIN_MINUTES,
                     "maximum": MAX_MINUTES,
                     "description": f"Length of the visit in whole minutes ({MIN_MINUTES}-{MAX_MINUTES}).",
+                },
+                "start": {
+                    "type": "string",
+                    "description": f"Visit start in UTC, {START_FORMAT}.",
                 },
                 "request_id": {
                     "type": "string",
@@ -134,9 +157,10 @@ STRICT_REFUSES = ("minLength", "maxLength", "minimum", "maximum", "pattern", "fo
 SHAPES = ("anthropic", "openai", "responses")
 
 
-def _strict_schema(schema: Any) -> Any:
+def strict_schema(schema: Any) -> Any:
+    """``schema`` without the keywords strict mode refuses (:data:`STRICT_REFUSES`), at every depth."""
     if isinstance(schema, dict):
-        return {k: _strict_schema(v) for k, v in schema.items() if k not in STRICT_REFUSES}
+        return {k: strict_schema(v) for k, v in schema.items() if k not in STRICT_REFUSES}
     return schema
 
 
@@ -153,7 +177,7 @@ def inspection_tool(shape: str = "anthropic", *, strict: bool = False) -> dict[s
         raise ValueError(f"shape must be one of {', '.join(SHAPES)}; got {shape!r}")
     schema = _thawed(INSPECTION_TOOL["input_schema"])
     if strict:
-        schema = _strict_schema(schema)
+        schema = strict_schema(schema)
     if shape == "anthropic":
         tool = {"name": TOOL_NAME, "description": _DESCRIPTION, "input_schema": schema}
         return {**tool, "strict": True} if strict else tool
@@ -170,6 +194,7 @@ class Problem(ShortName):
     WRONG_TYPE = "wrong_type"
     EMPTY = "empty"
     OUT_OF_RANGE = "out_of_range"
+    BAD_FORMAT = "bad_format"
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,10 +246,34 @@ def _minutes_problem(value: Any) -> FieldError | None:
     return None
 
 
+def parse_start(value: str) -> _dt.datetime | None:
+    """The aware UTC datetime ``value`` names, or None unless it is written exactly as :data:`START_FORMAT`."""
+    if type(value) is not str or re.fullmatch(_START_PATTERN, value) is None:
+        return None
+    try:
+        return _dt.datetime.strptime(value, "%Y-%m-%dT%H:%MZ").replace(tzinfo=_dt.timezone.utc)
+    except ValueError:  # the right shape but no such moment, e.g. 2026-02-30 or 25:00
+        return None
+
+
+def _start_problem(value: Any) -> FieldError | None:
+    name = "start"
+    problem = _text_problem(name, value, START_EXAMPLE)
+    if problem is not None:
+        return problem
+    if parse_start(value) is None:
+        message = (
+            f"start must be a real UTC time written {START_FORMAT}, such as {START_EXAMPLE!r}; got {_shown(value)}"
+        )
+        return FieldError(name, Problem.BAD_FORMAT, message)
+    return None
+
+
 #: Each required field and the function that finds its problem (None when it is fine), in FIELDS order.
 _RULES = (
     ("asset_id", partial(_text_problem, "asset_id", example="P-2")),
     ("duration_minutes", _minutes_problem),
+    ("start", _start_problem),
     ("request_id", partial(_text_problem, "request_id", example="r7")),
 )
 
@@ -246,7 +295,8 @@ def validate_inspection(arguments: Any) -> tuple[FieldError, ...]:
 
     Rules: ``asset_id`` and ``request_id`` are non-empty ``str``;
     ``duration_minutes`` is an ``int`` from 1 through 60 (``bool`` and
-    ``float`` refused, ``20.0`` included); all three are required; any other
+    ``float`` refused, ``20.0`` included); ``start`` is a real UTC time
+    written exactly ``YYYY-MM-DDTHH:MMZ``; all four are required; any other
     field is refused, since an ``admin`` argument written by a model must not
     grant anything. Errors come in a stable order: the known fields in
     :data:`FIELDS` order, then unexpected fields sorted by name.

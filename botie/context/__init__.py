@@ -7,6 +7,7 @@ and :mod:`~botie.context.routing` (count first, then choose a strategy),
 :mod:`~botie.context.chunks` (parts split at sentence ends, and summaries,
 each leading back to its document),
 :mod:`~botie.context.provenance` (freshness, trust, relevance, completeness),
+:mod:`~botie.context.register` (each document's revisions and when each takes effect),
 :mod:`~botie.context.subquestions` (one selection per need of a question
 that asks for several), :mod:`~botie.context.evidence` (rendering the
 request), :mod:`~botie.context.citations`, :mod:`~botie.context.conversation`

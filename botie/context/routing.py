@@ -29,9 +29,10 @@ from typing import Any, NamedTuple
 
 from botie._checks import ceiling_tokens, exact_number, unit_fraction, whole_number
 from botie._enum import ShortName
+from botie.context.chunks import document_of
 from botie.context.records import Record, unique_records
 from botie.context.selection import Coverage, Selection, select
-from botie.errors import BudgetError, PolicyError, SettingError
+from botie.errors import BudgetError, PolicyError, RecordError, SettingError
 
 __all__ = [
     "ALERT_FRACTION",
@@ -44,9 +45,11 @@ __all__ = [
     "alert_threshold",
     "execute_plan",
     "first_failing_turn",
+    "passage_coverage",
     "plan_context",
     "relevance_order",
     "share_of",
+    "source_document",
 ]
 
 #: The share of the ceiling the attached documents may claim.
@@ -219,7 +222,9 @@ class DocumentCoverage:
     because its product searches what it does not read. Nothing here searches
     them under ``select_documents``, so the bucket says what it is: not read.
     (Under ``retrieve_*`` no document is read whole and passages are chosen
-    from all of them afterwards, by :func:`botie.context.provenance.select_evidence`.)
+    from all of them afterwards, by :func:`botie.context.provenance.select_evidence`.
+    Once they are, a document counts as read when a passage of it was sent:
+    ``passage_ids`` lists those passages, and is None while none has been chosen.)
     """
 
     strategy: Strategy
@@ -230,6 +235,7 @@ class DocumentCoverage:
     token_budget_used: int
     soft_budget: int
     included_ids: tuple[str, ...]
+    passage_ids: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         read, unread = self.documents_in_context, self.documents_not_read
@@ -256,6 +262,8 @@ class DocumentCoverage:
 
     def explain(self) -> str:
         read, unread, attached = self.documents_in_context, self.documents_not_read, self.documents_attached
+        if self.passage_ids is not None:
+            return self._explain_passages()
         counts = (
             f"{self.strategy}: {read} of {attached} documents read in full, {unread} not read "
             f"({read} + {unread} = {attached}); "
@@ -274,13 +282,27 @@ class DocumentCoverage:
             "reply: their ids are listed"
         )
 
+    def _explain_passages(self) -> str:
+        read, unread, attached = self.documents_in_context, self.documents_not_read, self.documents_attached
+        passages = len(self.passage_ids or ())
+        text = (
+            f"{self.strategy}: {read} of {attached} documents read through {passages} passage"
+            f"{'' if passages == 1 else 's'}, {unread} not read ({read} + {unread} = {attached}); "
+            f"{self.token_budget_used:,} of {self.soft_budget:,} tokens used"
+        )
+        if unread:
+            text += f"; no passage of the {unread} not read was sent: their ids are listed"
+        return text
+
     def counts(self) -> Coverage:
         """The same accounting as a :class:`botie.Coverage` (``in_context`` vs ``not_read``)."""
         outcomes = [(i, "in_context") for i in self.included_ids] + [(i, "not_read") for i in self.excluded_ids]
         return Coverage.of(outcomes, ("in_context", "not_read"), kept="in_context")
 
 
-def execute_plan(plan: ContextPlan, *, policy: str = "prefix") -> DocumentCoverage:
+def execute_plan(
+    plan: ContextPlan, *, policy: str = "prefix", passages: Iterable[Record] | None = None
+) -> DocumentCoverage:
     """Carry out the whole-document part of a plan and return its coverage record.
 
     - ``stuff_all``: every document is read in full.
@@ -294,13 +316,21 @@ def execute_plan(plan: ContextPlan, *, policy: str = "prefix") -> DocumentCovera
       at. ``"skip"`` steps over it and keeps looking instead. Either way the
       declined ones are not read, and the record lists them by id.
     - ``retrieve_*``: no document is read whole; passages from all of them are
-      chosen later (see :func:`botie.context.provenance.select_evidence`).
+      chosen later (see :func:`botie.context.provenance.select_evidence`). Pass
+      the ``passages`` that were sent and each document with a passage among
+      them counts as read (see :func:`passage_coverage`).
 
     ``included_ids`` is in reading order (most relevant first); ``excluded_ids``
     keeps attachment order, so a reader can tick them off against their files.
     """
     if not isinstance(plan, ContextPlan):
         raise PolicyError(f"execute_plan needs a ContextPlan from plan_context, got {plan!r:.80}", field="plan")
+    whole = plan.strategy in (Strategy.STUFF_ALL, Strategy.SELECT_DOCUMENTS)
+    if passages is not None:
+        if whole:
+            why = f"passages are chosen only under retrieve_*; {plan.strategy} reads whole documents"
+            raise PolicyError(why, field="passages")
+        return passage_coverage(plan.docs, passages, strategy=plan.strategy, soft_budget=plan.soft_budget)
     if plan.strategy is Strategy.STUFF_ALL:
         read_ids, used = tuple(d.id for d in plan.docs), plan.total
     elif plan.strategy is Strategy.SELECT_DOCUMENTS:
@@ -312,6 +342,46 @@ def execute_plan(plan: ContextPlan, *, policy: str = "prefix") -> DocumentCovera
     excluded = tuple(d.id for d in plan.docs if d.id not in chosen)
     return DocumentCoverage(
         plan.strategy, len(plan.docs), len(read_ids), len(excluded), excluded, used, plan.soft_budget, read_ids
+    )
+
+
+def source_document(passage: Record) -> str:
+    """The document a passage belongs to: its ``document`` field, else what its id says (``doc#part2`` -> ``doc``)."""
+    return passage.document if passage.document is not None else document_of(passage.id)
+
+
+def passage_coverage(
+    documents: Iterable[Record | str],
+    passages: Iterable[Record],
+    *,
+    strategy: Strategy = Strategy.RETRIEVE_CHUNKS,
+    soft_budget: int,
+    used: int | None = None,
+) -> DocumentCoverage:
+    """The coverage record once passages were sent: a document with a passage among them was read, the rest not.
+
+    ``documents`` are the attached documents (records, whose ids are the document names, or the names);
+    ``used`` is what the passages cost as sent (default: the sum of their costs). A passage whose document
+    was not attached is broken accounting, raised naming the passage.
+    """
+    names = tuple(dict.fromkeys(d.id if isinstance(d, Record) else d for d in documents))
+    sent = unique_records(passages, noun="passage")
+    read: list[str] = []
+    for p in sent:
+        name = source_document(p)
+        if name not in names:
+            raise RecordError(
+                f"record {p.id}: belongs to {name}, which is not among the attached documents",
+                field="document",
+                record=p.id,
+            )
+        if name not in read:
+            read.append(name)
+    excluded = tuple(d for d in names if d not in read)
+    spent = sum(p.cost for p in sent) if used is None else used
+    ids = tuple(p.id for p in sent)
+    return DocumentCoverage(
+        strategy, len(names), len(read), len(excluded), excluded, spent, soft_budget, tuple(read), ids
     )
 
 

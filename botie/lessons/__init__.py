@@ -29,12 +29,16 @@ _HOMES: dict[str, tuple[str, ...]] = {
     # exercises: check an answer, ask for a hint, predict before running
     "botie.lessons.exercises.catalogue": ("check", "hint"),
     "botie.lessons.ui.predict": ("predict",),
+    # the concept check: the same questions before lesson 00 and after lesson 06
+    "botie.lessons.ui.concepts": ("concept_check",),
+    "botie.lessons.exercises.concept_check": ("show_concepts",),
     # the learner's progress across lessons
     "botie.lessons.learner.progress": ("show_progress",),
     "botie.lessons.learner.reset": ("reset_exercise",),
     # the lessons' worlds: scenes, scenarios, the scripted model, simulations
     "botie.lessons.content.fixtures": ("Scene", "fixture_path", "load_records", "load_scene"),
     "botie.lessons.content.scenarios": ("EvidenceScenario", "load_evidence_scenario"),
+    "botie.lessons.content.business": ("load_booking_rules",),
     "botie.lessons.content.scripted": ("AnswerScript", "ScriptedModel", "load_scripted_model"),
     "botie.lessons.content.retrieval": ("embedding_score", "keyword_score", "rank", "rerank"),
     "botie.lessons.content.injections": (
@@ -54,7 +58,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "scores_table",
     ),
     "botie.lessons.content.capstone": ("run_capstone",),
-    "botie.lessons.content.own_model": ("your_turn",),
+    "botie.lessons.content.own_model": ("overloaded_model", "usage_lines", "your_turn"),
     # the panels and figures
     "botie.lessons.ui": (
         "decision_panel",
@@ -85,6 +89,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         run_slice as run_slice,
         scores_table as scores_table,
     )
+    from botie.lessons.content.business import (
+        load_booking_rules as load_booking_rules,
+    )
     from botie.lessons.content.capstone import (
         run_capstone as run_capstone,
     )
@@ -109,6 +116,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         compare_loading as compare_loading,
     )
     from botie.lessons.content.own_model import (
+        overloaded_model as overloaded_model,
+        usage_lines as usage_lines,
         your_turn as your_turn,
     )
     from botie.lessons.content.retrieval import (
@@ -130,6 +139,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         check as check,
         hint as hint,
     )
+    from botie.lessons.exercises.concept_check import (
+        show_concepts as show_concepts,
+    )
     from botie.lessons.learner.progress import (
         show_progress as show_progress,
     )
@@ -146,6 +158,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         routing_panel as routing_panel,
         selection_panel as selection_panel,
         turn_panel as turn_panel,
+    )
+    from botie.lessons.ui.concepts import (
+        concept_check as concept_check,
     )
     from botie.lessons.ui.evidence_figures import (
         alert_figure as alert_figure,

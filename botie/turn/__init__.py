@@ -14,12 +14,16 @@ The stages run in a fixed order:
    a stop: a document changed since this conversation read it);
 7. **answer**: the model's reply (one that is no answer, being malformed,
    refused, cut off, empty or saying the documents do not answer, ends the
-   turn with an outcome of its own and a notice that says which);
+   turn with an outcome of its own and a notice that says which; so does a
+   provider that sent no reply at all, rate-limited, overloaded, timed out
+   and the like, with what its SDK retried: never an exception);
 8. **citations**: every quote checked against the documents that were sent
    (a failure withholds the answer);
 9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
-   text, so nothing a document says can choose a tool or an argument;
+   text, so nothing a document says can choose a tool or an argument (if the
+   provider fails here, the answer already checked stands and the trace says
+   nothing was proposed or booked);
 10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
     caller, the allowed assets and the approval from trusted state.
 
@@ -30,8 +34,9 @@ retrieved, not authorised, not current, below the relevance floor, did not
 fit, or the quoted fact is not in the text.
 
 The package holds one job a module: :mod:`~botie.turn.types` (the values), :mod:`~botie.turn.answer`
-(stages 1-8), :mod:`~botie.turn.action` (stages 9-10) and :mod:`~botie.turn.losses` (where evidence went
-missing); :func:`run_turn`, here, puts them together.
+(stages 1-8), :mod:`~botie.turn.action` (stages 9-10), :mod:`~botie.turn.pricing` (what a request costs as
+it is sent: botie's text, or the body a model renders for its provider) and :mod:`~botie.turn.losses` (where
+evidence went missing); :func:`run_turn`, here, puts them together.
 """
 
 from __future__ import annotations
@@ -39,11 +44,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from botie.context.conversation import Conversation
+from botie.context.evidence import ModelRequest
+from botie.context.provenance import EvidenceSelection, EvidenceStatus
 from botie.context.records import Record, unique_records
+from botie.context.routing import DocumentCoverage, passage_coverage, source_document
 from botie.model import Model
 from botie.turn.action import action_instructions, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
 from botie.turn.losses import find_losses
+from botie.turn.pricing import Pricing
 from botie.turn.types import (
     ActionRequest,
     Loss,
@@ -90,9 +99,12 @@ def run_turn(
     is assembled by :meth:`Conversation.ask`, so document versions are pinned
     across turns (the conversation's own ceiling then applies).
     """
+    if conversation is not None:
+        setup.check_allowance(conversation.allowance(setup.answer_max_tokens), "the conversation's answer allowance")
     records = unique_records(candidates)
-    selection = select_for_turn(question, records, setup, conversation)
-    answered = answer_step(question, records, selection, setup, model, conversation)
+    pricing = Pricing(question, setup, conversation, model)
+    selection = select_for_turn(question, records, setup, conversation, pricing)
+    answered = answer_step(question, records, selection, setup, model, conversation, pricing)
     if action is None:
         why = "no action was asked for"
         acted = None
@@ -115,4 +127,21 @@ def run_turn(
         losses=find_losses(needed, records, selection, answered.request, answered.check),
         notice=answered.notice,
         documents_in_action_request=acted.leaked if acted else (),
+        coverage=_coverage(records, selection, answered.request),
+        action_reply=acted.reply if acted else None,
     )
+
+
+def _coverage(
+    records: tuple[Record, ...], selection: EvidenceSelection, request: ModelRequest | None
+) -> DocumentCoverage:
+    """The turn's coverage record: the candidates' documents, each read when a passage of it was in the request.
+
+    Only documents the caller may read are listed: the record travels with the answer, and naming a restricted
+    document there would tell the caller what they may not see.
+    """
+    by_id = {r.id: r for r in records}
+    readable = [r for r in records if selection.outcome(r.id).status is not EvidenceStatus.NOT_PERMITTED]
+    sent = [by_id[i] for i in request.document_ids] if request is not None else []
+    used = selection.used if request is not None else 0
+    return passage_coverage([source_document(r) for r in readable], sent, soft_budget=selection.allowance, used=used)

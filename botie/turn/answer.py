@@ -12,25 +12,20 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, NamedTuple
 
+from botie._checks import as_date
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck, verify_citations
 from botie.context.conversation import Conversation
 from botie.context.evidence import (
-    DEFAULT_INSTRUCTIONS,
     ModelRequest,
-    as_messages,
     build_request,
-    conflict_note,
-    document_tokens,
-    render_evidence,
-    request_text,
 )
 from botie.context.provenance import EvidenceSelection, authority, select_evidence
 from botie.context.records import Record
 from botie.context.selection import permitted_only
-from botie.context.tokens import Counter, count_tokens
 from botie.errors import RequestTooLargeError
 from botie.model import Fault, Model, Reply, ToolProposal, reply_fault
+from botie.turn.pricing import Pricing
 from botie.turn.types import STAGE_OF_CHECK, Stage, StageResult, StageStatus, TurnOutcome, TurnSetup, plural, skipped
 
 __all__ = ["Answered", "answer_step", "filter_stages", "select_for_turn"]
@@ -68,32 +63,42 @@ def filter_stages(records: Sequence[Record], selection: EvidenceSelection) -> li
 
 
 def select_for_turn(
-    question: str, records: Sequence[Record], setup: TurnSetup, conversation: Conversation | None
+    question: str,
+    records: Sequence[Record],
+    setup: TurnSetup,
+    conversation: Conversation | None,
+    pricing: Pricing | None = None,
 ) -> EvidenceSelection:
     """Select with every candidate costed as it would be sent: its element, tags included, plus the conflict
     notes it pays for, in the room left once the request without documents (instructions, earlier turns,
-    the question) is counted, not guessed.
+    the question) is counted, not guessed. ``pricing`` says how (by default on botie's text; with a model
+    that renders its provider's body, on that body: see :mod:`botie.turn.pricing`).
 
     Which notes can be sent depends on which candidates are eligible, so a first pass learns that (no
     budget decides it) and the second selects with the notes charged.
     """
-    sized = [replace(r, cost=document_tokens(r, setup.counter)) for r in records]
+    pricing = pricing if pricing is not None else Pricing(question, setup, conversation, None)
+    sized = [replace(r, cost=pricing.document(r)) for r in records]
     allowance: Budget | int = setup.budget
     if isinstance(setup.budget, Budget):
-        instructions = conversation.instructions if conversation is not None else DEFAULT_INSTRUCTIONS
-        history = as_messages(conversation.history) if conversation is not None else ()
-        frame = request_text(instructions, render_evidence(()), history, question)
-        allowance = setup.budget.evidence_after(count_tokens(frame, setup.counter))
+        allowance = setup.budget.evidence_after(pricing.frame())
 
     def selected(pack: list[Record]) -> EvidenceSelection:
-        return select_evidence(pack, setup.allowed_assets, allowance, observed_on=setup.observed_on, floor=setup.floor)
+        return select_evidence(
+            pack,
+            setup.allowed_assets,
+            allowance,
+            observed_on=setup.observed_on,
+            floor=setup.floor,
+            register=setup.register,
+        )
 
     first = selected(sized)
-    notes = _note_charges(sized, first, setup.counter)
+    notes = _note_charges(sized, first, pricing)
     return selected([replace(r, cost=r.cost + notes[r.id]) for r in sized]) if notes else first
 
 
-def _note_charges(records: Sequence[Record], first: EvidenceSelection, counter: Counter) -> dict[str, int]:
+def _note_charges(records: Sequence[Record], first: EvidenceSelection, pricing: Pricing) -> dict[str, int]:
     """The tokens of each conflict note the request may carry, charged to one side of its pair.
 
     Only the pairs the first pass flagged (eligible records: permitted, in force, not a copy) are charged,
@@ -109,7 +114,7 @@ def _note_charges(records: Sequence[Record], first: EvidenceSelection, counter: 
     for conflict in first.conflicts:
         a, b = sorted(conflict.ids)
         payer = a if authority(by_id[a]) < authority(by_id[b]) else b
-        charges[payer] += count_tokens(conflict_note(a, b), counter)
+        charges[payer] += pricing.note(by_id[a], by_id[b])
     return charges if any(charges.values()) else {}
 
 
@@ -132,6 +137,7 @@ def answer_step(
     setup: TurnSetup,
     model: Model,
     conversation: Conversation | None,
+    pricing: Pricing | None = None,
 ) -> Answered:
     if selection.refused:
         why = "not run: refused before any model was called"
@@ -143,7 +149,10 @@ def answer_step(
     sending = permitted_only([by_id[i] for i in selection.selected_ids], setup.allowed_assets)
     # Every disagreement flagged between two documents that are sent goes into the request, as a note.
     flagged = tuple(c for c in selection.conflicts if c.in_context)
+    pricing = pricing if pricing is not None else Pricing(question, setup, conversation, model)
     outcome, request, notice, stage = _assemble(question, list(sending), flagged, setup, conversation)
+    if request is not None:
+        outcome, request, notice, stage = _measured(pricing.measure(request, model), setup, model, stage)
     if request is None:
         not_run = [skipped(s, "not run: no request was sent") for s in (Stage.ANSWER, Stage.CITATIONS)]
         return Answered(outcome=outcome, stages=[stage, *not_run], notice=notice)
@@ -205,12 +214,18 @@ def _assemble(
                 question,
                 records,
                 ceiling=setup.ceiling,
-                answer_allowance=setup.answer_allowance,
+                answer_allowance=setup.answer_max_tokens,
                 encoding=setup.counter,
                 conflicts=conflicts,
             )
         else:
-            turn = conversation.ask(question, records)
+            turn = conversation.ask(
+                question,
+                records,
+                in_force=_versions_in_force(setup),
+                answer_allowance=setup.answer_max_tokens,
+                conflicts=conflicts,
+            )
             if turn.request is None:
                 changed = tuple(c.document_id for c in turn.changes)
                 notice = turn.notice
@@ -233,6 +248,30 @@ def _assemble(
         None,
         StageResult(Stage.REQUEST, StageStatus.PASSED, request.document_ids, request.report()),
     )
+
+
+def _versions_in_force(setup: TurnSetup) -> dict[str, str] | None:
+    """The register's revision in force per document on the turn's date: a conversation pinned to another is told."""
+    if setup.register is None:
+        return None
+    return setup.register.versions_on(as_date(setup.observed_on, field="observed_on"))
+
+
+def _measured(
+    request: ModelRequest, setup: TurnSetup, model: Model, stage: StageResult
+) -> tuple[TurnOutcome, ModelRequest | None, str | None, StageResult]:
+    """The request counted as its provider is sent it (when the model renders a body), checked again
+    against the ceiling and the budget's total: a body over either is not sent; nothing is cut."""
+    if not callable(getattr(model, "render", None)):
+        return TurnOutcome.ANSWERED, request, None, stage
+    counted = getattr(model, "count_note", "") or "counted with the turn's counter"
+    over = _over_total(request, setup.budget)
+    if over is None and request.load > request.ceiling:
+        over = f"the body as sent needs {request.load:,} tokens with the answer, over the {request.ceiling:,} ceiling"
+    if over is not None:
+        return TurnOutcome.TOO_LARGE, None, over, StageResult(Stage.REQUEST, StageStatus.FAILED, stage.ids, over)
+    detail = f"{request.report()}; the body sent to the provider, {counted}"
+    return TurnOutcome.ANSWERED, request, None, StageResult(Stage.REQUEST, StageStatus.PASSED, stage.ids, detail)
 
 
 def _over_total(request: ModelRequest, budget: Budget | int) -> str | None:

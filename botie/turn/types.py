@@ -11,15 +11,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, whole_number
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest
+from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
 from botie.actions.tool import TOOL_NAME
 from botie.context.budget import Budget
 from botie.context.citations import CitationCheck
 from botie.context.evidence import ModelRequest
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
+from botie.context.register import DocumentRegister
+from botie.context.routing import DocumentCoverage
 from botie.context.tokens import Counter, token_counter
+from botie.errors import BudgetError
 from botie.model import Reply, ToolProposal
 
 __all__ = [
@@ -74,6 +78,16 @@ class TurnOutcome(ShortName):
     TRUNCATED = "truncated"  # the reply was cut off at the output allowance
     EMPTY = "empty"  # the reply has no text
     NO_ANSWER = "no_answer"  # the model says the documents do not answer this
+    # The provider sent no reply to the answer request (botie.model.Failure says which, and what the SDK retried):
+    RATE_LIMITED = "rate_limited"
+    OVERLOADED = "overloaded"
+    SERVER_ERROR = "server_error"
+    TIMEOUT = "timeout"
+    UNREACHABLE = "unreachable"
+    NOT_AUTHORISED = "not_authorised"
+    UNKNOWN_MODEL = "unknown_model"
+    CONTEXT_TOO_LONG = "context_too_long"
+    REJECTED = "rejected"
 
 
 #: What it means for a needed document to go missing at each stage.
@@ -123,14 +137,32 @@ class Loss(NamedTuple):
     detail: str
 
 
+#: The answer allowance of a turn whose budget is a bare number (a Budget's output reserve is used otherwise).
+DEFAULT_ANSWER_ALLOWANCE = 150
+
+
 @dataclass(frozen=True)
 class TurnSetup:
-    """Trusted state for a turn: who asks, when, what they may read, and the limits.
+    """Trusted state for a turn: who asks, when, what they may read and schedule, and the limits.
 
-    None of this comes from a document or from the model. ``budget`` sizes the
+    None of this comes from a document or from the model. Two scopes:
+    ``allowed_assets`` is what the caller may *read* (the evidence steps use
+    it; :attr:`read_assets` names it so). ``schedule_assets`` is what they may
+    *schedule* (the action step's decision uses it); left None, it is the
+    read scope, as before the two were split. Reading a manual does not
+    grant booking its asset: give a smaller ``schedule_assets`` for that.
+    ``asset_register`` and ``calendar`` are the business rules checked before a
+    new booking (:mod:`botie.actions.rules`); None leaves that check out. ``budget`` sizes the
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
-    ``ceiling`` and ``answer_allowance`` are for the assembled request;
+    ``ceiling`` is for the assembled request; ``answer_allowance`` is the
+    ``max_tokens`` both requests send (:attr:`answer_max_tokens`): by default the
+    budget's output reserve (150 with an int budget), and never above it, so the
+    room the budget keeps for the answer is the room the model is given.
     ``tools`` are the tools this turn offers when an action is asked for.
+    ``register`` is document control's :class:`~botie.context.register.DocumentRegister`:
+    with one, the revision in force on ``observed_on`` is the register's whatever
+    retrieval returned, every candidate must be placed in it, and a conversation is
+    told when a document it pinned has a new revision in force.
     ``counter`` counts tokens: an offline encoding's name or a callable (see
     :func:`botie.context.tokens.count_tokens`); a count under a tokenizer that is
     not the model's own is an estimate.
@@ -142,23 +174,63 @@ class TurnSetup:
     budget: Budget | int
     floor: float = DEFAULT_FLOOR
     ceiling: int = 1200
-    answer_allowance: int = 150
+    answer_allowance: int | None = None
     tools: tuple[str, ...] = (TOOL_NAME,)
     counter: Counter = "cl100k_base"
+    register: DocumentRegister | None = None
+    schedule_assets: tuple[str, ...] | None = None
+    asset_register: AssetRegister | None = None
+    calendar: MaintenanceCalendar | None = None
 
     def __post_init__(self) -> None:
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
         token_counter(self.counter)  # an unknown encoding fails here, not at the first count
+        if self.answer_allowance is not None:
+            self.check_allowance(self.answer_allowance)
         # Kept as a tuple, in the order given: the action request lists them for the model.
         object.__setattr__(self, "allowed_assets", tuple(self.allowed_assets))
+        if self.schedule_assets is not None:
+            allowed_set(self.schedule_assets)
+            object.__setattr__(self, "schedule_assets", tuple(self.schedule_assets))
+        need_register(self.asset_register)
+        need_calendar(self.calendar)
         object.__setattr__(self, "tools", tuple(self.tools))
+
+    def check_allowance(self, allowance: int, whose: str = "the answer allowance") -> None:
+        """An allowance above the budget's output reserve is an error naming both: the request would claim
+        room for the answer that the budget never kept (a conversation's own allowance is checked here too)."""
+        whole_number(allowance, field="answer_allowance", what="a whole number of tokens", error=BudgetError)
+        if isinstance(self.budget, Budget) and allowance > self.budget.output_reserve:
+            raise BudgetError(
+                f"{whose} ({allowance:,} tokens, sent as max_tokens) is above the budget's output reserve "
+                f"({self.budget.output_reserve:,}): raise the reserve or lower the allowance",
+                field="answer_allowance",
+            )
+
+    @property
+    def answer_max_tokens(self) -> int:
+        """The ``max_tokens`` every request of this turn sends: the allowance given, else the budget's output
+        reserve (150 with an int budget, which keeps no reserve)."""
+        if self.answer_allowance is not None:
+            return self.answer_allowance
+        return self.budget.output_reserve if isinstance(self.budget, Budget) else DEFAULT_ANSWER_ALLOWANCE
+
+    @property
+    def read_assets(self) -> tuple[str, ...]:
+        """What the caller may read: the evidence steps' scope."""
+        return self.allowed_assets
+
+    @property
+    def may_schedule(self) -> tuple[str, ...]:
+        """What the caller may schedule: ``schedule_assets``, or the read scope when that is None."""
+        return self.allowed_assets if self.schedule_assets is None else self.schedule_assets
 
     @classmethod
     def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:
         """The trusted state of a scenario, with overrides.
 
         ``scenario`` is anything with ``caller``, ``allowed_assets``,
-        ``observed_on``, ``budget`` and ``floor``, such as a lesson's
+        ``observed_on``, ``budget`` and ``floor`` (and a ``register``, if it has one), such as a lesson's
         ``botie.lessons.content.scenarios.load_evidence_scenario()``.
         """
         fields: dict[str, Any] = {
@@ -167,6 +239,7 @@ class TurnSetup:
             "observed_on": scenario.observed_on,
             "budget": scenario.budget,
             "floor": scenario.floor,
+            "register": getattr(scenario, "register", None),
         }
         fields.update(overrides)
         return cls(**fields)
@@ -206,6 +279,10 @@ class TurnResult:
     losses: tuple[Loss, ...]
     notice: str | None  # what the technician is told instead of an answer, if anything
     documents_in_action_request: tuple[str, ...]  # ids whose text appears in the action request: always ()
+    #: Where every candidate's document went: read (a passage of it was sent) or not read, with the tokens the
+    #: passages took. It travels with the answer, so the reader can check it against what they attached.
+    coverage: DocumentCoverage | None = None
+    action_reply: Reply | None = None  # the reply to the action request (its usage, or why the provider failed)
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:

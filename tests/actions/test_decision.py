@@ -34,7 +34,7 @@ from tests.strategies import (
 
 ANA = DECIDER  # "tech-ana"
 ALLOWED = ("P-2", "P-3")
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ORDER = [CheckName.VALIDATION, CheckName.PERMISSION, CheckName.APPROVAL, CheckName.IDEMPOTENCY]
 
 
@@ -76,7 +76,7 @@ def test_lesson_example_permitted_approved_nothing_stored_creates():
     assert [c.name for c in d.checks] == ORDER
     assert _verdicts(d) == ["passed"] * 4
     assert d.receipt is None  # decide decides; the service creates the job and fills the receipt
-    assert d.reason == "nothing is stored under r7 for tech-ana: create a new job"
+    assert d.reason == "nothing is stored under r7 for tech-ana: this is a new booking"
 
 
 def test_invalid_reports_repairable_fields_and_reaches_nothing_else():
@@ -135,7 +135,9 @@ def test_no_approval_needs_approval_and_says_what_to_show():
     d = _decide(approval=None, previous=_tripwire())
     assert d.branch is Branch.NEEDS_APPROVAL
     assert _verdicts(d) == ["passed", "passed", "failed", "not_reached"]
-    assert d.reason == "no approval is recorded: show tech-ana P-2 for 20 minutes and record their answer"
+    assert d.reason == (
+        "no approval is recorded: show tech-ana P-2 for 20 minutes from 2026-04-02T09:00Z and record their answer"
+    )
 
 
 def test_approval_by_another_actor_needs_approval():
@@ -186,7 +188,7 @@ def test_approval_compares_canonical_forms_not_python_equality(approved_minutes)
 
 
 def test_approval_ignores_key_order():
-    reordered = {"request_id": "r7", "duration_minutes": 20, "asset_id": "P-2"}
+    reordered = {"request_id": "r7", "start": "2026-04-02T09:00Z", "duration_minutes": 20, "asset_id": "P-2"}
     assert _decide(approval=Approval(ANA, reordered)).branch is Branch.CREATE
 
 
@@ -196,13 +198,14 @@ def test_approval_keeps_its_own_copy_of_the_payload():
     shown["duration_minutes"] = 45  # mutating the screen's dict afterwards changes nothing
     assert _decide(_with(duration_minutes=45), approval=approval).branch is Branch.NEEDS_APPROVAL
     with pytest.raises(TypeError):
-        approval.payload["duration_minutes"] = 45
+        approval.payload["duration_minutes"] = 45  # type: ignore[index]  # the point: a read-only mapping
 
 
 def test_reuse_returns_the_earlier_receipt():
     stored = StoredRequest.settled(P2, "job-1")
     d = _decide(previous=stored)
     assert d.branch is Branch.REUSE
+    assert stored.receipt is not None
     assert d.receipt is stored.receipt and d.receipt.job_id == "job-1"
     assert d.reason == "r7 already created job-1 with this exact payload: returning job-1 instead of booking again"
     assert d.ok and not d.retryable
@@ -255,6 +258,8 @@ RETRYABLE = {
     "create": False,
     "reuse": False,
     "conflict": False,
+    "unknown_asset": False,
+    "window_unavailable": False,
     "in_progress": True,
     "unavailable": True,
 }
@@ -326,11 +331,22 @@ def _same_payload(a, b) -> bool:
     return json.dumps(dict(a), sort_keys=True) == json.dumps(dict(b), sort_keys=True)
 
 
+def _real_utc_minute(text) -> bool:
+    """Written YYYY-MM-DDTHH:MMZ with ASCII digits, and naming a moment that exists."""
+    if not isinstance(text, str) or len(text) != 17 or not text.isascii():
+        return False
+    try:
+        return dt.datetime.strptime(text, "%Y-%m-%dT%H:%MZ").strftime("%Y-%m-%dT%H:%MZ") == text
+    except ValueError:
+        return False
+
+
 def _expected_branch(proposal, allowed, approval, previous) -> Branch:
     """The lesson's rules, restated as plainly as possible on dicts (payloads compared as JSON text, never ==)."""
     ok = (
         isinstance(proposal, dict)
-        and set(proposal) == {"asset_id", "duration_minutes", "request_id"}
+        and set(proposal) == {"asset_id", "duration_minutes", "start", "request_id"}
+        and _real_utc_minute(proposal["start"])
         and isinstance(proposal["asset_id"], str)
         and proposal["asset_id"] != ""
         and isinstance(proposal["request_id"], str)
@@ -548,7 +564,7 @@ def test_tool_result_never_reports_a_booking_that_has_not_happened():
 
 
 def test_a_field_the_approval_lacks_or_adds_is_named_as_absent():
-    lacks = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20}))
+    lacks = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z"}))
     assert lacks.reason == (
         "the approval was recorded for request_id=(absent) but the proposal says 'r7'; "
         "a changed request needs a new approval"
@@ -558,7 +574,9 @@ def test_a_field_the_approval_lacks_or_adds_is_named_as_absent():
     assert adds.reason == (
         "the approval was recorded for note=None but the proposal says (absent); a changed request needs a new approval"
     )
-    both = _decide(approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20, "note": None}))
+    both = _decide(
+        approval=Approval(ANA, {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "note": None})
+    )
     assert both.reason == (
         "the approval was recorded for note=None, request_id=(absent) but the proposal says "
         "note=(absent), request_id='r7'; a changed request needs a new approval"
@@ -566,7 +584,9 @@ def test_a_field_the_approval_lacks_or_adds_is_named_as_absent():
 
 
 def test_every_problem_of_an_invalid_proposal_is_in_the_reason_in_order():
-    d = _decide({"asset_id": "", "duration_minutes": 0, "request_id": "r7"}, approval=None)
+    d = _decide(
+        {"asset_id": "", "duration_minutes": 0, "start": "2026-04-02T09:00Z", "request_id": "r7"}, approval=None
+    )
     assert d.reason == (
         "2 problems to repair: asset_id must not be empty; give a value such as 'P-2'; "
         "duration_minutes must be from 1 through 60 minutes, got 0 (int)"

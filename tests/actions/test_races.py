@@ -30,7 +30,7 @@ THREADS = 16
 
 
 def _proposal(request_id: str, minutes: int = 20) -> dict:
-    return {"asset_id": "P-2", "duration_minutes": minutes, "request_id": request_id}
+    return {"asset_id": "P-2", "duration_minutes": minutes, "start": "2026-04-02T09:00Z", "request_id": request_id}
 
 
 def _submit(service: InspectionService, request_id: str, caller: str = ANA):

@@ -9,7 +9,7 @@ from botie.actions.decision import Approval
 from botie.actions.retry import submit_with_retries
 from botie.errors import SettingError
 
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def service(failures):
@@ -87,7 +87,7 @@ def test_a_limit_that_is_not_an_int_of_at_least_one_is_refused_before_anything_i
     """bool is refused although True == 1: a flag is not a count."""
     sent = []
     with pytest.raises(SettingError) as info:
-        submit_with_retries(lambda: sent.append(1), limit=limit)
+        submit_with_retries(lambda: sent.append(1), limit=limit)  # type: ignore[return-value]  # never sent
     assert (
         info.value.field == "limit" and str(info.value) == f"limit must be a whole number (an int >= 1), got {limit!r}"
     )
@@ -96,13 +96,13 @@ def test_a_limit_that_is_not_an_int_of_at_least_one_is_refused_before_anything_i
 
 def test_send_must_return_a_decision_and_the_error_names_send():
     with pytest.raises(SettingError) as info:
-        submit_with_retries(lambda: "booked!", limit=2)
+        submit_with_retries(lambda: "booked!", limit=2)  # type: ignore[return-value]  # the point: no Decision
     assert info.value.field == "send" and str(info.value) == "send must return a Decision, got 'booked!'"
 
 
 def test_wait_is_told_how_many_attempts_were_made_and_is_not_called_after_the_last():
     svc, _ = service(failures=5)
-    waits = []
+    waits: list[int] = []
     submit_with_retries(send(svc), limit=3, wait=waits.append)
     assert waits == [1, 2]
 

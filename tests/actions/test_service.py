@@ -18,7 +18,7 @@ from botie.errors import ClockError, StoreBusyError
 
 ANA, BOB = "tech-ana", "tech-bob"
 ALLOWED = ("P-2", "P-3")
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 START = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
 WAIT = 10  # seconds; only ever reached if something is broken, so no test can hang
 
@@ -337,7 +337,7 @@ def test_a_busy_store_is_retried_and_then_succeeds():
 
 def test_a_store_that_stays_busy_is_unavailable_after_a_bounded_number_of_attempts(monkeypatch):
     """The pause doubles from ``backoff`` between attempts, and there is none after the last one."""
-    pauses = []
+    pauses: list[float] = []
     monkeypatch.setattr(time, "sleep", pauses.append)
     store = FlakyStore(failures=10**6)
     d = submit(InspectionService(store, attempts=4, backoff=0.5))
@@ -721,8 +721,9 @@ def test_recovery_that_finds_the_original_attempt_finished_first_reports_already
     assert len(store.jobs()) == 1
 
 
-# The SHA-256 of '{"asset_id":"P-2","duration_minutes":20,"request_id":"r7"}', P2's canonical text.
-P2_FINGERPRINT = "ae2d05ea73a580bcb34bc26d5c1f94de7fd3b601ac68ecb8b632e3f1d64097fc"
+# The SHA-256 of P2's canonical text:
+# '{"asset_id":"P-2","duration_minutes":20,"request_id":"r7","start":"2026-04-02T09:00Z"}'.
+P2_FINGERPRINT = "719dc72796bd6888b29fa9228a7801582c105e284b86ab3b51ce0e7bc1d8a73d"
 
 
 @pytest.mark.parametrize("downstream", [None, lambda order: "ext-1"], ids=["local", "downstream"])
@@ -745,3 +746,26 @@ def test_the_service_applies_its_approval_policy_to_every_request(store, clock):
     d = submit(policy, approval=Approval("sup-lee", P2))
     assert d.branch is Branch.CREATE and d.receipt is not None
     assert "sup-lee approved exactly this payload for tech-ana" in d.explain()
+
+
+def test_a_key_belongs_to_one_caller_and_lasts_the_retention_period_from_its_own_first_use(service, store, clock):
+    """Scope and retention together: bob's r7, stored twelve hours after ana's, neither reuses her job nor
+    shares her expiry; each key expires 24 hours after it was stored, on its own clock."""
+    ana = submit(service, caller=ANA)
+    clock.advance(hours=12)
+    bob = submit(service, caller=BOB)
+    assert (ana.branch, bob.branch) == (Branch.CREATE, Branch.CREATE)
+    assert bob.receipt.job_id != ana.receipt.job_id
+    clock.advance(hours=11, minutes=59)  # 23:59 after ana's, 11:59 after bob's: both still kept
+    assert submit(service, caller=ANA).receipt == ana.receipt
+    assert submit(service, caller=BOB).receipt == bob.receipt
+    clock.advance(minutes=1)  # ana's key is exactly 24 hours old; bob's is 12
+    ana_again = submit(service, caller=ANA)
+    assert ana_again.branch is Branch.CREATE and "expired" in ana_again.reason
+    assert submit(service, caller=BOB).receipt == bob.receipt
+    clock.advance(hours=12)  # now bob's is 24 hours old too
+    bob_again = submit(service, caller=BOB)
+    assert bob_again.branch is Branch.CREATE
+    assert bob_again.receipt.job_id not in {ana.receipt.job_id, bob.receipt.job_id, ana_again.receipt.job_id}
+    assert submit(service, caller=ANA).receipt == ana_again.receipt  # ana's new key, 12 hours old, is kept
+    assert len(store.jobs()) == 4

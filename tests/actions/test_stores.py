@@ -9,12 +9,12 @@ import sqlite3
 import pytest
 
 from botie.actions.canonical import fingerprint
-from botie.actions.decision import KeyState, StoredRequest
+from botie.actions.decision import KeyState, Receipt, StoredRequest
 from botie.actions.stores import AuditRecord, Job, MemoryStore, SQLiteStore
 from botie.errors import StoreBusyError, StoreError
 
 NOW = dt.datetime(2026, 3, 2, 9, 0, tzinfo=dt.timezone.utc)
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA = "tech-ana"
 
 
@@ -324,7 +324,7 @@ def _operational_error(text, code=None):
     """An OperationalError as sqlite3 raises it: with ``sqlite_errorcode`` on Python 3.11+, without before."""
     exc = sqlite3.OperationalError(text)
     if code is not None:
-        exc.sqlite_errorcode = code
+        exc.sqlite_errorcode = code  # type: ignore[attr-defined]  # Python 3.11+ has it; mypy checks as 3.10
     return exc
 
 
@@ -407,12 +407,14 @@ def test_sqlite_a_receipt_carries_its_own_jobs_id_even_when_the_numbering_has_dr
         raw = sqlite3.connect(path, isolation_level=None)  # a job whose receipt was lost, long ago
         raw.execute("INSERT INTO jobs (caller, asset_id, duration_minutes, created_at) VALUES ('x', 'P-9', 5, 't')")
         raw.close()
+        receipt: Receipt | None
         with s.transaction() as tx:
             if via == "create":
                 receipt = tx.create(ANA, P2, "f", NOW)
             else:
                 tx.reserve(ANA, P2, "f", NOW, "tok-1")
                 receipt = tx.complete(ANA, "r7", "tok-1", "ext-1", NOW)
+        assert receipt is not None
         assert receipt.job_id == "job-2" and _lookup(s).receipt == receipt
         assert s.integrity_problems() == ["job job-1 has no receipt"]  # only the old damage
 
@@ -462,9 +464,9 @@ class _NoWalConnection(sqlite3.Connection):
 def test_sqlite_refuses_a_file_that_cannot_run_in_wal_mode(tmp_path, monkeypatch):
     import functools
 
-    import botie.actions.stores.sqlite as sqlite_store
-
-    monkeypatch.setattr(sqlite_store.sqlite3, "connect", functools.partial(sqlite3.connect, factory=_NoWalConnection))
+    monkeypatch.setattr(
+        "botie.actions.stores.sqlite.sqlite3.connect", functools.partial(sqlite3.connect, factory=_NoWalConnection)
+    )
     with pytest.raises(StoreError) as info:
         SQLiteStore(tmp_path / "a.db")
     assert info.value.field == "path"

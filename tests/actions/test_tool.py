@@ -17,6 +17,7 @@ from botie.actions.tool import (
     MIN_MINUTES,
     FieldError,
     Problem,
+    parse_start,
     validate_inspection,
 )
 from tests.strategies import argument_labels, events, examples, inspection_arguments, json_values, valid_proposals
@@ -26,7 +27,7 @@ SCHEMA_VALIDATOR = Draft202012Validator(SCHEMA)
 
 
 def _proposal(**changes):
-    base = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    base = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     base.update(changes)
     return base
 
@@ -138,7 +139,9 @@ def test_admin_field_is_refused_not_honoured():
 
 
 def test_one_error_per_problem_in_a_stable_order():
-    errors = validate_inspection({"duration_minutes": True, "request_id": "", "zeta": 1, "admin": 1})
+    errors = validate_inspection(
+        {"duration_minutes": True, "start": "2026-04-02T09:00Z", "request_id": "", "zeta": 1, "admin": 1}
+    )
     assert [(e.field, e.problem) for e in errors] == [
         ("asset_id", Problem.MISSING),
         ("duration_minutes", Problem.WRONG_TYPE),
@@ -202,15 +205,16 @@ def _schema_fields(arguments) -> set[str]:
 
 
 def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bool:
-    """jsonschema counts 20.0 as an integer; we want an int. That is the one place we may differ."""
+    """The two places we may differ: jsonschema counts 20.0 as an integer (we want an int), and the schema states
+    start's spelling in words only (we refuse any other spelling, and any moment that does not exist)."""
     value = arguments.get("duration_minutes") if isinstance(arguments, dict) else None
-    return (
-        type(value) is float
-        and value.is_integer()
-        and MIN_MINUTES <= value <= MAX_MINUTES
-        and ours - theirs == {"duration_minutes"}
-        and theirs <= ours
-    )
+    start = arguments.get("start") if isinstance(arguments, dict) else None
+    allowed = set()
+    if type(value) is float and value.is_integer() and MIN_MINUTES <= value <= MAX_MINUTES:
+        allowed.add("duration_minutes")
+    if type(start) is str and parse_start(start) is None:
+        allowed.add("start")
+    return bool(ours - theirs) and ours - theirs <= allowed and theirs <= ours
 
 
 @pytest.mark.slow
@@ -268,7 +272,7 @@ def test_any_json_value_yields_errors_never_an_exception(value):
             _proposal(admin=True),
             "'admin' is not an argument of propose_inspection; remove it (an extra field grants nothing)",
         ),
-        (20, "the arguments must be an object with asset_id, duration_minutes, request_id; got 20 (int)"),
+        (20, "the arguments must be an object with asset_id, duration_minutes, start, request_id; got 20 (int)"),
     ],
     ids=[
         "wrong-type",
@@ -326,7 +330,7 @@ def test_the_shared_definition_refuses_every_change_in_place():
     ):
         with pytest.raises(TypeError, match="read-only"):
             attempt()
-    assert schema["required"] == ["asset_id", "duration_minutes", "request_id"]
+    assert schema["required"] == ["asset_id", "duration_minutes", "start", "request_id"]
 
 
 def test_a_conversion_changed_in_place_leaves_the_shared_definition_alone():
@@ -337,7 +341,7 @@ def test_a_conversion_changed_in_place_leaves_the_shared_definition_alone():
             params["properties"]["asset_id"]["type"] = "integer"
             params["required"].append("admin")
     assert INSPECTION_TOOL["input_schema"]["properties"]["asset_id"]["type"] == "string"
-    assert inspection_tool()["input_schema"]["required"] == ["asset_id", "duration_minutes", "request_id"]
+    assert inspection_tool()["input_schema"]["required"] == ["asset_id", "duration_minutes", "start", "request_id"]
 
 
 def test_each_shape_has_the_fields_its_api_reads():
@@ -366,3 +370,48 @@ def test_the_strict_variant_drops_exactly_the_bounds_strict_mode_refuses_and_say
 def test_an_unknown_shape_is_refused_by_name():
     with pytest.raises(ValueError, match="anthropic, openai, responses"):
         inspection_tool("gemini")
+
+
+# --- start: when the visit begins, the one argument the maintenance calendar needs ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "problem"),
+    [
+        (None, Problem.WRONG_TYPE),
+        (900, Problem.WRONG_TYPE),
+        ("", Problem.EMPTY),
+        ("2026-04-02 09:00", Problem.BAD_FORMAT),  # a space, no Z
+        ("2026-04-02T09:00", Problem.BAD_FORMAT),  # no time zone: whose nine o'clock?
+        ("2026-04-02T09:00+01:00", Problem.BAD_FORMAT),  # an offset: one spelling only, UTC
+        ("2026-04-02T09:00:00Z", Problem.BAD_FORMAT),  # seconds
+        ("2026-4-2T9:00Z", Problem.BAD_FORMAT),  # unpadded, which strptime alone would take
+        ("２０２６-04-02T09:00Z", Problem.BAD_FORMAT),  # full-width digits, which \d would take
+        ("2026-02-30T09:00Z", Problem.BAD_FORMAT),  # the right shape, no such day
+        ("2026-04-02T24:00Z", Problem.BAD_FORMAT),  # no such hour
+        ("2026-04-02T09:00Z\n", Problem.BAD_FORMAT),  # a trailing newline, which $ would let through
+    ],
+)
+def test_start_is_a_real_utc_minute_written_one_way(value, problem):
+    (error,) = validate_inspection(_proposal(start=value))
+    assert (error.field, error.problem) == ("start", problem)
+    assert error.message.startswith("start must")
+
+
+def test_a_bad_start_names_the_format_and_an_example_and_a_missing_one_is_named():
+    (error,) = validate_inspection(_proposal(start="2 April, 9am"))
+    assert error.message == (
+        "start must be a real UTC time written YYYY-MM-DDTHH:MMZ, such as '2026-04-02T09:00Z'; got '2 April, 9am' (str)"
+    )
+    missing = {k: v for k, v in _proposal().items() if k != "start"}
+    assert [(e.field, e.problem) for e in validate_inspection(missing)] == [("start", Problem.MISSING)]
+
+
+def test_the_schema_describes_start_with_its_format_and_requires_it():
+    start = SCHEMA["properties"]["start"]
+    assert start["type"] == "string" and "UTC" in start["description"] and "YYYY-MM-DDTHH:MMZ" in start["description"]
+    assert "start" in SCHEMA["required"] and "the asset exists and is free then" in INSPECTION_TOOL["description"]
+    assert "pattern" not in start  # the spelling is stated in words; validate_inspection enforces it
+    checker = Draft202012Validator(SCHEMA)
+    assert checker.is_valid(_proposal()) and not checker.is_valid(_proposal(start=900))
+    assert checker.is_valid(_proposal(start="2026-04-02 09:00")) and validate_inspection(_proposal(start="x"))

@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
+from botie.lessons.exercises.concepts import CONCEPTS
 from botie.lessons.room.room import RoomReader
 from botie.lessons.room.room_page import room_html
 from tools.room_class import FakeHub, progress_files, serve
@@ -43,9 +44,14 @@ def site(browser_ready: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
             def do_GET(self) -> None:
                 query = parse_qs(urlparse(self.path).query)
                 lesson = query.get("lesson", [None])[0]
-                projector = query.get("show") == ["polls"]
+                show = query.get("show", [""])[0]
                 html = room_html(
-                    reader.rows(), refresh=1, reveal=query.get("reveal", []), lesson=lesson, projector=projector
+                    reader.rows(),
+                    refresh=1,
+                    reveal=query.get("reveal", []),
+                    lesson=lesson,
+                    projector=show in ("polls", "concepts"),
+                    show=show or "polls",
                 )
                 data = html.encode()
                 self.send_response(200)
@@ -147,3 +153,38 @@ def test_the_page_takes_in_a_learners_new_check_by_itself(page, site):
         arg=before + 1,
         timeout=20_000,
     )
+
+
+def test_axe_finds_nothing_serious_on_the_concept_check_for_the_projector(page, site):
+    page.goto(f"{site.url}?show=concepts")
+    assert page.locator("h1").inner_text() == "What the room learned: the concept check"
+    assert page.locator("table.concepts tbody tr").count() == len(CONCEPTS)
+    found = a11y.scan(page, "main")
+    print(f"\naxe, the room, concept check for the projector:\n{a11y.table(found)}")
+    assert not a11y.blocking(found), a11y.report(a11y.blocking(found))
+
+
+def _answered_both(page, idea: str) -> int:
+    row = page.locator("table.concepts tbody tr").filter(has=page.locator("th", has_text=idea))
+    return int(row.locator("td").last.inner_text().split()[0])
+
+
+def test_the_gain_table_takes_in_a_learners_second_check_by_itself(page, site):
+    page.goto(site.url)
+    concept = next(iter(CONCEPTS.values()))
+    before = _answered_both(page, concept.idea)
+    file, body = next(
+        (f, b) for f, b in _not_yet_passed(site, "__none__") if "after" not in b.get("concepts", {})
+    )  # a learner who has not taken the second check
+    q = concept.question
+    body["concepts"]["after"] = {concept.id: {"choice": q.answer, "right": True, "at": "2026-12-02T15:00:00+00:00"}}
+    file.write_text(json.dumps(body))
+    page.wait_for_function(
+        """([idea, n]) => [...document.querySelectorAll('table.concepts tbody tr')].some(
+             r => r.querySelector('th').innerText.startsWith(idea)
+                  && Number(r.lastElementChild.innerText.split(/\\s/)[0]) === n)""",
+        arg=[concept.idea, before + 1],
+        timeout=20_000,
+    )
+    text = page.locator("#concepts").inner_text()
+    assert "Download these figures as CSV" in page.inner_text("main") and concept.idea in text

@@ -1,7 +1,8 @@
-"""A class on one hub: three learners get the workshop through nbgitpuller, run a check and answer a
-prediction in their kernels, and the instructor's room shows the right rows, where the room is stuck and
-how it predicted (read in Chromium after logging in through the hub); learners cannot read each other's
-progress; stopping the hub with servers, kernels and services running leaves no process behind.
+"""A class on one hub: three learners get the workshop through nbgitpuller, run a check, answer a
+prediction and the concept check in their kernels, and the instructor's room shows the right rows, where
+the room is stuck, how it predicted and what it learned (read in Chromium after logging in through the
+hub); learners cannot read each other's progress; stopping the hub with servers, kernels and services
+running leaves no process behind.
 
 One hub for the whole module (127.0.0.1, dummy authenticator, local process spawner), stopped at the
 end with every process it started. Select it with ``-m hub``; it needs the ``classroom`` extra.
@@ -53,6 +54,19 @@ CHOICE = {"ana": 1, "bo": 0, "cy": 0}
 PREDICT = """
 from botie.lessons.exercises.predict import answer
 print(answer({question!r}, {choice}).correct)
+"""
+#: The concept check: ana knows every idea before and after; bo none before, all after; cy takes only the first,
+#: and misses everything. Per idea: 1 of 3 right before, 2 of 2 after, gain (2 - 1) / (2 - 1) = 1 over ana and bo.
+CONCEPT_CHECKS = {"ana": (True, True), "bo": (False, True), "cy": (False, None)}
+CONCEPT = """
+from botie.lessons.exercises.concept_check import answer_check
+from botie.lessons.exercises.concepts import CONCEPTS
+def options(right):
+    return {{c: k.question.answer if right else (k.question.answer + 1) % len(k.question.options)
+            for c, k in CONCEPTS.items()}}
+answer_check("before", options({before}))
+if {after} is not None:
+    answer_check("after", options({after}))
 """
 CHROMIUM = os.environ.get("BOTIE_CHROMIUM", "/usr/bin/chromium")
 
@@ -114,7 +128,12 @@ def classroom(hub):
     for user in LEARNERS:
         client.git_pull(user, tokens[user], f"file://{hub['bare']}", "learner", "botie-workshop")
         kernel = client.open_notebook(user, tokens[user], LESSON)
-        code = CODE[user] + PREDICT.format(question=QUESTION, choice=CHOICE[user])
+        before, after = CONCEPT_CHECKS[user]
+        code = (
+            CODE[user]
+            + CONCEPT.format(before=before, after=after)
+            + PREDICT.format(question=QUESTION, choice=CHOICE[user])
+        )
         run = client.execute(user, tokens[user], kernel, code)
         assert run.error is None, f"{user}'s kernel raised {run.error}: {run.stdout}"
         printed[user] = run.stdout
@@ -183,6 +202,23 @@ def test_the_summary_and_the_poll_count_the_room_without_names(hub, classroom):
     assert status == 200 and revealed["polls"][0]["answer"] == 1
 
 
+def test_the_concept_check_is_counted_per_idea_with_its_gain_and_no_names(hub, classroom):
+    client, token = hub["client"], hub["tokens"][INSTRUCTOR]
+    status, summary = client.request("GET", "/services/botie-room/api/summary", token)
+    assert status == 200
+    concepts = summary["concepts"]
+    assert len(concepts) == len({c["concept"] for c in concepts}) >= 9
+    for c in concepts:
+        counts = (c["before_answered"], c["before_right"], c["after_answered"], c["after_right"], c["answered_both"])
+        assert counts == (3, 1, 2, 2, 2) and c["gain"] == 1.0, c
+    status, text = client.request("GET", "/services/botie-room/api/concepts.csv", token)
+    lines = text.splitlines()
+    assert status == 200 and lines[0].startswith("concept,idea,lesson,section") and len(lines) == len(concepts) + 1
+    assert all(line.endswith(",3,1,0.333,2,2,1.000,2,1,2,1.000") for line in lines[1:])
+    assert not any(name in text for name in ("ana", ",bo,", "cy,"))
+    assert client.request("GET", "/services/botie-room/api/concepts.csv", hub["tokens"]["bo"])[0] == 403
+
+
 def test_the_instructor_logs_in_through_the_hub_and_reads_the_room_in_a_browser(hub, classroom):
     """Chromium: the hub's login form, the OAuth hop to the service, then the summary and a poll as shown."""
     from playwright.sync_api import sync_playwright
@@ -208,6 +244,12 @@ def test_the_instructor_logs_in_through_the_hub_and_reads_the_room_in_a_browser(
             poll.get_by_role("link", name="Reveal the answer").click()
             right = page.locator(f"section[aria-labelledby='poll-{QUESTION}'] tr.right th")
             assert right.inner_text() == "only the first (6) (right answer)"
+            # what the room learned: every idea 1 of 3 right before, 2 of 2 after, gain +1.00
+            ideas = page.locator("table.concepts tbody tr")
+            assert ideas.count() >= 9
+            for i in range(ideas.count()):
+                cells = ideas.nth(i).locator("td.n").all_inner_texts()
+                assert cells == ["1 of 3 (33%)", "2 of 2 (100%)", "+1.00", "2\nright: 1 then 2"], cells
         finally:
             browser.close()
 

@@ -327,3 +327,63 @@ def test_a_non_text_answer_is_a_citation_error_naming_its_type():
     with pytest.raises(CitationError) as err:
         check_claims(42, [])
     assert (err.value.field, str(err.value)) == ("answer", "an answer is text, got int")
+
+
+# --- an id must name a record that entered this pack: existing somewhere is not enough ---------------------
+
+
+def _manual_revisions_packs():
+    """The torque question's candidates and, for several budgets and dates, the pack each selection sent."""
+    from botie.context.budget import Budget
+    from botie.lessons.content.scenarios import load_evidence_scenario
+
+    scene = load_evidence_scenario("manual_revisions.json")
+    candidates = scene.candidates(0)
+    by_id = {r.id: r for r in candidates}
+    for total in (600, 520, 450, 420):
+        for day in ("2026-03-15", "2026-04-01"):
+            budget = Budget(total, scene.budget.input_reserve, scene.budget.output_reserve)
+            chosen = scene.select(0, budget=budget, observed_on=day).selected_ids
+            yield candidates, [by_id[i] for i in chosen]
+
+
+def test_a_verbatim_citation_passes_exactly_when_its_record_entered_the_pack():
+    """Every candidate is cited word for word; only those the selection sent pass, whatever else exists."""
+    sizes = set()
+    for candidates, pack in _manual_revisions_packs():
+        sent = {r.id for r in pack}
+        sizes.add(len(sent))
+        for record in candidates:  # left out for permission, freshness, copies, the floor or the budget
+            check = verify_citations([{"id": record.id, "quote": record.text[:30]}], pack)
+            assert check.ok is (record.id in sent), record.id
+            if record.id not in sent:
+                assert [f.problem for f in check.failures] == [CitationProblem.UNKNOWN_ID], record.id
+    assert len(sizes) >= 3  # the budgets and dates really change what was sent
+
+
+def test_every_citation_in_an_answer_is_checked_wherever_it_stands_in_the_list():
+    """Citations of sent and unsent records, in several orders: the failures are exactly the unsent ones."""
+    import random
+
+    rng = random.Random(31)
+    for candidates, pack in _manual_revisions_packs():
+        sent = {r.id for r in pack}
+        for _ in range(5):
+            cited = rng.sample(list(candidates), 6)
+            citations = [{"id": r.id, "quote": r.text[:30]} for r in cited]
+            check = verify_citations(citations, pack)
+            assert [f.position for f in check.failures] == [n for n, r in enumerate(cited) if r.id not in sent]
+            assert [i for i, _ in check.verified] == [r.id for r in cited if r.id in sent]
+            assert check.ok is all(r.id in sent for r in cited)
+
+
+def test_a_citation_naming_a_source_address_instead_of_an_id_fails_even_when_the_address_is_real():
+    """A real-looking address proves nothing: only an id that entered the pack counts, so citing a sent
+    record's own source_uri, a guessed one, or the address with its section fails; its id with the same quote passes."""
+    for _candidates, pack in _manual_revisions_packs():
+        sent = pack[0]
+        quote = sent.text[:30]
+        for address in (sent.source_uri, f"{sent.source_uri}#section-3.2", "https://manuals.example.com/p2/rev4"):
+            (failure,) = verify_citations([{"id": address, "quote": quote}], pack).failures
+            assert failure.problem is CitationProblem.UNKNOWN_ID, address
+        assert verify_citations([{"id": sent.id, "quote": quote}], pack).ok

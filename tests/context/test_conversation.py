@@ -92,7 +92,9 @@ def test_every_request_reports_its_ratio_with_turns_and_answer_included():
     first = conv.ask("What torque?", [POLICY]).request
     conv.add_turn("What torque?", "Tighten to 18 N·m in a cross pattern. " * 20)
     second = conv.ask("And the maximum?", [POLICY]).request
+    assert first is not None
     assert first.load == first.tokens + 1_000
+    assert second is not None
     assert second.tokens > first.tokens  # the earlier turn is in the request, and paid for
     assert second.ratio == second.load / 10_000
     assert "User: What torque?" in second.text
@@ -105,10 +107,12 @@ def test_a_growing_conversation_raises_the_alert_at_70_percent():
     loads = []
     for n in range(20):
         request = conv.ask(f"Question {n}?", [POLICY]).request
+        assert request is not None
         loads.append(request.load)
         if request.alert:
             break
         conv.add_turn(f"Question {n}?", "A long answer about gland nuts and torque. " * 8)
+    assert request is not None
     assert request.alert and len(loads) > 1
     assert loads[-1] >= alert_threshold(ceiling) == 1_400
     assert all(load < 1_400 for load in loads[:-1])
@@ -151,6 +155,7 @@ def test_earlier_turns_sit_between_the_evidence_and_the_question():
     conv.add_turn("Which pump?", "P-2.")
     conv.add_turn("Its model?", "PX-200.")
     request = conv.ask("And the torque?", [doc]).request
+    assert request is not None
     assert request.text == (
         "Answer from the documents only.\n\n"
         '<evidence>\n<document id="m1" version="r5" trust="approved">\ntorque 19 N·m\n</document>\n</evidence>\n\n'
@@ -173,9 +178,10 @@ def test_two_changed_documents_are_both_named_in_the_notice():
 
 def test_an_assembled_turn_has_no_changes_and_the_settings_reach_the_request():
     conv = Conversation(ceiling=10_000, alert_fraction=0.5)
-    assert conv.answer_allowance == 0  # nothing is held back for the answer unless asked
+    assert conv.answer_allowance is None  # none of its own: it takes the one each ask is given, else 0
     turn = conv.ask("What torque?", [POLICY])
     assert turn.changes == ()
+    assert turn.request is not None
     assert (turn.request.answer_allowance, turn.request.alert_fraction, turn.request.alert_at) == (0, 0.5, 5_000)
 
 
@@ -194,3 +200,11 @@ def test_bad_turns_and_records_name_the_field():
     with pytest.raises(RecordError) as info:
         conv.ask("What torque?", ["man-p2-r4-s3.2"])
     assert (str(info.value), info.value.field) == ("a conversation reads Records, got 'man-p2-r4-s3.2'", "record")
+
+
+def test_a_conversation_without_an_allowance_of_its_own_takes_the_one_it_is_given_and_its_own_wins():
+    conv = Conversation(ceiling=10_000)
+    assert conv.ask("What torque?", [POLICY], answer_allowance=150).request.answer_allowance == 150
+    own = Conversation(ceiling=10_000, answer_allowance=90)
+    assert own.ask("What torque?", [POLICY], answer_allowance=150).request.answer_allowance == 90
+    assert (conv.allowance(), own.allowance(), conv.allowance(7)) == (0, 90, 7)

@@ -377,7 +377,7 @@ from botie.context.evidence import Message, RequestKind  # noqa: E402
 
 def test_the_request_carries_its_parts_as_data_beside_the_text():
     doc = Record("m-1", "P-2", "Torque: 18 N·m & no more.", 9, version="rev 4", trust="approved")
-    tool = {"name": "t", "description": "d", "input_schema": {"type": "object", "required": ["a"]}}
+    tool: dict = {"name": "t", "description": "d", "input_schema": {"type": "object", "required": ["a"]}}
     request = build_request(
         "And for M12?",
         [doc],

@@ -50,6 +50,7 @@ def test_text_must_be_a_string():
 def test_iso_dates_are_parsed_and_timestamps_must_carry_a_zone():
     r = Record("m-1", "P-2", "t", 1, effective_date="2026-04-01", retrieved_at="2026-07-14T10:00:00+08:00")
     assert r.effective_date == dt.date(2026, 4, 1)
+    assert r.retrieved_at is not None
     assert r.retrieved_at.utcoffset() == dt.timedelta(hours=8)
     with pytest.raises(RecordError) as caught:
         Record("m-1", "P-2", "t", 1, retrieved_at="2026-07-14T10:00:00")
@@ -79,7 +80,7 @@ def test_relations_accept_a_single_id_or_a_list_and_store_tuples():
 def test_record_is_frozen_and_hashable():
     r = Record("m-1", "P-2", "t", 1)
     with pytest.raises(AttributeError):
-        r.cost = 2
+        r.cost = 2  # type: ignore[misc]  # the point: a frozen field cannot be set
     assert {r, Record("m-1", "P-2", "t", 1)} == {r}
 
 

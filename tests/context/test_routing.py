@@ -370,6 +370,47 @@ def test_whole_document_coverage_still_reports_the_tokens_used(agreements):
     assert "512,400 of 540,000 tokens used" in execute_plan(plan_context(agreements, ceiling=CEILING)).explain()
 
 
+def _passage(doc: Record, n: int, cost: int) -> Record:
+    return Record(f"{doc.id}#part{n}", doc.asset, f"passage {n} of {doc.id}", cost)
+
+
+def test_under_retrieve_chunks_documents_whose_passages_were_read_count_as_read(agreements):
+    """Issue 31 item 8: no longer "0 in context, 41 not read, 0 tokens used" once passages were sent."""
+    plan = plan_context(agreements, ceiling=400_000)
+    assert plan.strategy is Strategy.RETRIEVE_CHUNKS
+    first, second = agreements[0], agreements[5]
+    passages = [_passage(first, 1, 900), _passage(second, 3, 700), _passage(first, 2, 400)]
+    coverage = execute_plan(plan, passages=passages)
+    assert coverage.documents_in_context == 2 and coverage.documents_not_read == 39
+    assert coverage.included_ids == (first.id, second.id)  # reading order: the first passage of each
+    assert first.id not in coverage.excluded_ids and len(coverage.excluded_ids) == 39
+    assert coverage.token_budget_used == 2_000
+    assert coverage.passage_ids == tuple(p.id for p in passages)
+    assert coverage.explain().startswith("retrieve_chunks: 2 of 41 documents read through 3 passages, 39 not read")
+    assert coverage.as_dict()["documents_in_context"] == 2
+
+
+def test_a_passage_names_its_document_by_field_before_its_id(agreements):
+    plan = plan_context(agreements, ceiling=400_000)
+    stray = Record("p-17", "contracts", "a passage", 10, document=agreements[3].id, version="signed",
+                   effective_date="2024-01-01")  # fmt: skip
+    assert execute_plan(plan, passages=[stray]).included_ids == (agreements[3].id,)
+
+
+def test_a_passage_from_a_document_not_attached_is_broken_accounting(agreements):
+    plan = plan_context(agreements, ceiling=400_000)
+    with pytest.raises(RecordError) as err:
+        execute_plan(plan, passages=[Record("elsewhere#part1", "x", "y", 3)])
+    assert (err.value.field, err.value.record) == ("document", "elsewhere#part1")
+
+
+def test_passages_are_refused_where_whole_documents_are_read(agreements):
+    plan = plan_context(agreements, ceiling=CEILING)
+    assert plan.strategy is Strategy.SELECT_DOCUMENTS
+    with pytest.raises(PolicyError, match="passages"):
+        execute_plan(plan, passages=[_passage(agreements[0], 1, 5)])
+
+
 # --- which turn fails first at a given soft fraction ---------------------------------
 
 

@@ -79,7 +79,9 @@ def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit
     def evidence_allowance(total, input_reserve, output_reserve):
         return max(0, total - input_reserve - output_reserve)
 
-    results = run(evidence_allowance).results
+    report = run(evidence_allowance)
+    assert not isinstance(report, str)
+    results = report.results
     failed = [r.case.label for r in results if not r.passed]
     assert failed == ["reserves 8 + 4 = 12 above a total of 10", "reserves 2 + 2 = 4 above a total of 3"]
     # "a check with only the example's numbers would have passed it"

@@ -168,6 +168,7 @@ def test_the_panel_settings_the_lesson_lists_reach_their_strategy(count, size, l
     from botie.lessons.ui.routing import routing_panel
 
     panel = routing_panel(count=count, size=size, largest=largest, soft_fraction=fraction)
+    assert panel.plan is not None
     assert str(panel.plan.strategy) == strategy
     assert panel.plan.soft_budget == round(900_000 * fraction)
 
@@ -176,6 +177,7 @@ def test_guard_first_on_the_panel_the_total_is_within_the_select_limit_yet_the_g
     from botie.lessons.ui.routing import routing_panel
 
     plan = routing_panel(count=4, size=20_000, largest=600_000).plan
+    assert plan is not None
     assert plan.total == 660_000 <= plan.select_limit and plan.checks[0].fired
 
 
@@ -407,3 +409,36 @@ def test_the_twenty_nine_are_ranked_by_score_but_none_of_their_text_is_sent_so_t
     assert all(d.score is not None for d in agreements if d.id in excluded)  # ranked: retrieval scored them
     assert not excluded & set(coverage.included_ids)  # and nothing of theirs is in what is read
     assert not hasattr(coverage, "documents_searched_not_included")
+
+
+@pytest.mark.parametrize("sent_from", [(0,), (0, 7), (3, 3, 40)])
+def test_under_retrieve_chunks_a_document_with_a_passage_sent_counts_as_read(sent_from):
+    """03-16: once passages are sent, each document with one among them counts as read, the rest as not read."""
+    agreements = _agreements()
+    plan = plan_context(agreements, ceiling=400_000)
+    assert plan.strategy.value == "retrieve_chunks"
+    passages = [Record(f"{agreements[i].id}#part{n}", "contracts", "a passage", 100) for n, i in enumerate(sent_from)]
+    coverage = execute_plan(plan, passages=passages)
+    read = {agreements[i].id for i in sent_from}
+    assert set(coverage.included_ids) == read and coverage.documents_not_read == 41 - len(read)
+    assert coverage.token_budget_used == 100 * len(sent_from)
+    assert execute_plan(plan).documents_in_context == 0  # the panel's case: no passages sent yet
+
+
+@pytest.mark.parametrize("day", ["2026-03-15", "2026-04-01"])
+def test_lesson_06s_turn_returns_the_coverage_record_with_its_answer(day):
+    """03-16: the turn's result carries the record; its documents read are those of the passages it sent."""
+    from botie import Budget
+    from botie.lessons import load_evidence_scenario
+    from botie.lessons.content.scripted import load_scripted_model
+    from botie.turn import TurnSetup, run_turn
+
+    s = load_evidence_scenario()
+    setup = TurnSetup.from_scenario(s, budget=Budget(900, 200, 150), observed_on=day)
+    result = run_turn(s.questions[0].question, s.candidates(0), setup, load_scripted_model())
+    documents = {r.id: r.document for r in s.records}
+    assert result.coverage is not None
+    assert set(result.coverage.included_ids) == {documents[i] for i in result.context_ids}
+    assert (
+        result.coverage.documents_in_context + result.coverage.documents_not_read == result.coverage.documents_attached
+    )

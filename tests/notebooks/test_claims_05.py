@@ -26,7 +26,7 @@ from botie.lessons.exercises import lesson05
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSON = "05_suggestion_to_action.ipynb"
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
 
 
@@ -107,7 +107,10 @@ def test_the_retry_of_a_booked_r7_is_a_reuse_and_a_changed_r7_a_conflict_that_ke
     longer = {**R7, "duration_minutes": 30}
     changed = service.submit(longer, **ANA, approval=Approval("tech-ana", longer))
     assert (first.branch, again.branch, changed.branch) == (Branch.CREATE, Branch.REUSE, Branch.CONFLICT)
+    assert again.receipt is not None
+    assert first.receipt is not None
     assert again.receipt.job_id == first.receipt.job_id and changed.receipt is None
+    assert first.receipt is not None
     assert [job.job_id for job in service.store.jobs()] == [first.receipt.job_id]
 
 
@@ -116,6 +119,8 @@ def test_request_ids_are_kept_per_caller_for_24_hours_by_default():
     service = InspectionService(MemoryStore(), clock=nine_am)
     ana = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
     bo = service.submit(R7, caller="tech-bo", allowed_assets=["P-2"], approval=Approval("tech-bo", R7))
+    assert ana.receipt is not None
+    assert bo.receipt is not None
     assert ana.branch is bo.branch is Branch.CREATE and ana.receipt.job_id != bo.receipt.job_id
 
 
@@ -137,7 +142,9 @@ def test_when_tech_anas_permission_is_revoked_her_own_r7_is_denied_and_its_store
     # check would hand the receipt back. Checked first, permission denies and nothing stored comes out.
     empty = InspectionService(MemoryStore(), clock=nine_am)
     booked = InspectionService(MemoryStore(), clock=nine_am)
-    job = booked.submit(R7, **ANA, approval=Approval("tech-ana", R7)).receipt.job_id
+    receipt = booked.submit(R7, **ANA, approval=Approval("tech-ana", R7)).receipt
+    assert receipt is not None
+    job = receipt.job_id
     answers = []
     for service in (empty, booked):
         revoked = service.submit(R7, caller="tech-ana", allowed_assets=["P-3"], approval=Approval("tech-ana", R7))
@@ -213,6 +220,25 @@ def test_the_lesson_and_the_branch_docstring_never_say_unavailable_means_nothing
     assert "outcome is unknown" in " ".join((Branch.__doc__ or "").split())
 
 
+def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
+    """The scheduler books, then its answer is lost: ``unavailable``, with a booking standing downstream."""
+    booked: dict[str, str] = {}
+    answered: list[bool] = []  # whether the first answer was already lost
+
+    def scheduler(order):
+        booked.setdefault(order.idempotency_key, f"ext-{len(booked) + 1}")
+        if len(booked) == 1 and not answered:
+            answered.append(True)
+            raise ConnectionError("the answer was lost")
+        return booked[order.idempotency_key]
+
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler)
+    lost = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert lost.branch is Branch.UNAVAILABLE and lost.receipt is None and len(booked) == 1
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.receipt is not None and len(booked) == 1  # the same key: the booking comes back, not a second
+
+
 @pytest.mark.parametrize(
     ("proposal", "kwargs", "branch"),
     [
@@ -238,7 +264,7 @@ def test_a_conflict_is_tried_once_too():
 
 def test_the_invalid_tool_result_names_the_field_and_its_limits_and_60_minutes_goes_through():
     service = InspectionService(MemoryStore(), clock=nine_am)
-    too_long = {**R7, "duration_minutes": 90, "request_id": "r10"}
+    too_long = {**R7, "duration_minutes": 90, "start": "2026-04-02T09:00Z", "request_id": "r10"}
     result = service.submit(too_long, **ANA, approval=Approval("tech-ana", too_long)).tool_result()
     assert result["status"] == "invalid" and result["retryable"] is False
     assert [e["field"] for e in result["errors"]] == ["duration_minutes"] and "1 through 60" in result["message"]
@@ -317,7 +343,13 @@ def test_a_new_request_id_books_a_second_job_if_the_first_did_book():
 
 
 def test_an_admin_argument_grants_nothing_and_without_it_the_ticket_still_needs_an_approval():
-    planted = {"asset_id": "P-2", "duration_minutes": 60, "request_id": "r9", "admin": True}
+    planted = {
+        "asset_id": "P-2",
+        "duration_minutes": 60,
+        "start": "2026-04-02T09:00Z",
+        "request_id": "r9",
+        "admin": True,
+    }
     assert decide(planted, **ANA, approval=None, previous=None).branch is Branch.INVALID
     # even approved, an admin field is refused rather than honoured
     assert decide(planted, **ANA, approval=Approval("tech-ana", planted), previous=None).branch is Branch.INVALID
@@ -381,3 +413,101 @@ def test_the_order_is_the_workshops_a_retry_without_its_approval_stops_before_th
     assert decide(R7, **ANA, approval=None, previous=stored).branch is Branch.NEEDS_APPROVAL
     again = decide(R7, **ANA, approval=Approval("tech-ana", R7), previous=stored)
     assert again.branch is Branch.REUSE and again.receipt is not None and again.receipt.job_id == "job-1"
+
+
+# --- section 2: two scopes and the business rules (cell rules-05) ---------------------------------------------
+
+from botie.lessons.content.business import load_booking_rules  # noqa: E402
+
+RULES = load_booking_rules()
+
+
+def _ruled(proposal, allowed, approval="same", previous=None):
+    approval = Approval("tech-ana", proposal) if approval == "same" else approval
+    return decide(
+        proposal, caller="tech-ana", allowed_assets=allowed, approval=approval, previous=previous, **RULES.kwargs()
+    )
+
+
+@pytest.mark.parametrize("asset", ["P-2", "K-7", "P-1"])
+def test_an_asset_the_caller_may_read_but_not_schedule_is_denied_for_booking(asset):
+    """tech-ana reads P-2 and P-3 but schedules only P-3: the decision is handed the schedule scope alone."""
+    proposal = {**R7, "asset_id": asset}
+    assert _ruled(proposal, ["P-3"]).branch is Branch.DENIED
+    assert _ruled({**R7, "asset_id": "P-3", "start": "2026-04-02T10:00Z"}, ["P-3"]).branch is Branch.CREATE
+
+
+@pytest.mark.parametrize("made_up", ["P-998", "X-1", "P-999"])
+def test_outside_the_scope_a_registered_asset_and_a_made_up_one_read_the_same(made_up):
+    real = _ruled({**R7, "asset_id": "K-7"}, ["P-3"], approval=None)
+    fake = _ruled({**R7, "asset_id": made_up}, ["P-3"], approval=None)
+    assert real.branch is fake.branch is Branch.DENIED
+    assert [(c.name, c.verdict) for c in real.checks] == [(c.name, c.verdict) for c in fake.checks]
+    assert real.reason.replace("K-7", "?") == fake.reason.replace(made_up, "?")
+
+
+@pytest.mark.parametrize(
+    ("change", "branch"),
+    [
+        ({"asset_id": "P-999"}, Branch.UNKNOWN_ASSET),
+        ({"start": "2026-04-02T10:00Z"}, Branch.WINDOW_UNAVAILABLE),  # over the booked 10:00-10:45
+        ({"start": "2026-04-02T10:30Z", "duration_minutes": 15}, Branch.WINDOW_UNAVAILABLE),
+        ({"start": "2026-04-02T13:00Z"}, Branch.WINDOW_UNAVAILABLE),  # after P-2's 09:00-12:00 window
+        ({"start": "2026-04-02T10:45Z"}, Branch.CREATE),  # right after the booked visit
+        ({"start": "2026-04-02T09:00Z", "duration_minutes": 60}, Branch.CREATE),  # ends as the booked visit starts
+        ({"start": "2026-04-02T09:01Z", "duration_minutes": 60}, Branch.WINDOW_UNAVAILABLE),  # runs a minute into it
+        ({"start": "2026-04-02T08:59Z"}, Branch.WINDOW_UNAVAILABLE),  # a minute before the window opens
+    ],
+)
+def test_inside_the_scope_the_register_then_the_calendar_judge_a_new_booking(change, branch):
+    assert _ruled({**R7, **change}, ["P-2", "P-3", "P-999"]).branch is branch
+
+
+def test_a_retry_of_r7_at_ten_reuses_job_1_though_the_calendar_shows_that_slot_taken():
+    at_ten = {**R7, "start": "2026-04-02T10:00Z"}
+    assert _ruled(at_ten, ["P-2"]).branch is Branch.WINDOW_UNAVAILABLE  # as a new booking it is refused
+    again = _ruled(at_ten, ["P-2"], previous=StoredRequest.settled(at_ten, "job-1"))
+    assert again.branch is Branch.REUSE and again.receipt.job_id == "job-1"
+    moved = _ruled({**at_ten, "start": "2026-04-02T11:00Z"}, ["P-2"], previous=StoredRequest.settled(at_ten, "job-1"))
+    assert moved.branch is Branch.CONFLICT  # a changed start under r7 is a conflict, whatever the calendar says
+
+
+def test_the_panel_reaches_all_eight_branches_it_names():
+    text = " ".join(_markdown("notebooks/instructor"))
+    assert "Reach all eight" in text
+    for branch in (
+        "needs_approval",
+        "create",
+        "reuse",
+        "conflict",
+        "denied",
+        "unknown_asset",
+        "window_unavailable",
+        "invalid",
+    ):
+        assert f"**{branch}**" in text
+    from botie.lessons.ui import decision_panel
+
+    seen = set()
+    for move in (
+        lambda p: None,
+        lambda p: setattr(p.approved, "value", True),
+        lambda p: (setattr(p.approved, "value", True), setattr(p.previous, "value", "same")),
+        lambda p: (setattr(p.approved, "value", True), setattr(p.previous, "value", "different")),
+        lambda p: (setattr(p.approved, "value", True), setattr(p.schedule["P-2"], "value", False)),
+        lambda p: (setattr(p.approved, "value", True), setattr(p.register["P-2"], "value", False)),
+        lambda p: (setattr(p.approved, "value", True), setattr(p.calendar, "value", "taken")),
+        lambda p: setattr(p.duration, "value", 0),
+    ):
+        panel = decision_panel(caller="tech-ana", allowed_assets=["P-2", "P-3"])
+        move(panel)
+        seen.add(str(panel.decision.branch))
+    assert seen == {b.value for b in Branch} - {"in_progress", "unavailable"}
+
+
+def test_the_tool_requires_four_arguments_and_start_is_utc_as_the_lesson_writes_it():
+    from botie.actions.tool import INSPECTION_TOOL
+
+    assert INSPECTION_TOOL["input_schema"]["required"] == ["asset_id", "duration_minutes", "start", "request_id"]
+    assert validate_inspection(R7) == ()
+    assert [e.field for e in validate_inspection({**R7, "start": "2026-04-02T09:00+01:00"})] == ["start"]

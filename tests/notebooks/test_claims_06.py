@@ -18,7 +18,7 @@ from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
 
 ROOT = Path(__file__).resolve().parents[2]
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +37,15 @@ def test_the_gullible_model_suggests_the_60_minute_booking_while_reading_and_the
     scenario, model, setup, booking = world
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model.with_(gullible=True),
                     action=booking)  # fmt: skip
+    assert turn.reply is not None
     assert "asks for a tool call" in turn.reply.obeyed
     assert turn.dropped is not None and dict(turn.dropped.arguments)["duration_minutes"] == 60
+    assert turn.decision is not None
+    assert turn.proposal is not None
     assert dict(turn.proposal.arguments) == R7 and str(turn.decision.branch) == "create"
+    assert turn.action_request is not None
     assert len(turn.action_request.documents) == 0 and turn.documents_in_action_request == ()
+    assert turn.answer is not None
     assert "25 N·m" in turn.answer  # the anonymous note bent the answer, not the booking
 
 
@@ -50,7 +55,9 @@ def test_no_other_planted_document_changes_the_proposal_either(world, planted):
     doc = _slice_data().planted[planted]
     turn = run_turn(scenario.questions[0].question, (*scenario.candidates(0), doc), setup,
                     model.with_(gullible=True), action=booking)  # fmt: skip
+    assert turn.proposal is not None
     assert dict(turn.proposal.arguments) == R7 and turn.documents_in_action_request == ()
+    assert turn.decision is not None
     assert str(turn.decision.branch) == "create"
 
 
@@ -95,6 +102,7 @@ def test_the_scripted_model_quotes_a_clause_it_never_received_and_the_citation_c
     without = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
     turn = run_turn(torque.question, without, setup, model, needed=torque.answered_by)
     assert turn.outcome is TurnOutcome.WITHHELD
+    assert turn.reply is not None
     assert "man-p2-r4-s3.2.1" in {c["id"] for c in turn.reply.citations}
 
 
@@ -107,6 +115,7 @@ def test_a_model_answering_only_from_what_it_was_sent_is_fully_supported_and_sti
     without = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
     turn = run_turn(torque.question, without, setup, model.with_(answers={torque.question: plain}),
                     needed=torque.answered_by)  # fmt: skip
+    assert turn.citations is not None
     assert turn.outcome is TurnOutcome.ANSWERED and turn.citations.ok
     assert [(loss.record_id, str(loss.stage)) for loss in turn.losses] == [("man-p2-r4-s3.2.1", "candidates")]
 
@@ -142,6 +151,7 @@ def _branches(report):
     for case in report.cases:
         if case.set == "injected instructions":
             match = re.search(r"branch (\S+) \(without it: (\S+)\)", case.got)
+            assert match is not None
             pairs.append(match.groups())
     return pairs
 
@@ -188,3 +198,62 @@ def test_the_cast_card_follows_what_you_will_learn_and_names_every_record_the_le
     )
     shown = {i for i in known if re.search(rf"(?<![\w.-]){re.escape(i)}(?![\w-]|\.\d)", rest)}
     assert shown <= rows <= known
+
+
+# --- section 10: your own model ---------------------------------------------------------------------------------
+
+
+def test_a_provider_that_sends_nothing_is_the_outcome_of_the_stage_it_hit_after_the_sdks_retries(world):
+    """The 529 cell: the real SDK retries twice, then both requests end as outcomes; nothing raises."""
+    from botie.lessons import overloaded_model
+
+    scenario, _, setup, booking = world
+    failed = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, overloaded_model(), action=booking)
+    assert failed.outcome is TurnOutcome.OVERLOADED and failed.reply.failure.retries == 2
+    assert failed.reply.failure.status == 529 and failed.action_reply.failure.status == 529
+    assert failed.stage("proposal").detail.endswith("no call was proposed, nothing was decided or booked")
+    assert failed.trace().endswith("-> overloaded")
+
+
+@pytest.mark.parametrize("total", [900, 1_000])
+def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_text_takes(world, total):
+    """Five where seven at the lesson's 900 (the schema and the escaping are paid for); at 1,000, six where eight."""
+    from botie.lessons import overloaded_model
+
+    scenario, model, setup, _ = world
+    setup = setup.with_(budget=Budget(total, 200, 150))
+    question, candidates = scenario.questions[0].question, scenario.candidates(0)
+    text = run_turn(question, candidates, setup, model)
+    body = run_turn(question, candidates, setup, overloaded_model())
+    assert (len(body.context_ids), len(text.context_ids)) == {900: (5, 7), 1_000: (6, 8)}[total]
+    assert body.request.tokens + 150 <= total and "an estimate for Claude" in body.stage("request").detail
+
+
+def test_the_anthropic_body_shown_is_the_one_the_turn_counts_and_sends(world):
+    """The cell prints AnthropicModel.render: what it returns is what the SDK sends and the turn counts."""
+    from botie.adapters import AnthropicModel
+    from botie.context.tokens import count_tokens
+    from botie.model import sent_text
+
+    scenario, _, setup, _ = world
+    claude = AnthropicModel("claude-sonnet-4-5", client=object())
+    turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, NoSend())
+    body = claude.render(turn.request)
+    assert count_tokens(sent_text(body)) == turn.request.tokens and body["max_tokens"] == 150
+    assert body["system"] == turn.request.instructions and body["messages"][-1]["content"].startswith("<evidence>")
+
+
+class NoSend:
+    """Renders Claude's body for the turn to count, and answers nothing (never reached: see the outcome)."""
+
+    count_note = "an estimate"
+
+    def render(self, request):
+        from botie.adapters import AnthropicModel
+
+        return AnthropicModel("claude-sonnet-4-5", client=object()).render(request)
+
+    def reply(self, request):
+        from botie.model import Reply
+
+        return Reply("Seen.", ())

@@ -110,12 +110,13 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
         torque.question, candidates, setup, model.with_(answers={torque.question: plain}), needed=torque.answered_by
     )
     assert turn.outcome is TurnOutcome.ANSWERED and turn.answer is not None
+    assert turn.citations is not None
     assert turn.citations.ok
     assert sum(i in {r.id for r in candidates} for i in torque.answered_by) == 3 == len(torque.answered_by) - 1
     assert [(loss.record_id, str(loss.stage)) for loss in turn.losses] == [("man-p2-r4-s3.2.1", "candidates")]
 
 
-# --- claims corrected after the fresh read of the learner edition ---------------------------------------------
+# --- lessons 01, 02 and 05: after the stop, the day a revision applies, the floor, the retry limit ---------------
 
 
 def test_after_the_prefix_stops_a_record_the_caller_may_not_read_stays_not_permitted():
@@ -153,7 +154,7 @@ def test_retries_make_at_most_three_attempts_in_all_the_first_call_included():
     assert len(run.attempts) == 3
 
 
-# --- terms explained where first used, your code in the panel, corrected claims ---------------------------------
+# --- lessons 01 to 05: token counts, the evidence region, your code in the panel, checks and traces ---------------
 
 
 def test_lesson_01_the_fitting_section_costs_5_in_the_scene_and_48_counted_with_the_tokenizer():
@@ -197,7 +198,7 @@ def test_lesson_02_band_1_0_holds_every_score_in_one_band_so_authority_comes_fir
     wide = select_evidence(
         scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on, band=1.0
     )
-    scores = {r.id: r.score for r in scenario.candidates(0)}
+    scores = {r.id: r.score for r in scenario.candidates(0) if r.score is not None}
     assert scores["forum-8812"] > scores["man-p2-r4-s3.2.1"]
     assert "man-p2-r4-s3.2.1" in wide.selected_ids and "forum-8812" not in wide.selected_ids
 
@@ -207,7 +208,7 @@ def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_sc
     from tests.lessons.exercises.test_exercises_evidence import shortlist
 
     scenario = load_evidence_scenario()
-    top3 = sorted(scenario.candidates(0), key=lambda r: r.score, reverse=True)[:3]
+    top3 = sorted(scenario.candidates(0), key=lambda r: r.score or 0.0, reverse=True)[:3]
     assert [r.id for r in top3] == ["vendor-p2-seal-design", "man-p2-r3-s3.2", "man-p2-r5-s3.2"]
     result = compare_shortlist(
         lambda *args: shortlist(*args, rank_first=True),
@@ -251,7 +252,7 @@ def test_lesson_04_only_in_progress_and_unavailable_are_retryable():
 def test_lesson_04_an_approval_by_sup_lee_leaves_tech_ana_at_needs_approval():
     from botie.actions.decision import Approval, decide
 
-    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     decision = decide(
         payload, caller="tech-ana", allowed_assets=["P-2", "P-3"], approval=Approval("sup-lee", payload), previous=None
     )
@@ -262,7 +263,7 @@ def test_lesson_04_approval_before_permission_agrees_on_p2_and_says_needs_approv
     from botie.lessons.exercises.yours import compare_branch
     from tests.lessons.exercises.test_yours import approval_before_permission
 
-    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     trusted = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": None, "previous": None}
     assert (
         compare_branch(approval_before_permission, payload, **trusted).line() == "Your function: same as the reference."
@@ -423,6 +424,7 @@ def test_the_notes_conflict_flag_is_in_the_selection_and_in_the_request_the_mode
         TurnSetup.from_scenario(scenario, budget=LESSON_05_BUDGET),
         model,
     )
+    assert turn.request is not None
     assert ("man-p2-r4-s3.2", "note-anon-77") in conflicts_in(turn.request.evidence)
     gullible = model.with_(gullible=True).reply(request)
     assert "25 N·m" in gullible.answer  # a note is a hint: the gullible model reads past it
@@ -435,7 +437,7 @@ def test_a_supervisor_approval_counts_only_when_the_policy_names_them():
     """04 §2: by default only the caller may approve; approvers={"tech-ana": ["sup-lee"]} lets sup-lee."""
     from botie.actions.decision import Approval, Branch, decide
 
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     args = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"], "approval": Approval("sup-lee", r7)}
     assert decide(r7, previous=None, **args).branch is Branch.NEEDS_APPROVAL
     allowed = decide(r7, previous=None, approvers={"tech-ana": ["sup-lee"]}, **args)
@@ -446,7 +448,7 @@ def test_an_unapproved_changed_r7_stops_at_needs_approval_and_approving_it_ends_
     """04 §4: "Mind the order": the approval is checked before the stored request."""
     from botie.actions.decision import Approval, Branch, StoredRequest, decide
 
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     changed = {**r7, "duration_minutes": 30}
     stored = StoredRequest.settled(r7, "job-1")
     common = {"caller": "tech-ana", "allowed_assets": ["P-2"], "previous": stored}
@@ -483,6 +485,7 @@ def test_lesson_05_the_pack_is_243_tokens_of_text_423_as_sent_3_notes_of_110_and
     pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]
     text_only, as_sent = sum(r.cost for r in pack), sum(document_tokens(r) for r in pack)
     assert (len(pack), text_only, as_sent, round((as_sent - text_only) / len(pack))) == (7, 243, 423, 26)
+    assert turn.request is not None
     notes = conflicts_in(turn.request.evidence)
     assert (len(notes), sum(count_tokens(conflict_note(a, b)) for a, b in notes)) == (3, 110)
     assert turn.request.tokens - as_sent - 110 == 136
@@ -507,23 +510,25 @@ def test_lesson_05_a_model_is_handed_the_request_as_data_and_replies_with_tool_c
     from botie.actions.decision import Approval
     from botie.turn import ActionRequest
 
-    payload = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    payload = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     action = ActionRequest("Please book a 20-minute inspection of P-2 (request r7).", Approval("tech-ana", payload))
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, Watching(), action=action)
     asked, acted = seen
     assert (str(asked.kind), str(acted.kind)) == ("answer", "action")
     assert asked.instructions and asked.documents and asked.question and asked.answer_allowance == 150
     assert acted.documents == () and [t["name"] for t in acted.tools] == ["propose_inspection"]
+    assert turn.proposal is not None
     assert turn.proposal.id == "call-1" and str(model.reply(acted).stop_reason) == "tool_use"
+    assert turn.reply is not None
     assert str(turn.reply.stop_reason) == "end_turn"
 
 
-def test_lesson_05_the_whole_anthropic_adapter_is_33_lines():
+def test_lesson_06_the_anthropic_body_printed_is_render_in_under_30_lines():
     import inspect
 
     from botie.adapters import AnthropicModel
 
-    assert len(inspect.getsource(AnthropicModel).splitlines()) == 33
+    assert len(inspect.getsource(AnthropicModel.render).splitlines()) <= 30
 
 
 def test_lesson_05_odd_replies_end_in_their_own_outcomes_and_none_raises():
@@ -547,13 +552,14 @@ def test_lesson_05_a_counter_is_a_name_or_any_function_from_text_to_a_whole_numb
     scenario, model = load_evidence_scenario(), load_scripted_model()
     words = TurnSetup.from_scenario(scenario, budget=BUDGET, counter=lambda text: len(text.split()))
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), words, model)
+    assert turn.request is not None
     assert turn.request.tokens == len(turn.request.text.split())
 
 
 def test_lesson_05_without_a_key_the_last_cell_sends_nothing_and_says_how_to_set_one():
     from botie.lessons.content.own_model import HOW_TO, your_turn
 
-    called = []
+    called: list[object] = []
     assert your_turn(called.append, {}) == HOW_TO and called == []
     assert "ANTHROPIC_API_KEY" in HOW_TO and "OPENAI_API_KEY" in HOW_TO
 
@@ -572,7 +578,7 @@ def test_lesson_01_a_restricted_record_past_selection_stops_the_turn_naming_it_a
 
     scenario = load_evidence_scenario()
     outsider = Record("k7-price-list", "K-7", "K-7 vendor prices, not for technicians.", 12, score=0.99)
-    honest = turn_module.select_evidence
+    honest = select_evidence  # what botie.turn.answer calls
 
     def smuggling(records, *args, **kwargs):
         chosen = honest(records, *args, **kwargs)
@@ -619,6 +625,7 @@ def test_lesson_02_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_co
     flush = scenario.questions[1]
     turn = run_turn(flush.question, scenario.candidates(1), TurnSetup.from_scenario(scenario), load_scripted_model())
     assert set(turn.context_ids) == {"man-p2-r4-s6.1", "eng-bulletin-2026-02"}
+    assert turn.request is not None
     assert conflicts_in(turn.request.evidence) == (("eng-bulletin-2026-02", "man-p2-r4-s6.1"),)
 
 

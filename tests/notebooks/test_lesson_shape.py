@@ -1,5 +1,6 @@
-"""Every lesson has the shape a learner can finish: its size, its cast card, predictions asked before they are
-answered, a design exercise from lesson 02 on, and the progress block after the last section.
+"""Every lesson has the shape a learner can finish: at most an hour of a competent learner's time, its cast
+card, predictions asked before they are answered, a design exercise from lesson 02 on, and the progress block
+after the last section.
 
 These read the learner edition, the notebooks a learner opens.
 """
@@ -15,11 +16,16 @@ import pytest
 
 from botie.lessons.exercises.catalogue import BY_LESSON
 from botie.lessons.exercises.questions import QUESTIONS
+from tools import agenda
 from tools.agenda import prose_words as agenda_prose_words
 
 ROOT = Path(__file__).resolve().parents[2]
 LEARNER = sorted((ROOT / "notebooks").glob("0*.ipynb"))
-MAX_CELLS, MAX_WORDS = 45, 2_000
+MAX_CELLS = 45
+MEASURES = {m.lesson: m for m in agenda.measure_all()}
+# Over the hour by the calibrated model (tools/agenda.py), each to be split or cut (issue 33); strict, so the
+# mark must go once a lesson fits.
+OVER_THE_HOUR = {"02", "03", "04", "05", "06"}
 
 
 def _read(path: Path):
@@ -46,10 +52,31 @@ def test_the_word_count_counts_markdown_only_and_leaves_out_the_cast_card():
 
 
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
-def test_every_lesson_is_within_45_cells_and_2000_words_of_prose(path):
+def test_every_lesson_is_within_45_cells(path):
     nb = _read(path)
     assert len(nb.cells) <= MAX_CELLS, f"{path.name}: {len(nb.cells)} cells"
-    assert prose_words(nb) <= MAX_WORDS, f"{path.name}: {prose_words(nb)} words of prose"
+
+
+@pytest.mark.parametrize(
+    "lesson",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="over the hour: to be split"))
+        if n in OVER_THE_HOUR
+        else n
+        for n in sorted(MEASURES)
+    ],
+)
+def test_every_lesson_takes_a_competent_learner_at_most_60_minutes(lesson):
+    """Timed from its parts (prose, code, output, exercises, predictions, panels, running), not a word cap."""
+    m = MEASURES[lesson]
+    parts = ", ".join(f"{k} {v:.1f}" for k, v in m.minutes.items())
+    assert m.total <= agenda.MAX_LESSON_MINUTES, f"lesson {lesson} needs {m.total:.1f} minutes: {parts}"
+
+
+def test_the_time_limit_fails_a_lesson_of_few_words_and_much_to_do():
+    """The limit is on time: 500 words with six exercises and a design exercise is over the hour."""
+    m = agenda.Measure("09", "09 · dense", cells=30, words=500, exercises=7, design=1, predictions=2, panels=1)
+    assert m.words < 2_000 and m.total > agenda.MAX_LESSON_MINUTES
 
 
 # --- cast cards ------------------------------------------------------------------------------------------------

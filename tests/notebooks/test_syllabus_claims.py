@@ -261,7 +261,7 @@ def _lesson_service():
     return send, calls
 
 
-R7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def test_two_silences_one_booking_one_key_and_the_denial_tried_once():
@@ -277,8 +277,12 @@ def test_two_silences_one_booking_one_key_and_the_denial_tried_once():
 def test_the_90_minute_call_reads_invalid_names_its_field_and_the_repaired_call_is_created():
     send, _ = _lesson_service()
     submit_with_retries(send(R7))  # as in the lesson: r7 went first and spent the scheduler's two silences
-    failed = submit_with_retries(send({**R7, "duration_minutes": 90, "request_id": "r10"})).tool_result()
+    failed = submit_with_retries(
+        send({**R7, "duration_minutes": 90, "start": "2026-04-02T09:00Z", "request_id": "r10"})
+    ).tool_result()
     assert (failed["status"], failed["retryable"], failed["attempts"]) == ("invalid", False, 1)
     assert [e["field"] for e in failed["errors"]] == ["duration_minutes"] and "job_id" not in failed
-    repaired = submit_with_retries(send({**R7, "duration_minutes": 60, "request_id": "r10"}))
+    repaired = submit_with_retries(
+        send({**R7, "duration_minutes": 60, "start": "2026-04-02T09:00Z", "request_id": "r10"})
+    )
     assert str(repaired.final.branch) == "create"

@@ -6,6 +6,8 @@ The notebooks are read live: when a lesson grows, the guide's slot for it must g
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -42,26 +44,62 @@ def tiny_notebook():
 
 def test_the_counting_on_a_tiny_notebook():
     m = agenda.measure(tiny_notebook(), "09", ["plain", "mine"])
-    assert (m.title, m.cells, m.words) == ("09 · A tiny lesson", 9, 400)
+    assert (m.title, m.cells, m.words, m.code_cells, m.code_lines) == ("09 · A tiny lesson", 9, 400, 5, 7)
     assert (m.exercises, m.design, m.predictions, m.panels) == (2, 1, 1, 1)
-    # 400 / 200 = 2 reading; 8 + 12 + 2 + 3 + 3 = 28 doing; 30 exactly stays 30
-    assert (m.reading, m.doing, m.slot) == (2.0, 28, 30)
 
 
-def test_one_word_more_rounds_the_slot_up_to_the_next_five():
-    nb = tiny_notebook()
-    nb.cells[0].source += " more"
-    assert agenda.measure(nb, "09", ["plain", "mine"]).slot == 35
+def test_the_minutes_come_from_the_parts_at_the_stated_rates():
+    m = dataclasses.replace(agenda.measure(tiny_notebook(), "09", ["plain", "mine"]), output_lines=60, run_seconds=30)
+    assert m.minutes == pytest.approx(
+        {
+            "prose": 400 / 140,
+            "code": 7 / 15,
+            "output": 60 / 30,
+            "exercises": 8 + 15,
+            "predictions": 2,
+            "panels": 3,
+            "running": (5 * 10 + 30) / 60,
+        }
+    )
+    assert m.total == pytest.approx(sum(m.minutes.values())) and m.slot == 35
+
+
+def test_a_second_panel_costs_less_than_the_first():
+    m = agenda.measure(tiny_notebook(), "09", ["plain", "mine"])
+    assert dataclasses.replace(m, panels=3).minutes["panels"] == 3 + 1.5 + 1.5
+    assert dataclasses.replace(m, panels=0).minutes["panels"] == 0
+
+
+def test_the_slot_rounds_up_to_the_next_five():
+    assert (agenda.round_up(30.0), agenda.round_up(30.01), agenda.round_up(59.9)) == (30, 35, 60)
 
 
 def test_a_heading_without_design_exercise_is_a_plain_exercise():
     nb = tiny_notebook()
     nb.cells[6].source = nb.cells[6].source.replace("Design exercise", "Exercise 2")
     m = agenda.measure(nb, "09", ["plain", "mine"])
-    assert (m.design, m.doing) == (0, 24)
+    assert (m.design, m.minutes["exercises"], m.invariants) == (0, 16, 0)
 
 
-def test_the_words_are_counted_as_the_lessons_prose_limit_counts_them():
+def test_the_invariants_are_the_items_listed_under_the_design_exercise():
+    nb = tiny_notebook()
+    nb.cells[6].source += "\n\n* **one**: a\n* **two**: b\n  still two\n\nThen 3. is not an item"
+    assert agenda.measure(nb, "09", ["plain", "mine"]).invariants == 2
+
+
+def test_output_lines_count_printed_lines_and_html_rows_but_not_widgets():
+    cell = new_code_cell("x")
+    cell.outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="a\nb\nc\n"),
+        nbformat.v4.new_output("display_data", data={"text/html": "<table><tr><td>1</td></tr><tr class=x></tr>"}),
+        nbformat.v4.new_output(
+            "display_data", data={"application/vnd.jupyter.widget-view+json": {}, "text/plain": "VBox"}
+        ),
+    ]
+    assert agenda.output_lines([cell]) == 3 + 2
+
+
+def test_the_words_are_counted_as_the_lessons_prose_is():
     assert agenda.words("it's N·m, a test-case; 18 ‘quoted’ don’t") == 8
 
 
@@ -132,3 +170,95 @@ def test_writing_the_guide_puts_the_tools_tables_between_the_markers(tmp_path):
     written = copy.read_text(encoding="utf-8")
     assert agenda.measured_table(measures) in written and agenda.day_table(measures) in written
     assert written.count("<!-- agenda:day -->") == 1 and "## Syllabus coverage" in written
+
+
+# --- one source: docs/lesson_times.json, the guide and the instructor notes agree ---------------------------------
+
+TIMES = json.loads(agenda.TIMES.read_text(encoding="utf-8"))
+NUMBER = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+NUMBER.update({str(n): n for n in range(100)})
+
+
+def test_the_times_file_is_the_measurement_of_the_notebooks_as_they_are():
+    """Counts and minutes by part; stale after a notebook changes until `python tools/agenda.py --write`."""
+    fresh = agenda.times_record(list(MEASURES.values()), TIMES)
+    assert TIMES["rates"] == agenda.RATES and TIMES["max_lesson_minutes"] == agenda.MAX_LESSON_MINUTES
+    for lesson, row in fresh["lessons"].items():
+        assert TIMES["lessons"][lesson] == row, f"lesson {lesson}: run `python tools/agenda.py --write`"
+    assert set(TIMES["lessons"]) == set(MEASURES)
+
+
+@pytest.mark.parametrize("lesson", sorted(MEASURES))
+def test_every_lesson_has_a_measured_run_all_and_a_read_through(lesson):
+    row = TIMES["lessons"][lesson]
+    assert row["run_all_seconds"] > 0, "run `python tools/agenda.py --time`"
+    read = row["read_through"]
+    assert read["sections"] and read["total_minutes"] == pytest.approx(sum(read["sections"].values()), abs=0.05)
+
+
+def test_the_guides_measured_table_is_the_times_files():
+    measured = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
+    stated = {
+        n: (float(t), int(s)) for n, t, s in re.findall(r"^\| (\d\d) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
+    }
+    assert stated == {n: (row["total_minutes"], row["slot"]) for n, row in TIMES["lessons"].items()}
+
+
+def _counts_stated(text: str, noun: str) -> list[int]:
+    """Every "<number> <noun>" in the text (a word or digits), as a number."""
+    found = re.findall(rf"\b(\w+) (?:{noun})\b", text, flags=re.I)
+    return [NUMBER[w.lower()] for w in found if w.lower() in NUMBER]
+
+
+def _notes(lesson: str) -> str:
+    path = agenda.learner_notebooks(agenda.INSTRUCTOR)[lesson]
+    nb = nbformat.read(path, as_version=4)
+    notes = " ".join(c.source for c in nb.cells if "instructor-only" in c.metadata.get("tags", []))
+    return " ".join(re.sub(r"^> ?", "", notes, flags=re.M).split())
+
+
+@pytest.mark.parametrize("lesson", sorted(MEASURES))
+def test_each_instructor_note_states_the_times_files_minutes_and_counts(lesson):
+    row, notes = TIMES["lessons"][lesson], _notes(lesson)
+    assert re.findall(r"Timing: about (\d+) minutes", notes) == [str(row["slot"])], notes
+    exercises = _counts_stated(notes, "exercises?")  # the first count is the lesson's ("Four exercises hold ...")
+    assert exercises[:1] == [row["exercises"]], notes
+    assert set(_counts_stated(notes, "invariants")) <= {row["invariants"]}, notes
+    assert set(_counts_stated(notes, "predictions")) <= {row["predictions"]}, notes
+
+
+def _guide_block(lesson: str) -> str:
+    start, end = agenda.lesson_blocks(GUIDE)[lesson]
+    return " ".join(GUIDE[start:end].split())
+
+
+@pytest.mark.parametrize("lesson", sorted(MEASURES))
+def test_each_lessons_block_in_the_guide_states_the_times_files_minutes_and_counts(lesson):
+    row, block = TIMES["lessons"][lesson], _guide_block(lesson)
+    assert re.match(rf"## {lesson} · .*?\(about {row['slot']} minutes\)", block)
+    assert agenda.timing_paragraph(MEASURES[lesson]) in block
+    assert set(_counts_stated(block, "invariants")) <= {row["invariants"]}, lesson
+    assert set(_counts_stated(block, "predictions")) <= {row["predictions"]}, lesson
+
+
+def test_the_count_reader_reads_words_and_digits():
+    assert _counts_stated("keeps the five invariants; 3 invariants; invariants alone", "invariants") == [5, 3]
+    assert _counts_stated("Four exercises; one exercise is a design", "exercises?") == [4, 1]
+
+
+def test_writing_the_notes_changes_only_the_timing_sentence_of_instructor_cells(tmp_path):
+    source = agenda.learner_notebooks(agenda.INSTRUCTOR)["02"]
+    copy = tmp_path / source.name
+    nb = nbformat.read(source, as_version=4)
+    note = next(c for c in nb.cells if "instructor-only" in c.metadata.get("tags", []))
+    note.source = note.source.replace(
+        f"Timing: about {TIMES['lessons']['02']['slot']} minutes.", "Timing: about 5 minutes."
+    )
+    nbformat.write(nb, copy)
+    before = nbformat.read(copy, as_version=4)
+    agenda.write_notes([MEASURES["02"]], tmp_path)
+    after = nbformat.read(copy, as_version=4)
+    changed = [(a.id, a.source) for a, b in zip(after.cells, before.cells) if a.source != b.source]
+    assert [i for i, _ in changed] == [note.id]
+    assert f"Timing: about {MEASURES['02'].slot} minutes." in changed[0][1]
+    assert [c.get("outputs") for c in after.cells] == [c.get("outputs") for c in before.cells]

@@ -16,7 +16,7 @@ from botie.context.provenance.outcomes import (
     EvidenceStatus,
 )
 from botie.context.provenance.select import select_evidence
-from botie.context.provenance.trust import AUTHORITY, HIGH_AUTHORITY, Trust, authority, trust_of
+from botie.context.provenance.trust import AUTHORITY, HIGH_AUTHORITY, TRUST_LABELS, Trust, authority, trust_of
 from botie.context.records import version_hash
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "CHECKS",
     "DEFAULT_FLOOR",
     "HIGH_AUTHORITY",
+    "TRUST_LABELS",
     "Conflict",
     "EvidenceBranch",
     "EvidenceOutcome",

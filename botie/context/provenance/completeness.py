@@ -22,6 +22,7 @@ carries the original's disagreements. Every conflict met is listed.
 
 from __future__ import annotations
 
+from collections import ChainMap
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -87,23 +88,25 @@ def units(
     by_id: Mapping[str, Record],
     usable: Mapping[str, str],
     rank: Mapping[str, int],
-    decided: dict[str, EvidenceOutcome],
-) -> tuple[list[Unit], list[Conflict]]:
+    known: Mapping[str, EvidenceOutcome],
+) -> tuple[list[Unit], list[Conflict], dict[str, EvidenceOutcome]]:
     """Group each ranked record with its dependencies and high-authority conflict partners.
 
     A record is claimed by the first (highest-ranked) group that needs it, so
-    a table heading shared by two rows is counted once.
+    a table heading shared by two rows is counted once. ``known`` holds the
+    earlier checks' outcomes (read, never changed); the outcomes decided here
+    (``incomplete``, ``contradicted``) are returned with the groups and conflicts.
     """
     eligible = {r.id for r in ranked}
-    blocked: set[str] = set()
+    decided: dict[str, EvidenceOutcome] = {}
     for r in ranked:
-        problem = _missing_dependency(r, by_id, usable, decided)
+        problem = _missing_dependency(r, by_id, usable, known)
         if problem is not None:
-            blocked.add(r.id)
             why = f"{problem}; alone it would be misread"
             decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
     marks = _marks(by_id, usable)
-    _block_stranded_rivals(ranked, by_id, usable, marks, blocked, rank, decided)
+    decided.update(_block_stranded_rivals(ranked, by_id, usable, marks, rank, ChainMap(decided, dict(known))))
+    blocked = set(decided)
 
     conflicts: dict[frozenset[str], Conflict] = {}
     claimed: set[str] = set()
@@ -120,7 +123,7 @@ def units(
         claimed.update(m.id for m in members)
         dependencies = tuple(m.id for m in members if m.id != r.id and m not in partners)
         units.append(Unit(r, tuple(members), dependencies, tuple(p.id for p in partners), tuple(x for _, x in found)))
-    return units, list(conflicts.values())
+    return units, list(conflicts.values()), decided
 
 
 def _travels_with(x: Record, other: Record) -> bool:
@@ -134,27 +137,30 @@ def _block_stranded_rivals(
     by_id: Mapping[str, Record],
     usable: Mapping[str, str],
     marks: Mapping[str, list[str]],
-    blocked: set[str],
     rank: Mapping[str, int],
-    decided: dict[str, EvidenceOutcome],
-) -> None:
+    known: Mapping[str, EvidenceOutcome],
+) -> dict[str, EvidenceOutcome]:
     """A record whose indispensable rival cannot be sent stays out too: alone it would settle the disagreement.
 
-    Repeated until nothing changes, because leaving one out can strand a rival of its own.
+    Repeated until nothing changes, because leaving one out can strand a rival of its own. ``known``
+    holds every outcome so far (a ranked record in it is blocked already); returns the new ``contradicted`` ones.
     """
     eligible = {r.id for r in ranked}
+    contradicted: dict[str, EvidenceOutcome] = {}
+    outcomes = ChainMap(contradicted, dict(known))
     changed = True
     while changed:
         changed = False
         for r in ranked:
-            if r.id in blocked:
+            if r.id in outcomes:
                 continue
-            why = _stranded(r, by_id, usable, marks, eligible - blocked, decided)
+            blocked = {i for i in eligible if i in outcomes}
+            why = _stranded(r, by_id, usable, marks, eligible - blocked, outcomes)
             if why is not None:
                 why += "; alone it would win by default"
-                decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.CONTRADICTED, "completeness", why, rank[r.id])
-                blocked.add(r.id)
+                contradicted[r.id] = EvidenceOutcome(r.id, EvidenceStatus.CONTRADICTED, "completeness", why, rank[r.id])
                 changed = True
+    return contradicted
 
 
 def _stranded(
@@ -297,26 +303,20 @@ def _resolved(rid: str, marks: Mapping[str, list[str]], usable: Mapping[str, str
 
 
 def settle(
-    units: list[Unit], selection: Selection, rank: Mapping[str, int], decided: dict[str, EvidenceOutcome]
-) -> list[str]:
-    """Turn the packer's verdict on each group into an outcome for every member."""
+    units: list[Unit], selection: Selection, rank: Mapping[str, int]
+) -> tuple[list[str], dict[str, EvidenceOutcome]]:
+    """Turn the packer's verdict on each group into an outcome for every member: the ids sent, and the outcomes."""
     selected: list[str] = []
+    decided: dict[str, EvidenceOutcome] = {}
     for unit, packed in zip(units, selection.outcomes, strict=True):
         lead = unit.lead
         n = rank[lead.id]
         company = _company(unit)
         if packed.status is Status.SELECTED:
             selected.extend(m.id for m in unit.members)
-            decided[lead.id] = EvidenceOutcome(
-                lead.id,
-                EvidenceStatus.SELECTED,
-                "packing",
-                f"rank {n} ({_score_text(lead)}){company}: {packed.reason}",
-                n,
-            )
-            for m in unit.members:
-                if m.id != lead.id:
-                    decided[m.id] = _member_selected(m, unit, rank)
+            why = f"rank {n} ({_score_text(lead)}){company}: {packed.reason}"
+            decided[lead.id] = EvidenceOutcome(lead.id, EvidenceStatus.SELECTED, "packing", why, n)
+            decided.update({m.id: _member_selected(m, unit, rank) for m in unit.members if m.id != lead.id})
             continue
         if packed.status is Status.OVER_BUDGET:
             fits_alone = packed.used_before + lead.cost <= packed.allowance
@@ -336,10 +336,9 @@ def settle(
         kind = EvidenceStatus.NOT_CONSIDERED if later else EvidenceStatus.OVER_BUDGET
         for m in unit.members:
             if m.id != lead.id and m.id in rank:
-                decided[m.id] = EvidenceOutcome(
-                    m.id, kind, "packing", f"left out together with {lead.id} (rank {n})", rank[m.id]
-                )
-    return selected
+                why = f"left out together with {lead.id} (rank {n})"
+                decided[m.id] = EvidenceOutcome(m.id, kind, "packing", why, rank[m.id])
+    return selected, decided
 
 
 def _score_text(r: Record) -> str:

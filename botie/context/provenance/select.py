@@ -21,6 +21,7 @@ import datetime as _dt
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 from botie._checks import allowed_set, as_date, unit_interval
 from botie.context.budget import Budget
@@ -36,6 +37,7 @@ from botie.context.provenance.outcomes import (
 )
 from botie.context.provenance.trust import authority, trust_of
 from botie.context.records import Record, unique_records
+from botie.context.register import DocumentRegister
 from botie.context.selection import Coverage, select
 from botie.errors import RecordError
 
@@ -48,12 +50,36 @@ _InForce = Mapping[str, tuple[str, _dt.date]]  # document -> (revision in force,
 # --- the ordered checks ----------------------------------------------------------
 
 
-def _freshness(r: Record, by_id: Mapping[str, Record], today: _dt.date, in_force: _InForce) -> _Verdict:
+def _freshness(r: Record, fresh: _Freshness) -> _Verdict:
     """Not yet effective (a future revision) or superseded (a newer revision is in force), else None."""
+    if fresh.register is not None:
+        return _against_register(r, fresh.register, fresh.today, fresh.by_id)
+    today = fresh.today
     if r.effective_date is not None and r.effective_date > today:
         why = f"effective from {r.effective_date}, after the observation date {today}"
         return EvidenceStatus.NOT_YET_EFFECTIVE, why
-    return _replaced_by_link(r, by_id, today) or _older_revision(r, in_force)
+    return _replaced_by_link(r, fresh.by_id, today) or _older_revision(r, fresh.in_force)
+
+
+def _against_register(r: Record, register: DocumentRegister, today: _dt.date, by_id: Mapping[str, Record]) -> _Verdict:
+    """Freshness from the register alone: retrieval's choice of chunks cannot move the revision in force.
+
+    The reason names the successor chunk when ingestion linked one and it was retrieved, else the revision.
+    """
+    own = register.revision_of(r)
+    assert r.document is not None  # revision_of refuses a chunk with no document
+    if own.effective_date > today:
+        why = f"effective from {own.effective_date}, after the observation date {today}"
+        return EvidenceStatus.NOT_YET_EFFECTIVE, why
+    current = register.in_force(r.document, today)
+    assert current is not None  # at least this chunk's own revision is in force by now
+    if current.version == own.version or current.version in r.carried_into:
+        return None
+    successor = by_id.get(r.superseded_by or "")
+    if successor is not None and successor.version == current.version:
+        return EvidenceStatus.SUPERSEDED, f"superseded by {successor.id}, in force since {current.effective_date}"
+    why = f"{own.version} of {r.document} was replaced by {current.version}, in force since {current.effective_date}"
+    return EvidenceStatus.SUPERSEDED, why
 
 
 def _replaced_by_link(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> _Verdict:
@@ -112,13 +138,14 @@ def _revisions_in_force(records: Iterable[Record], today: _dt.date) -> _InForce:
     return in_force
 
 
-def _freshness_of_copy(r: Record, by_id: Mapping[str, Record], today: _dt.date, in_force: _InForce) -> _Verdict:
+def _freshness_of_copy(r: Record, fresh: _Freshness) -> _Verdict:
     """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
+    by_id = fresh.by_id
     seen = {r.id}
     current = r.duplicate_of
     while current is not None and current in by_id and current not in seen:
         seen.add(current)
-        verdict = _freshness(by_id[current], by_id, today, in_force)
+        verdict = _freshness(by_id[current], fresh)
         if verdict is not None:
             return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
         current = by_id[current].duplicate_of
@@ -177,12 +204,18 @@ def select_evidence(
     observed_on: _dt.date | _dt.datetime | str,
     floor: float = DEFAULT_FLOOR,
     band: float = 0.1,
+    register: DocumentRegister | None = None,
 ) -> EvidenceSelection:
     """Decide which candidates may enter the context, in the lesson's order.
 
     1. **permission**: ``record.asset`` must be in ``allowed_assets``.
     2. **freshness**: in force on ``observed_on`` (else ``not_yet_effective``), and not
-       replaced by a revision that is already in force (``superseded``).
+       replaced by a revision that is already in force (``superseded``). With a
+       ``register`` (:class:`~botie.context.register.DocumentRegister`, from trusted
+       state), the revision in force is the register's, whatever retrieval returned,
+       and a candidate the register cannot place (no ``document``, an unknown document
+       or revision) is bad input, raised before anything is decided. Without one, the
+       revisions are read from the candidates themselves.
     3. **duplicates**: of an original and the copies ingestion marked, one
        goes on, so copies cannot crowd out anything else: the original if it
        clears the floor, else (not retrieved, not permitted, below the floor)
@@ -203,46 +236,92 @@ def select_evidence(
        ``contradicted``.
     7. **packing**: :func:`botie.select` with the prefix policy keeps whole
        groups in rank order while they fit the allowance.
+
+    Each step returns the outcomes it decided as a value; they are joined here, in order.
     """
     records = unique_records(candidates)
     for r in records:
         trust_of(r)  # an unknown tier is bad input: fail before deciding anything
+        if register is not None:
+            register.revision_of(r)  # so is a chunk the register cannot place
     allowed = allowed_set(allowed_assets)
     today = as_date(observed_on, field="observed_on")
     floor = unit_interval(floor, field="floor")
     band = unit_interval(band, field="band", allow_zero=False)
     by_id = {r.id: r for r in records}
-    decided: dict[str, EvidenceOutcome] = {}
+    # With a register, it alone says which revision is in force; without one, the candidates are all there is.
+    in_force = _revisions_in_force(records, today) if register is None else {}
+    fresh = _Freshness(by_id, today, in_force, register)
+    screened = _screen(records, allowed, fresh, floor, band)  # 1-4: permission and freshness before any score
+    if not screened.eligible:
+        return _refusal(records, screened.decided, budget, today, floor, screened.best)
+    return _rank_and_pack(records, screened, by_id, budget, fresh, floor, band)
 
-    live = _permitted_and_current(records, allowed, by_id, today, decided)  # 1-2: before any score
-    distinct, usable, stand_ins = _distinct(live, by_id, floor, band, decided)  # 3
-    eligible, best = _above_floor(distinct, floor, decided)  # 4
-    if not eligible:
-        return _refusal(records, decided, budget, today, floor, best)
-    ranked = sorted(eligible, key=lambda r: _rank_key(r, band))  # 5
+
+class _Freshness(NamedTuple):
+    """What the freshness check reads: the candidates by id, the day, and the revision in force per document
+    (the register, or without one what the candidates say)."""
+
+    by_id: Mapping[str, Record]
+    today: _dt.date
+    in_force: _InForce
+    register: DocumentRegister | None
+
+
+class _Screened(NamedTuple):
+    """Checks 1-4: what is left to rank, what was decided on the way, and the best score seen."""
+
+    eligible: list[Record]
+    usable: dict[str, str]
+    stand_ins: dict[str, str]
+    decided: dict[str, EvidenceOutcome]
+    best: float | None
+
+
+def _screen(
+    records: Sequence[Record], allowed: frozenset[str], fresh: _Freshness, floor: float, band: float
+) -> _Screened:
+    """Checks 1-4, each returning its own decisions; later checks read the earlier ones."""
+    live, checked = _permitted_and_current(records, allowed, fresh)  # 1-2: before any score
+    distinct, usable, stand_ins, copies = _distinct(live, fresh.by_id, floor, band, checked)  # 3
+    eligible, best, low = _above_floor(distinct, floor)  # 4
+    return _Screened(eligible, usable, stand_ins, {**checked, **copies, **low}, best)
+
+
+def _rank_and_pack(
+    records: Sequence[Record],
+    screened: _Screened,
+    by_id: Mapping[str, Record],
+    budget: Budget | int,
+    fresh: _Freshness,
+    floor: float,
+    band: float,
+) -> EvidenceSelection:
+    """Checks 5-7: rank, group each record with what must travel with it, pack the groups."""
+    ranked = sorted(screened.eligible, key=lambda r: _rank_key(r, band))  # 5
     rank = {r.id: n for n, r in enumerate(ranked, start=1)}
-    groups, conflicts = units(ranked, by_id, usable, rank, decided)  # 6
+    groups, conflicts, grouped = units(ranked, by_id, screened.usable, rank, screened.decided)  # 6
     # 7. packing, by the same rule lesson 1 uses: each group is one synthetic record.
     packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
-    selected = settle(groups, packed, rank, decided)
-    _credit_stand_ins(stand_ins, by_id, decided)
+    selected, settled = settle(groups, packed, rank)
+    decided = {**screened.decided, **grouped, **settled}
+    decided.update(_credit_stand_ins(screened.stand_ins, by_id, decided))
     both_in = set(selected)
-    conflicts = [_where_sent(c, both_in) for c in conflicts]
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
-        EvidenceBranch.ANSWER,
-        CHECKS,
-        tuple(selected),
-        packed.used,
-        packed.allowance,
-        outcomes,
-        tuple(r.id for r in ranked),
-        tuple(conflicts),
-        today,
-        floor,
-        best,
-        None,
-        Coverage.of(outcomes, EvidenceStatus),
+        branch=EvidenceBranch.ANSWER,
+        checks=CHECKS,
+        selected_ids=tuple(selected),
+        used=packed.used,
+        allowance=packed.allowance,
+        outcomes=outcomes,
+        ranking=tuple(r.id for r in ranked),
+        conflicts=tuple(_where_sent(c, both_in) for c in conflicts),
+        observed_on=fresh.today,
+        floor=floor,
+        best_score=screened.best,
+        refusal=None,
+        coverage=Coverage.of(outcomes, EvidenceStatus),
     )
 
 
@@ -251,41 +330,39 @@ def _where_sent(conflict: Conflict, selected: set[str]) -> Conflict:
     return replace(conflict, in_context=len(sent) == 2, sent=sent)
 
 
-def _exclude(decided: dict[str, EvidenceOutcome], r: Record, status: EvidenceStatus, check: str, why: str) -> None:
-    decided[r.id] = EvidenceOutcome(r.id, status, check, why)
+def _outcome(r: Record, status: EvidenceStatus, check: str, why: str) -> EvidenceOutcome:
+    return EvidenceOutcome(r.id, status, check, why)
 
 
 def _permitted_and_current(
-    records: Iterable[Record],
-    allowed: frozenset[str],
-    by_id: Mapping[str, Record],
-    today: _dt.date,
-    decided: dict[str, EvidenceOutcome],
-) -> list[Record]:
+    records: Iterable[Record], allowed: frozenset[str], fresh: _Freshness
+) -> tuple[list[Record], dict[str, EvidenceOutcome]]:
     """Checks 1 and 2: permission, then freshness. No score has been looked at yet."""
     live: list[Record] = []
-    in_force = _revisions_in_force(records, today)
+    decided: dict[str, EvidenceOutcome] = {}
     for r in records:
         if r.asset not in allowed:
-            _exclude(decided, r, EvidenceStatus.NOT_PERMITTED, "permission", f"{r.asset} is not in your allowed assets")
+            why = f"{r.asset} is not in your allowed assets"
+            decided[r.id] = _outcome(r, EvidenceStatus.NOT_PERMITTED, "permission", why)
             continue
-        verdict = _freshness(r, by_id, today, in_force) or _freshness_of_copy(r, by_id, today, in_force)
+        verdict = _freshness(r, fresh) or _freshness_of_copy(r, fresh)
         if verdict is not None:
-            _exclude(decided, r, verdict[0], "freshness", verdict[1])
+            decided[r.id] = _outcome(r, verdict[0], "freshness", verdict[1])
         else:
             live.append(r)
-    return live
+    return live, decided
 
 
 def _distinct(
-    live: list[Record], by_id: Mapping[str, Record], floor: float, width: float, decided: dict[str, EvidenceOutcome]
-) -> tuple[list[Record], dict[str, str], dict[str, str]]:
+    live: list[Record], by_id: Mapping[str, Record], floor: float, width: float, known: Mapping[str, EvidenceOutcome]
+) -> tuple[list[Record], dict[str, str], dict[str, str], dict[str, EvidenceOutcome]]:
     """Check 3: of an original and its copies, one goes on; the others are duplicates, so none crowds anything out.
 
     The original goes on if it clears the floor. If it does not make it (not retrieved, not permitted,
     below the floor), the best copy that clears the floor stands in for it, so the content still
     arrives once. Returns the distinct records, for every id the record that stands for it (so a
-    dependency naming a copy is met by the original, and the other way round), and each stand-in's original.
+    dependency naming a copy is met by the original, and the other way round), each stand-in's
+    original, and the duplicates' outcomes (``known``: what checks 1-2 decided, for the reasons).
     """
     families: dict[str, list[Record]] = {}
     for r in live:
@@ -293,6 +370,7 @@ def _distinct(
     keep: set[str] = set()
     usable: dict[str, str] = {}
     stand_ins: dict[str, str] = {}
+    decided: dict[str, EvidenceOutcome] = {}
     for root, members in families.items():
         rep = _representative(root, members, floor, width)
         keep.add(rep.id)
@@ -303,8 +381,9 @@ def _distinct(
             keep.update(m.id for m in members if m.id == root)  # a live original still meets the floor, and fails it
         for m in members:
             if m.id not in keep:
-                _exclude(decided, m, EvidenceStatus.DUPLICATE, "duplicates", _copy_reason(root, rep.id, by_id, decided))
-    return [r for r in live if r.id in keep], usable, stand_ins
+                why = _copy_reason(root, rep.id, by_id, known)
+                decided[m.id] = _outcome(m, EvidenceStatus.DUPLICATE, "duplicates", why)
+    return [r for r in live if r.id in keep], usable, stand_ins, decided
 
 
 def _copy_reason(root: str, rep: str, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> str:
@@ -314,25 +393,28 @@ def _copy_reason(root: str, rep: str, by_id: Mapping[str, Record], decided: Mapp
 
 
 def _credit_stand_ins(
-    stand_ins: Mapping[str, str], by_id: Mapping[str, Record], decided: dict[str, EvidenceOutcome]
-) -> None:
-    """Say in both reasons that a copy carries an original's content: traceable from either end."""
+    stand_ins: Mapping[str, str], by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]
+) -> dict[str, EvidenceOutcome]:
+    """Say in both reasons that a copy carries an original's content: traceable from either end.
+
+    Returns the rewritten outcomes; ``decided`` (every other check's) is only read.
+    """
+    credited: dict[str, EvidenceOutcome] = {}
     for rep, root in stand_ins.items():
         o = decided[rep]
-        decided[rep] = o._replace(
-            reason=f"{o.reason}; it stands in for {root}, which {_whereabouts(root, by_id, decided)}"
-        )
+        why = f"{o.reason}; it stands in for {root}, which {_whereabouts(root, by_id, decided)}"
+        credited[rep] = o._replace(reason=why)
         if root in by_id and decided[root].check == "relevance_floor":
             o = decided[root]
-            decided[root] = o._replace(reason=f"{o.reason}; its copy {rep} stands in for it")
+            credited[root] = o._replace(reason=f"{o.reason}; its copy {rep} stands in for it")
+    return credited
 
 
-def _above_floor(
-    distinct: list[Record], floor: float, decided: dict[str, EvidenceOutcome]
-) -> tuple[list[Record], float | None]:
-    """Check 4: the relevance floor. Returns the eligible records and the best score seen."""
+def _above_floor(distinct: list[Record], floor: float) -> tuple[list[Record], float | None, dict[str, EvidenceOutcome]]:
+    """Check 4: the relevance floor. Returns the eligible records, the best score seen, and the others' outcomes."""
     scores = [r.score for r in distinct if r.score is not None]
     eligible: list[Record] = []
+    decided: dict[str, EvidenceOutcome] = {}
     for r in distinct:
         if r.score is None:
             why = f"has no relevance score, so it cannot clear the {floor:.2f} floor"
@@ -341,8 +423,8 @@ def _above_floor(
         else:
             eligible.append(r)
             continue
-        _exclude(decided, r, EvidenceStatus.BELOW_FLOOR, "relevance_floor", why)
-    return eligible, (max(scores) if scores else None)
+        decided[r.id] = _outcome(r, EvidenceStatus.BELOW_FLOOR, "relevance_floor", why)
+    return eligible, (max(scores) if scores else None), decided
 
 
 _UNIT = "unit"  # the single "asset" of the synthetic records handed to select()
@@ -350,7 +432,7 @@ _UNIT = "unit"  # the single "asset" of the synthetic records handed to select()
 
 def _refusal(
     records: Sequence[Record],
-    decided: dict[str, EvidenceOutcome],
+    decided: Mapping[str, EvidenceOutcome],
     budget: Budget | int,
     today: _dt.date,
     floor: float,
@@ -364,17 +446,17 @@ def _refusal(
         why = f"best score {best:.2f} is below the {floor:.2f} floor: the documents do not appear to contain an answer"
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
-        EvidenceBranch.REFUSE,
-        CHECKS[: CHECKS.index("relevance_floor") + 1],
-        (),
-        0,
-        allowance,
-        outcomes,
-        (),
-        (),
-        today,
-        floor,
-        best,
-        why,
-        Coverage.of(outcomes, EvidenceStatus),
+        branch=EvidenceBranch.REFUSE,
+        checks=CHECKS[: CHECKS.index("relevance_floor") + 1],
+        selected_ids=(),
+        used=0,
+        allowance=allowance,
+        outcomes=outcomes,
+        ranking=(),
+        conflicts=(),
+        observed_on=today,
+        floor=floor,
+        best_score=best,
+        refusal=why,
+        coverage=Coverage.of(outcomes, EvidenceStatus),
     )

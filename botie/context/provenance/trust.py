@@ -9,7 +9,7 @@ from botie._enum import ShortName
 from botie.context.records import Record
 from botie.errors import RecordError
 
-__all__ = ["AUTHORITY", "HIGH_AUTHORITY", "Trust", "authority", "trust_of"]
+__all__ = ["AUTHORITY", "HIGH_AUTHORITY", "TRUST_LABELS", "Trust", "authority", "trust_of"]
 
 
 class Trust(ShortName):
@@ -27,6 +27,11 @@ AUTHORITY: Mapping[Trust, int] = MappingProxyType(
     {Trust.APPROVED: 4, Trust.REVIEWED: 3, Trust.INTERNAL: 2, Trust.COMMUNITY: 1, Trust.UNVERIFIED: 0}
 )
 
+#: Labels other systems' ingestion writes, and the tier each one means: the one table of them. A label found
+#: neither here nor among the tiers' own names is refused, never guessed at. "approved-policy" is the
+#: syllabus's own example record (seed 002): policy released through document control.
+TRUST_LABELS: Mapping[str, Trust] = MappingProxyType({"approved-policy": Trust.APPROVED})
+
 #: Tiers whose disagreements are never settled by the selector: both sides go in together, flagged.
 HIGH_AUTHORITY = frozenset({Trust.APPROVED, Trust.REVIEWED})
 
@@ -34,17 +39,23 @@ HIGH_AUTHORITY = frozenset({Trust.APPROVED, Trust.REVIEWED})
 def trust_of(record: Record) -> Trust:
     """The record's assigned tier. No tier is :attr:`Trust.UNVERIFIED`: missing metadata earns nothing.
 
+    A label in :data:`TRUST_LABELS` means the tier it maps to; any other label that is not a tier's
+    name is bad input, naming the record.
+
     The text is never consulted, so a body announcing that it is the official
     policy keeps whatever tier ingestion gave it.
     """
     if record.trust is None:
         return Trust.UNVERIFIED
+    if record.trust in TRUST_LABELS:
+        return TRUST_LABELS[record.trust]
     try:
         return Trust(record.trust)
     except ValueError:
         known = ", ".join(t.value for t in Trust)
+        mapped = ", ".join(f"{label} (= {tier})" for label, tier in TRUST_LABELS.items())
         raise RecordError(
-            f"record {record.id}: trust must be one of {known}; got {record.trust!r}",
+            f"record {record.id}: trust must be one of {known}, or a mapped label: {mapped}; got {record.trust!r}",
             field="trust",
             record=record.id,
         ) from None

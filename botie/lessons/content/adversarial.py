@@ -68,6 +68,11 @@ CEILING = 900_000  # the document feature's ceiling for the 1.6x set (lesson 03)
 #: torque question is 533 tokens and the whole request 669, plus 150 for the answer: the scenario's 600 total
 #: (sized on the documents' text alone) is too small for it.
 BUDGET = Budget(900, 200, 150)
+#: The slice's request ceiling. The naive design sends one request holding the documents, the booking message and
+#: the tool definition, about 1,065 tokens plus 150 for the answer: above the turn's default 1,200, so the slice
+#: allows 1,300 (the botie design's requests are far smaller; this only keeps the naive one from being refused
+#: whole before the lesson can show what it does wrong).
+SLICE_CEILING = 1300
 
 
 class SliceSet(ShortName):
@@ -152,7 +157,7 @@ def _slice_data() -> _Slice:
     planted = {r.id: r for r in load_records(path)}
     careful = load_scripted_model(str(path))
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET, ceiling=SLICE_CEILING)
     return _Slice(scenario, data, planted, careful, careful.with_(gullible=True), setup)
 
 
@@ -192,7 +197,7 @@ def _naive_turn(
     message = question if action is None else f"{question} {action.message}"
     tools = offered_tools(setup) if action is not None else ()
     request = build_request(
-        message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance, tools=tools
+        message, records, ceiling=setup.ceiling, answer_allowance=setup.answer_max_tokens, tools=tools
     )
     reply = model.reply(request)
     proposal = getattr(reply, "proposal", None) if action is not None else None
@@ -330,7 +335,7 @@ def _edited(design: str, s: _Slice) -> list[CaseResult]:
         name = f"{rid} edited ({old} -> {new}) between two turns"
         wants = f"turn 2 stops and names {rid}"
         if design == "botie":
-            conversation = Conversation(ceiling=s.setup.ceiling, answer_allowance=s.setup.answer_allowance)
+            conversation = Conversation(ceiling=s.setup.ceiling, answer_allowance=s.setup.answer_max_tokens)
             first = run_turn(question, before, s.setup, s.careful, conversation=conversation)
             conversation.add_turn(question, first.answer or "")
             second = run_turn(question, after, s.setup, s.careful, conversation=conversation)

@@ -126,7 +126,7 @@ def ranked_for_learner(candidates: Sequence[Record], setup: TurnSetup) -> list[R
     """Current, distinct, above-floor candidates in ranking order, dependencies first; permission NOT applied."""
     everyone = {r.asset for r in candidates} | set(setup.allowed_assets)
     ranked = select_evidence(
-        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor
+        candidates, everyone, setup.budget, observed_on=setup.observed_on, floor=setup.floor, register=setup.register
     ).ranking
     by_id = {r.id: r for r in candidates}
     order: list[str] = []
@@ -168,7 +168,7 @@ def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSet
         action.message,
         (),
         ceiling=setup.ceiling,
-        answer_allowance=setup.answer_allowance,
+        answer_allowance=setup.answer_max_tokens,
         instructions=action_instructions(setup),
     )
     proposal = model.reply(request.text).proposal
@@ -205,7 +205,7 @@ def capstone_turn(
     if not chosen:
         return CapstoneTurn("refused", None, (), branch)
     try:
-        request = build_request(question, chosen, ceiling=setup.ceiling, answer_allowance=setup.answer_allowance)
+        request = build_request(question, chosen, ceiling=setup.ceiling, answer_allowance=setup.answer_max_tokens)
     except RequestTooLargeError:
         return CapstoneTurn("too_large", None, tuple(r.id for r in chosen), branch)
     reply = model.reply(request.text)
@@ -307,7 +307,7 @@ def _injected_cases(s: Any, select_fn: Callable[..., Any], decide_fn: Callable[.
 
 
 def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[CapstoneCase]:
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     longer = {**r7, "duration_minutes": 30}
     k7 = {**r7, "asset_id": "K-7", "request_id": "r11"}
     states = [

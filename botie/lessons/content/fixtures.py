@@ -10,17 +10,32 @@ from typing import Any
 
 from botie.context.budget import Budget
 from botie.context.records import Record, unique_records
+from botie.context.register import DocumentRegister
 from botie.errors import BotieError, FixtureError, RecordError
+from botie.lessons.tooling.locks import checkout_root
 
-__all__ = ["Scene", "fixture_path", "load_records", "load_scene"]
+__all__ = ["Scene", "fixture_dir", "fixture_path", "load_records", "load_register", "load_scene", "registered"]
 
 _RECORD_FIELDS = frozenset(Record.__dataclass_fields__)
 
 
+#: Where a wheel carries the fixtures: pyproject.toml ships the checkout's fixtures/ as botie/lessons/fixtures/.
+_SHIPPED = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def fixture_dir() -> Path:
+    """``$BOTIE_FIXTURES`` if set; else the fixtures inside an installed wheel; else the checkout's ``fixtures/``."""
+    override = os.environ.get("BOTIE_FIXTURES")
+    if override:
+        return Path(override)
+    root = checkout_root()
+    return root / "fixtures" if root is not None and not _SHIPPED.is_dir() else _SHIPPED
+
+
 def fixture_path(name: str) -> Path:
-    """Where a named fixture lives: ``$BOTIE_FIXTURES`` or the repository's ``fixtures/``."""
-    base = os.environ.get("BOTIE_FIXTURES") or Path(__file__).resolve().parents[3] / "fixtures"
-    path = Path(base) / name
+    """Where a named fixture lives (see :func:`fixture_dir`)."""
+    base = fixture_dir()
+    path = base / name
     if not path.exists():
         raise FileNotFoundError(f"no fixture named {name!r} in {base}")
     return path
@@ -82,6 +97,39 @@ def load_records(path: str | os.PathLike[str]) -> tuple[Record, ...]:
             field=exc.field,
             record=exc.record,
         ) from exc
+
+
+def load_register(path: str | os.PathLike[str] = "manual_revisions.json") -> DocumentRegister:
+    """Document control's register held in a scene's fixture under ``register``: each document's revisions
+    and effective dates (a bare name is looked up in ``fixtures/``)."""
+    path = Path(path)
+    if not path.exists() and len(path.parts) == 1:
+        path = fixture_path(str(path))
+    data = _read_json(path)
+    entries = data.get("register") if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise FixtureError(f"{path.name}: expected a register mapping each document to its revisions",
+                           path=str(path), field="register")  # fmt: skip
+    try:
+        return DocumentRegister.of(entries)
+    except BotieError as exc:
+        raise FixtureError(f"{path.name}: {exc.message}", path=str(path), field=exc.field, record=exc.record) from exc
+
+
+def registered(records: tuple[Record, ...], register: DocumentRegister, path: Path) -> tuple[Record, ...]:
+    """Ingestion's check: every record names a document and revision the register holds, or the file is refused.
+
+    The error names the file, the record's index and id, and the field (``document``, ``version`` or
+    ``effective_date``), so a chunk with no document is caught here, not passed over by the selector.
+    """
+    for index, r in enumerate(records):
+        try:
+            register.revision_of(r)
+        except RecordError as exc:
+            raise FixtureError(
+                f"{path.name}, record {index}: {exc.message}", path=str(path), index=index, field=exc.field, record=r.id
+            ) from exc
+    return records
 
 
 @dataclass(frozen=True)

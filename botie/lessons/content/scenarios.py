@@ -20,8 +20,9 @@ from botie._checks import as_date, unit_interval
 from botie.context.budget import Budget
 from botie.context.provenance import EvidenceSelection, select_evidence
 from botie.context.records import Record
+from botie.context.register import DocumentRegister
 from botie.errors import FixtureError, PolicyError, RecordError
-from botie.lessons.content.fixtures import fixture_path, load_records
+from botie.lessons.content.fixtures import fixture_path, load_records, load_register, registered
 
 __all__ = [
     "EvidenceScenario",
@@ -68,6 +69,9 @@ class EvidenceScenario:
     budget: Budget
     records: tuple[Record, ...]
     questions: tuple[FixtureQuestion, ...]
+    #: Document control's register (trusted state, like the date): the revision in force on a day comes from
+    #: here, whatever retrieval returned. None for a scene that names no register.
+    register: DocumentRegister | None = None
 
     def candidates(self, question: int = 0) -> tuple[Record, ...]:
         """The records, scored for question number ``question``."""
@@ -81,6 +85,7 @@ class EvidenceScenario:
             "budget": self.budget,
             "observed_on": self.observed_on,
             "floor": self.floor,
+            "register": self.register,
         }
         args.update(overrides)
         return select_evidence(**args)
@@ -95,16 +100,21 @@ def load_evidence_scenario(path: str | os.PathLike[str] = "manual_revisions.json
     data = json.loads(path.read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise FixtureError(f"{path.name}: expected an object with a scenario and its records", path=str(path))
+    register = None
+    if "register" in data:  # the scene names its register: every record must be placed in it
+        register = load_register(path)
+        records = registered(records, register, path)
     try:
         questions = tuple(_question(q, records, path) for q in data["questions"])
         return EvidenceScenario(
-            as_date(data["observed_on"], field="observed_on"),
-            str(data["caller"]),
-            tuple(data["allowed_assets"]),
-            unit_interval(data["relevance_floor"], field="relevance_floor"),
-            Budget(**data["budget"]),
-            records,
-            questions,
+            observed_on=as_date(data["observed_on"], field="observed_on"),
+            caller=str(data["caller"]),
+            allowed_assets=tuple(data["allowed_assets"]),
+            floor=unit_interval(data["relevance_floor"], field="relevance_floor"),
+            budget=Budget(**data["budget"]),
+            records=records,
+            questions=questions,
+            register=register,
         )
     except KeyError as exc:
         name = exc.args[0]

@@ -44,7 +44,7 @@ _VALID_MINUTES = Exercise(
 )
 
 
-_P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+_P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def _with(payload: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
@@ -138,7 +138,7 @@ _CHOOSE_BRANCH = Exercise(
         "look at what is stored under the request id (create, reuse or conflict). Use your three small "
         "checks in that order and return as soon as one fails.",
         "An approval counts only if the caller is the actor and the approved payload equals the whole "
-        "proposal (asset, duration and request id). A stored request means reuse only when its payload "
+        "proposal (asset, duration, start and request id). A stored request means reuse only when its payload "
         "equals the proposal; the same request id with anything different is a conflict.",
         "if not may_schedule(...): return 'denied'; if not approved_exactly(...): return "
         "'needs_approval'; if previous is None: return 'create'; return 'reuse' if same_payload(...) "
@@ -161,7 +161,12 @@ def _fields_cases() -> tuple[Case, ...]:
         ("duration as text, '20'", _with(_P2, duration_minutes="20"), False),
         ("an empty asset_id", _with(_P2, asset_id=""), False),
         ("asset_id as a number", _with(_P2, asset_id=2), False),
-        ("request_id missing", {"asset_id": "P-2", "duration_minutes": 20}, False),
+        ("request_id missing", {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z"}, False),
+        ("start missing", {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}, False),
+        ("start with no Z: whose nine o'clock?", _with(_P2, start="2026-04-02T09:00"), False),
+        ("start in words, '2 April 09:00'", _with(_P2, start="2 April 09:00"), False),
+        ("start on 30 February, a day that does not exist", _with(_P2, start="2026-02-30T09:00Z"), False),
+        ("start as a number", _with(_P2, start=900), False),
         ("request_id None", _with(_P2, request_id=None), False),
         ("an empty object", {}, False),
         (
@@ -185,14 +190,15 @@ _FIELD_ERRORS = Exercise(
     _fields_cases,
     same_fields,
     (
-        "Check each of asset_id, duration_minutes and request_id: is it present, and is it the right kind "
-        "of value? Then look for any key that is not one of those three. Collect the names of the fields "
+        "Check each of asset_id, duration_minutes, start and request_id: is it present, and is it the right "
+        "kind of value? Then look for any key that is not one of those four. Collect the names of the fields "
         "that fail; an empty list means the proposal is fine.",
         "asset_id and request_id must be str and not empty. duration_minutes must pass your valid_minutes. "
-        "Any other key, such as admin, is itself an error named after that key. If the arguments are not "
-        "a dict at all, return ['arguments'].",
+        "start must be a str of 17 ASCII characters that datetime.strptime(value, '%Y-%m-%dT%H:%MZ') reads "
+        "(it raises ValueError for 30 February). Any other key, such as admin, is itself an error named after "
+        "that key. If the arguments are not a dict at all, return ['arguments'].",
         "if not isinstance(arguments, dict): return ['arguments']; then build a list: for each of the "
-        "three names, append it if missing or wrong; finally append every key not in the three names.",
+        "four names, append it if missing or wrong; finally append every key not in the four names.",
     ),
 )
 
@@ -214,7 +220,7 @@ ONE_JOB = "one job per request"
 AS_APPROVED = "exactly what was approved"
 SECOND_TRY = "a second try for a transient failure"
 
-_R12 = {"asset_id": "P-3", "duration_minutes": 45, "request_id": "r12"}
+_R12 = {"asset_id": "P-3", "duration_minutes": 45, "start": "2026-04-02T09:00Z", "request_id": "r12"}
 
 
 def _nine_am() -> dt.datetime:

@@ -4,7 +4,8 @@ Every exercise check records its result here (lesson, exercise, passed or
 not yet, attempts, how many of them ran the unchanged stub, hints shown, when),
 every hint shown is counted, and every predict-then-run answer is kept (how
 many tries, the option chosen at the first try and the latest, right at the
-first one or not). The file also keeps the time of the learner's last check,
+first one or not). The concept check's answers are kept per check (before and after), each question's
+first answer only. The file also keeps the time of the learner's last check,
 hint or prediction, which the instructor's room shows. ``show_progress()``
 prints the learner's table across all lessons.
 
@@ -54,11 +55,13 @@ __all__ = [
     "FORMAT",
     "PLACES",
     "Entry",
+    "ConceptAnswer",
     "ProgressFile",
     "load",
     "lock_path",
     "progress_path",
     "record_check",
+    "record_concepts",
     "record_hint",
     "record_prediction",
     "show_progress",
@@ -158,6 +161,8 @@ class ProgressFile:
     problem: str = ""  # for "corrupt": what was wrong with it
     predictions: dict[str, Prediction] = field(default_factory=dict)
     last_activity: str | None = None  # the latest check, hint or prediction (absent in older files)
+    #: the concept check: "before" and "after", each question id -> its first answer (absent in older files)
+    concepts: dict[str, dict[str, ConceptAnswer]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -195,6 +200,35 @@ class Prediction:
         }
 
 
+@dataclass(frozen=True)
+class ConceptAnswer:
+    """One concept-check question as first answered: the option chosen, whether it was the key, and when."""
+
+    choice: int
+    right: bool
+    at: str | None = None
+
+    @classmethod
+    def from_json(cls, where: str, raw: Any) -> ConceptAnswer:
+        if not isinstance(raw, dict) or type(raw.get("choice")) is not int or type(raw.get("right")) is not bool:
+            raise ValueError(f"concept answer {where!r} has no option number or no right/wrong")
+        when = raw.get("at")
+        return cls(raw["choice"], raw["right"], when if isinstance(when, str) else None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"choice": self.choice, "right": self.right, "at": self.at}
+
+
+def _concepts_from_json(raw: Any) -> dict[str, dict[str, ConceptAnswer]]:
+    """The ``concepts`` object: check -> question -> answer. Absent in files from before the concept check."""
+    if not isinstance(raw, dict) or any(not isinstance(answers, dict) for answers in raw.values()):
+        raise ValueError("its 'concepts' is not an object of checks")
+    return {
+        check: {q: ConceptAnswer.from_json(f"{check}/{q}", item) for q, item in answers.items()}
+        for check, answers in raw.items()
+    }
+
+
 def progress_path() -> Path | None:
     """The file to use, or None when recording is turned off."""
     setting = os.environ.get("BOTIE_PROGRESS_FILE", "")
@@ -216,11 +250,13 @@ def parse(text: str) -> ProgressFile:
         if not isinstance(answers, dict):
             raise ValueError("its 'predictions' is not an object")
         predictions = {q: Prediction.from_json(q, item) for q, item in answers.items()}
+        concepts = _concepts_from_json(raw.get("concepts", {}))
     except (ValueError, TypeError) as exc:
         return ProgressFile({}, "corrupt", str(exc))
     # A time that is not text is ignored rather than costing the learner their file.
     when = raw.get("last_activity")
-    return ProgressFile(entries, "ok", predictions=predictions, last_activity=when if isinstance(when, str) else None)
+    last = when if isinstance(when, str) else None
+    return ProgressFile(entries, "ok", predictions=predictions, last_activity=last, concepts=concepts)
 
 
 def load(path: Path) -> ProgressFile:
@@ -334,16 +370,20 @@ def _write(path: Path, book: ProgressFile) -> None:
         "format": FORMAT,
         "exercises": {name: e.to_json() for name, e in sorted(book.entries.items())},
         "predictions": {q: p.to_json() for q, p in sorted(book.predictions.items())},
+        "concepts": {
+            check: {q: a.to_json() for q, a in sorted(answers.items())}
+            for check, answers in sorted(book.concepts.items())
+        },
         "last_activity": book.last_activity,
     }
     write_atomically(path, json.dumps(body, indent=1))
 
 
-def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
-    """Read the file, change it, write it back. Never raises: a problem is said once."""
+def _update(change: Callable[[ProgressFile], ProgressFile]) -> bool:
+    """Read the file, change it, write it back. Never raises: a problem is said once. True when it was written."""
     path = progress_path()
     if path is None:
-        return
+        return False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with _locked(path):  # read, change and write as one step: no other writer in between
@@ -358,6 +398,8 @@ def _update(change: Callable[[ProgressFile], ProgressFile]) -> None:
             f"(Your progress could not be saved in {path}: {exc.strerror or exc}. "
             "Checks and hints still work; only the record is missing.)",
         )
+        return False
+    return True
 
 
 def _update_entry(name: str, change: Callable[[Entry], Entry], when: str) -> None:
@@ -431,6 +473,25 @@ def record_prediction(question: str, lesson: str, right: bool, choice: int | Non
         return dataclasses.replace(book, predictions=predictions, state="ok", problem="", last_activity=_now())
 
     _update(change_file)
+
+
+def record_concepts(check: str, answers: dict[str, ConceptAnswer]) -> tuple[dict[str, ConceptAnswer], bool]:
+    """Keep the concept check's answers for ``check`` ("before" or "after"): a question already answered in
+    that check keeps its first answer, so running the cell again changes nothing.
+
+    Returns the answers the check holds now (read under the lock, so a second notebook's answers count) and
+    whether they were saved; when recording is off or the file cannot be written, the answers given here.
+    """
+    kept: dict[str, ConceptAnswer] = dict(answers)
+
+    def change_file(book: ProgressFile) -> ProgressFile:
+        nonlocal kept
+        kept = {**answers, **book.concepts.get(check, {})}  # what was stored first wins
+        concepts = {**book.concepts, check: kept}
+        return dataclasses.replace(book, concepts=concepts, state="ok", problem="", last_activity=_now())
+
+    saved = _update(change_file)
+    return kept, saved
 
 
 def _result(e: Entry | None) -> str:

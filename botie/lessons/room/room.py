@@ -1,4 +1,4 @@
-"""The instructor's view of the room: where the room is stuck, what it predicted, and each learner.
+"""The instructor's view of the room: where it is stuck, what it predicted, what it learned, and each learner.
 
 On a JupyterHub (see ``classroom/``) this runs as a hub service. It lists the
 learners through the hub API and reads each running learner's progress file
@@ -9,8 +9,9 @@ run, and read files on them; it cannot run code or write anything.
 The pieces are plain functions so a test can feed them: :func:`row_for`
 turns what the hub said about one learner into a :class:`Row`;
 :class:`RoomReader` asks the hub (at most once per refresh, and a learner's
-file again only when it changed); :func:`summarize`, :func:`polls` and
-:func:`activity` compute what the page shows; :func:`room_text` shows it as text and
+file again only when it changed); :func:`summarize`, :func:`polls`,
+:func:`concept_gains` and :func:`activity` compute what the page shows (:func:`concepts_csv` the same
+gains as a download); :func:`room_text` shows it as text and
 :func:`botie.lessons.room.room_page.room_html` as a page. A stopped server, a missing file or an unreadable
 file is a state in the table, never an error.
 
@@ -27,6 +28,8 @@ The words on the page, defined once here and printed on the page:
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import threading
 import time
@@ -37,23 +40,30 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from fractions import Fraction
 
 from botie.lessons.exercises.catalogue import EXERCISES
+from botie.lessons.exercises.concepts import CONCEPTS, Concept
 from botie.lessons.exercises.questions import QUESTIONS, Question
-from botie.lessons.learner.progress import PASSED, PLACES, Entry, Prediction, parse
+from botie.lessons.learner.progress import PASSED, PLACES, ConceptAnswer, Entry, Prediction, parse
 
 __all__ = [
+    "CSV_COLUMNS",
+    "LOW_GAIN",
     "PROGRESS_PATH",
     "QUIET_MINUTES",
     "ROOM_SCOPES",
     "STUCK_FAILURES",
     "Activity",
+    "ConceptGain",
     "ExerciseSummary",
     "Poll",
     "RoomReader",
     "Row",
     "activity",
     "cell_text",
+    "concept_gains",
+    "concepts_csv",
     "exercise_names",
     "exercise_state",
     "gather",
@@ -130,6 +140,7 @@ class Row:
     detail: str = ""
     predictions: dict[str, Prediction] = field(default_factory=dict)
     last_activity: str | None = None  # ISO time of the latest check, hint or prediction
+    concepts: dict[str, dict[str, ConceptAnswer]] = field(default_factory=dict)  # check -> question -> answer
 
     @property
     def stuck(self) -> tuple[str, ...]:
@@ -171,9 +182,11 @@ def row_for(learner: str, *, running: bool, status: int | None, body: str = "") 
     found = parse(text or "")
     if found.state == "corrupt":
         return Row(learner, CORRUPT, {}, found.problem)
-    state = WORKING if found.entries or found.predictions else NOT_STARTED
+    state = WORKING if found.entries or found.predictions or found.concepts else NOT_STARTED
     last = _latest(found.last_activity, found.entries)
-    return Row(learner, state, found.entries, predictions=found.predictions, last_activity=last)
+    return Row(
+        learner, state, found.entries, predictions=found.predictions, last_activity=last, concepts=found.concepts
+    )
 
 
 # --- what the page computes ------------------------------------------------------------------
@@ -286,6 +299,127 @@ def polls(rows: Iterable[Row], lesson: str | None = None) -> tuple[Poll, ...]:
         for q in QUESTIONS.values()
         if q.id in answers and (lesson is None or q.lesson == lesson)
     )
+
+
+#: Below this normalised gain an idea counts as one that did not move. 0.3 is where Hake's survey of
+#: physics courses (1998) put the top of the "low gain" band, the one traditional lectures landed in.
+LOW_GAIN = Fraction(3, 10)
+
+
+@dataclass(frozen=True)
+class ConceptGain:
+    """One idea across the room, without names: how many were right before and after, and the gain.
+
+    ``before_*`` count every learner who answered it in the first check, ``after_*`` in the second. The
+    gain compares the same people, so it is taken over the ``both`` learners who answered it in both:
+    (after - before) / (1 - before) with each as that group's share right, which is
+    ``(both_after - both_before) / (both - both_before)``: the part of what there was to learn that was
+    learned. ``None`` when nobody answered it twice, or when all of them were already right.
+    """
+
+    concept: Concept
+    before_answered: int
+    before_right: int
+    after_answered: int
+    after_right: int
+    both: int
+    both_before: int
+    both_after: int
+
+    @property
+    def gain(self) -> Fraction | None:
+        if self.both == 0 or self.both_before == self.both:
+            return None
+        return Fraction(self.both_after - self.both_before, self.both - self.both_before)
+
+    @property
+    def moved(self) -> bool:
+        """Whether the room gained on this idea: a gain of at least :data:`LOW_GAIN`."""
+        return self.gain is not None and self.gain >= LOW_GAIN
+
+
+def _gain(concept: Concept, rows: list[Row]) -> ConceptGain:
+    before = [r.concepts.get("before", {}).get(concept.id) for r in rows]
+    after = [r.concepts.get("after", {}).get(concept.id) for r in rows]
+    pairs = [(b, a) for b, a in zip(before, after, strict=True) if b is not None and a is not None]
+    return ConceptGain(
+        concept,
+        sum(1 for b in before if b is not None),
+        sum(1 for b in before if b is not None and b.right),
+        sum(1 for a in after if a is not None),
+        sum(1 for a in after if a is not None and a.right),
+        len(pairs),
+        sum(1 for b, _ in pairs if b.right),
+        sum(1 for _, a in pairs if a.right),
+    )
+
+
+def _did_not_move_first(g: ConceptGain) -> tuple[int, float]:
+    """Ideas with a gain, smallest first; then those nobody answered twice, least known first (unanswered
+    last among them); then those everyone already knew."""
+    if g.gain is not None:
+        return (0, float(g.gain))
+    if g.both == 0:
+        return (1, g.before_right / g.before_answered if g.before_answered else 2.0)
+    return (2, 0.0)
+
+
+def concept_gains(rows: Iterable[Row]) -> tuple[ConceptGain, ...]:
+    """Every concept over the learners whose progress could be read, the ideas that did not move first."""
+    readable = [r for r in rows if r.state in READ]
+    found = [_gain(c, readable) for c in CONCEPTS.values()]
+    return tuple(sorted(found, key=_did_not_move_first))  # sorted() is stable: ties keep the check's order
+
+
+#: The CSV's columns, in order (shares and gain as decimals; an empty gain: nothing to compute it from).
+CSV_COLUMNS = (
+    "concept",
+    "idea",
+    "lesson",
+    "section",
+    "before_answered",
+    "before_right",
+    "before_share",
+    "after_answered",
+    "after_right",
+    "after_share",
+    "answered_both",
+    "both_right_before",
+    "both_right_after",
+    "normalised_gain",
+)
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.3f}" if whole else ""
+
+
+def concepts_csv(rows: Iterable[Row]) -> str:
+    """The concept figures as CSV, one line per concept in the page's order, for the workshop's report."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for g in concept_gains(rows):
+        c = g.concept
+        writer.writerow(
+            [
+                c.id,
+                c.idea,
+                c.lesson,
+                f"{c.section}. {c.section_title}",
+                g.before_answered,
+                g.before_right,
+                _share(g.before_right, g.before_answered),
+                g.after_answered,
+                g.after_right,
+                _share(g.after_right, g.after_answered),
+                g.both,
+                g.both_before,
+                g.both_after,
+                "" if g.gain is None else f"{float(g.gain):.3f}",
+            ]
+        )
+    return out.getvalue()
 
 
 def ordered(rows: Iterable[Row]) -> list[Row]:

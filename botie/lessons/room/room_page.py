@@ -2,8 +2,10 @@
 
 First where the room is stuck (one bar per exercise, the numbers written beside it), then what
 the room predicted (per question, how many chose each option at their first try, no names), then
-each learner in a table that folds away. Colour is never the only signal: every bar's numbers are
-text, every cell says ``ok``, ``3x!`` or ``stub`` in words.
+what the room learned (the concept check before and after, per idea, with the normalised gain; the
+ideas that did not move first; a CSV of the same figures), then each learner in a table that folds
+away. Colour is never the only signal: every bar's numbers are text, every cell says ``ok``, ``3x!``
+or ``stub`` in words, and an idea that did not move says so.
 
 The page updates itself: a small script fetches the page again every ``refresh`` seconds and
 swaps in the parts that change, so an open table, the scroll position and a revealed answer stay
@@ -22,16 +24,19 @@ from botie.lessons.learner.progress import PLACES
 from botie.lessons.room.room import (
     DONE,
     FRESH,
+    LOW_GAIN,
     QUIET_MINUTES,
     READ,
     STUCK,
     STUCK_FAILURES,
     TRYING,
+    ConceptGain,
     ExerciseSummary,
     Poll,
     Row,
     activity,
     cell_text,
+    concept_gains,
     exercise_names,
     exercise_state,
     ordered,
@@ -39,7 +44,10 @@ from botie.lessons.room.room import (
     summarize,
 )
 
-__all__ = ["OPEN_UP_TO", "room_html"]
+__all__ = ["CSV_LINK", "OPEN_UP_TO", "room_html"]
+
+#: Where the service serves the concept figures as CSV, relative to the page.
+CSV_LINK = "api/concepts.csv"
 
 #: The per-learner table starts open for a class up to this size; above it, it starts folded.
 OPEN_UP_TO = 30
@@ -155,6 +163,56 @@ def _polls(rows: list[Row], reveal: frozenset[str], lesson: str | None, projecto
     return f"<div id='polls' data-live>{inner}</div>"
 
 
+def _count(part: int, whole: int) -> str:
+    return f"{part} of {whole} ({_percent(part, whole):.0f}%)" if whole else "nobody yet"
+
+
+def _gain_text(g: ConceptGain) -> str:
+    if g.gain is not None:
+        return f"{float(g.gain):+.2f}" + ("" if g.moved else " (did not move)")
+    return "everyone was right before" if g.both else "needs both checks"
+
+
+def _pairs(g: ConceptGain) -> str:
+    """What the gain is computed from: of those who answered both times, right before and right after."""
+    return f"<br><span class='where'>right: {g.both_before} then {g.both_after}</span>" if g.both else ""
+
+
+def _concept_row(g: ConceptGain) -> str:
+    c = g.concept
+    before = _bar([("before", g.before_right)], g.before_answered)
+    after = _bar([("after", g.after_right)], g.after_answered)
+    stays = "" if g.moved else " class='stayed'"
+    return (
+        f"<tr{stays}><th scope='row'>{_e(c.idea)}<br><span class='where'>lesson {c.lesson}, section {c.section}"
+        f"</span></th><td class='n'>{_count(g.before_right, g.before_answered)}</td><td class='barcell'>{before}</td>"
+        f"<td class='n'>{_count(g.after_right, g.after_answered)}</td><td class='barcell'>{after}</td>"
+        f"<td class='n gain'>{_gain_text(g)}</td><td class='n'>{g.both}{_pairs(g)}</td></tr>"
+    )
+
+
+def _concepts(rows: list[Row]) -> str:
+    """The concept check across the room, no names: right before and after per idea, and the gain."""
+    gains = concept_gains(rows)
+    stayed = [g.concept.idea for g in gains if g.gain is not None and not g.moved]
+    headline = f"Did not move: {_e('; '.join(stayed))}." if stayed else "Every idea answered twice moved."
+    low = f"{float(LOW_GAIN):.1f}"
+    if not any(g.both for g in gains):
+        headline = "The second check (end of lesson 06) has not been taken yet: the first check alone."
+    body = "\n".join(_concept_row(g) for g in gains)
+    return (
+        f"<div id='concepts' data-live><p class='headline'>{headline}</p>"
+        "<table class='concepts'><caption>Per idea, learners right in each check; the ideas that did not move "
+        "first. Gain = (after - before) / (1 - before), over the learners who answered it both times: the "
+        f"share of what there was to learn that was learned. <strong>Did not move</strong>: a gain under {low}."
+        "</caption>"
+        "<thead><tr><th scope='col'>idea</th><th scope='col'>right before</th><th scope='col'>before</th>"
+        "<th scope='col'>right after</th><th scope='col'>after</th><th scope='col'>gain</th>"
+        f"<th scope='col'>answered both</th></tr></thead><tbody>\n{body}\n</tbody></table></div>"
+        f"<p><a href='{_e(CSV_LINK)}' download='concept-check.csv'>Download these figures as CSV</a></p>"
+    )
+
+
 def _learner_row(row: Row, columns: list[str], now: datetime) -> str:
     cells = []
     for c in columns:
@@ -193,8 +251,15 @@ def _nav(lesson: str | None) -> str:
     return f"<nav aria-label='Lessons'><ul>{items}</ul></nav>"
 
 
-def _projector(rows: list[Row], shown: frozenset[str], lesson: str | None) -> str:
-    """Only the polls, for the room's screen: counts and shares, and no learner's name anywhere."""
+def _projector(rows: list[Row], shown: frozenset[str], lesson: str | None, what: str = "polls") -> str:
+    """Only the polls, or only the concept check, for the room's screen: counts and shares, no learner's name."""
+    if what == "concepts":
+        return (
+            "<main><h1>What the room learned: the concept check</h1>"
+            "<button type='button' id='pause' aria-pressed='false' hidden>Pause updates</button> "
+            f"<a href='{_e(_query(shown, lesson))}'>The whole room</a>"
+            f"<section aria-label='Concept check'>{_concepts(rows)}</section></main>"
+        )
     return (
         f"<main><h1>What the room predicted{f' in lesson {_e(lesson)}' if lesson else ''}</h1>"
         "<button type='button' id='pause' aria-pressed='false' hidden>Pause updates</button> "
@@ -211,13 +276,15 @@ def room_html(
     reveal: Iterable[str] = (),
     lesson: str | None = None,
     projector: bool = False,
+    show: str = "polls",
 ) -> str:
     """The whole page. ``reveal``: question ids whose right answer is marked; ``lesson``: show one lesson;
-    ``projector``: only the polls, with no names, for the screen the room sees."""
+    ``projector``: only ``show`` (``"polls"`` or ``"concepts"``), with no names, for the screen the room sees."""
     now = now or datetime.now(timezone.utc)
     shown = frozenset(reveal)
     if projector:
-        return _PAGE.replace("{refresh}", str(int(refresh))).replace("{main}", _projector(rows, shown, lesson))
+        view = _projector(rows, shown, lesson, show)
+        return _PAGE.replace("{refresh}", str(int(refresh))).replace("{main}", view)
     is_open = " open" if len(rows) <= OPEN_UP_TO else ""
     main = (
         f"<header><h1>The room: {len(rows)} learners</h1>{_status(rows, now, refresh)}"
@@ -228,6 +295,9 @@ def room_html(
         "</section><section aria-labelledby='h-polls'><h2 id='h-polls'>What the room predicted</h2>"
         f"<p><a href='{_e(_query(shown, lesson, projector=True))}'>Polls only, without names, for the projector</a></p>"
         f"{_polls(rows, shown, lesson)}</section>"
+        "<section aria-labelledby='h-concepts'><h2 id='h-concepts'>What the room learned: the concept check</h2>"
+        "<p><a href='?show=concepts'>The concept check only, for the projector</a></p>"
+        f"{_concepts(rows)}</section>"
         f"<section aria-labelledby='h-learners'><h2 id='h-learners'>Each learner</h2><details{is_open}>"
         f"<summary>Show the table of {len(rows)} learners</summary>{_learners(rows, now, lesson)}</details>"
         "</section></main>"
@@ -250,7 +320,9 @@ table.summary{font-size:1.4rem} table.summary th[scope=row]{white-space:nowrap}
 .seg{display:block;overflow:hidden;color:#fff;font-size:1rem;line-height:1.6rem;text-align:center}
 .seg.passed{background:#1a6b35} .seg.trying{background:#7a5200} .seg.fresh{background:#595959}
 .seg.stuck{background:repeating-linear-gradient(45deg,#b00020 0 6px,#8a0019 6px 12px)}
-.seg.option{background:#1f4e99}
+.seg.option{background:#1f4e99} .seg.before{background:#595959} .seg.after{background:#1f4e99}
+table.concepts{font-size:1.2rem} table.concepts .barcell,table.concepts .bar{width:12rem}
+.where{font-size:.9rem;font-weight:normal} tr.stayed th{font-weight:bold} td.gain{font-weight:bold}
 #polls{display:grid;grid-template-columns:repeat(auto-fill,minmax(34rem,1fr));gap:0 2.5rem}
 .poll{border-top:2px solid #1a1a1a;margin-top:1rem} .poll table{width:100%}
 .poll .barcell,.poll .bar{width:10rem} tr.right th{font-weight:bold} .right{color:#1a1a1a}

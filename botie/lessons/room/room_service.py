@@ -9,7 +9,8 @@ hub and the learners' servers are asked at most once per refresh period
 
 Query parameters, on the page and on ``api/summary``: ``lesson=01`` shows one
 lesson; ``reveal=<question id>`` (repeatable) marks that question's right answer;
-``show=polls`` (the page only) shows the polls alone, with no learner's name, for the projector.
+``show=polls`` or ``show=concepts`` (the page only) shows the polls, or the concept check, alone, with no
+learner's name, for the projector. ``api/concepts.csv`` is the concept check's figures as a download.
 
 Run by the hub as ``python -m botie.lessons.room.room_service``; it needs
 jupyterhub and tornado (``pip install -e ".[classroom]"``).
@@ -28,7 +29,7 @@ from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
 from tornado import web
 
-from botie.lessons.room.room import PROGRESS_PATH, RoomReader, polls, summarize
+from botie.lessons.room.room import PROGRESS_PATH, RoomReader, concept_gains, concepts_csv, polls, summarize
 from botie.lessons.room.room_page import room_html
 
 REFRESH_SECONDS = int(os.environ.get("BOTIE_ROOM_REFRESH", "5"))
@@ -60,8 +61,11 @@ class RoomPage(_Room):
         lesson, reveal = self.choices()
         rows = await self.rows()
         self.set_header("Cache-Control", "no-store")
-        projector = self.get_query_argument("show", "") == "polls"
-        self.write(room_html(rows, refresh=REFRESH_SECONDS, reveal=reveal, lesson=lesson, projector=projector))
+        show = self.get_query_argument("show", "")
+        projector = show in ("polls", "concepts")
+        self.write(
+            room_html(rows, refresh=REFRESH_SECONDS, reveal=reveal, lesson=lesson, projector=projector, show=show)
+        )
 
 
 class RoomApi(_Room):
@@ -110,8 +114,32 @@ class SummaryApi(_Room):
             }
             for p in polls(rows, lesson)
         ]
+        concepts = [
+            {
+                "concept": g.concept.id,
+                "before_answered": g.before_answered,
+                "before_right": g.before_right,
+                "after_answered": g.after_answered,
+                "after_right": g.after_right,
+                "answered_both": g.both,
+                "gain": None if g.gain is None else float(g.gain),
+            }
+            for g in concept_gains(rows)
+        ]
         self.set_header("Content-Type", "application/json")
-        self.write(json.dumps({"learners": len(rows), "exercises": exercises, "polls": answers}))
+        self.write(json.dumps({"learners": len(rows), "exercises": exercises, "polls": answers, "concepts": concepts}))
+
+
+class ConceptsCsv(_Room):
+    """The concept check's figures, one line per idea and no names, as a file for the workshop's report."""
+
+    @web.authenticated
+    async def get(self) -> None:
+        rows = await self.rows()
+        self.set_header("Content-Type", "text/csv; charset=utf-8")
+        self.set_header("Content-Disposition", 'attachment; filename="concept-check.csv"')
+        self.set_header("Cache-Control", "no-store")
+        self.write(concepts_csv(rows))
 
 
 def make_app() -> web.Application:
@@ -121,6 +149,7 @@ def make_app() -> web.Application:
             (prefix, RoomPage),
             (url_path_join(prefix, "api/room"), RoomApi),
             (url_path_join(prefix, "api/summary"), SummaryApi),
+            (url_path_join(prefix, "api/concepts.csv"), ConceptsCsv),
             (url_path_join(prefix, "oauth_callback"), HubOAuthCallbackHandler),
         ],
         cookie_secret=os.urandom(32),

@@ -37,6 +37,7 @@ __all__ = [
     "WORKSHOP_EXTRAS",
     "Pin",
     "canonical_name",
+    "checkout_root",
     "dependency_digest",
     "load_toml",
     "lock_path",
@@ -76,9 +77,26 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def checkout_root() -> Path | None:
+    """The workshop checkout this copy of botie is loaded from; None when botie was installed from a wheel.
+
+    A checkout (``make env``'s editable install, or botie on PYTHONPATH) keeps pyproject.toml, the lock,
+    the notebooks and the fixtures beside ``botie/``. A wheel puts botie alone into site-packages: the
+    fixtures travel inside the package (``botie/lessons/fixtures/``), the lock and the notebooks do not.
+    """
+    root = Path(__file__).resolve().parents[3]
+    return root if (root / "pyproject.toml").is_file() else None
+
+
 def repository_root() -> Path:
-    """The folder that holds pyproject.toml and requirements/ (botie is installed editable from it)."""
-    return Path(__file__).resolve().parents[3]
+    """The checkout's folder (pyproject.toml, requirements/), for the tools that rewrite or read the lock."""
+    root = checkout_root()
+    if root is None:
+        raise FileNotFoundError(
+            f"botie in {Path(__file__).resolve().parents[2]} was installed from a wheel: "
+            "the lock and pyproject.toml are only in a checkout of the workshop"
+        )
+    return root
 
 
 def lock_path(name: str, root: Path | None = None) -> Path:

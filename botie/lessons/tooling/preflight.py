@@ -225,7 +225,9 @@ def _lock_fix(drifted: Iterable[str], root: Path) -> str:
 def check_lock(root: str | os.PathLike[str] | None = None) -> Row:
     """Every installed package the lock names has the version the workshop was tested with."""
     check = "versions as locked"
-    root = Path(root) if root is not None else locks.repository_root()
+    root = Path(root) if root is not None else locks.checkout_root()
+    if root is None:
+        return _ok(check, "botie is installed from a wheel, which carries no lock: nothing to compare")
     lock = locks.lock_path(locks.ALL, root)
     if not lock.is_file():
         return _ok(check, f"no {locks.LOCK_DIR}/{locks.ALL}.txt beside this copy of botie: nothing to compare")
@@ -379,9 +381,10 @@ def check_kernel(timeout: float = 60.0) -> Row:
 
 
 def default_folder() -> Path:
-    """Where learners save: the repository's notebooks/ when it exists, else the current folder."""
-    notebooks = Path(__file__).resolve().parents[3] / "notebooks"
-    return notebooks if notebooks.is_dir() else Path.cwd()
+    """Where learners save: the checkout's notebooks/, else (botie installed from a wheel) the current folder."""
+    root = locks.checkout_root()
+    notebooks = root / "notebooks" if root is not None else None
+    return notebooks if notebooks is not None and notebooks.is_dir() else Path.cwd()
 
 
 def check_folder(folder: str | os.PathLike[str] | None = None) -> Row:

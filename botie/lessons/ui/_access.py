@@ -12,7 +12,7 @@ one small anywidget, :class:`Access`, whose front end:
 
 - names every control in its panel from a Python-side map (``names``): the
   slider handle and its typed readout get ``aria-label``, a toggle-button row
-  becomes a labelled group whose buttons say which one is pressed;
+  becomes a labelled group whose buttons say which one is pressed, a radio group a named ``radiogroup``;
 - is itself the panel's live region (``role="status"``, ``aria-live="polite"``):
   the panel writes a one-sentence summary into ``message`` on every refresh, so
   a screen reader speaks the outcome without reading the whole table again;
@@ -47,6 +47,11 @@ function nameControls(panel, names) {
         input.setAttribute("aria-label", name);
       }
     }
+    // A radio group (the concept check's questions): one named group, its options named by their labels.
+    if (control.querySelector("input[type='radio']")) {
+      control.setAttribute("role", "radiogroup");
+      control.setAttribute("aria-label", name);
+    }
     const buttons = control.querySelectorAll(".widget-toggle-button");
     if (buttons.length) {
       control.setAttribute("role", "group");
@@ -71,7 +76,7 @@ function render({ model, el }) {
   const label = (panel) => nameControls(panel, model.get("names") || {});
   // The view is drawn before the notebook attaches it to the page: wait until it has a panel around it.
   const attach = () => {
-    const panel = el.closest(".botie-panel");
+    const panel = el.closest(".botie-panel, .botie-concepts");
     if (!panel) {
       if (tries++ < 600) timer = setTimeout(attach, 100);
       return;
@@ -102,6 +107,7 @@ _CSS = """
   clip: rect(0 0 0 0) !important; white-space: nowrap !important; border: 0 !important;
 }
 .botie-panel :focus-visible,
+.botie-concepts :focus-visible,
 .botie-panel .noUi-handle:focus {
   outline: 3px solid var(--jp-ui-font-color0, #000) !important;
   outline-offset: 2px !important;

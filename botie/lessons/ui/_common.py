@@ -53,6 +53,8 @@ STYLES: dict[str, tuple[str, str]] = {
     "denied": (_BAD, "✗"),
     "conflict": (_ODD, "≠"),
     "invalid": (_BAD, "✗"),
+    "unknown_asset": (_BAD, "∄"),
+    "window_unavailable": (_WARN, "⌛"),
     # evidence statuses and verdicts (lessons 02, 03, 06)
     "not_yet_effective": (OKABE_ITO["yellow"], "⏳"),
     "superseded": (_ODD, "↧"),
@@ -78,6 +80,10 @@ STYLES: dict[str, tuple[str, str]] = {
     "not written yet": (_NONE, "…"),
     "raised": (_BAD, "✗"),
     "not asked": (_NONE, "–"),
+    # the concept check (lessons 00 and 06)
+    "right": (_GOOD, "✓"),
+    "missed": (_BAD, "✗"),
+    "not answered": (_NONE, "–"),
 }
 _UNKNOWN = ("#333333", "•")
 

@@ -1,10 +1,11 @@
 """The turn panel: run one whole turn and see every stage, which one lost the evidence, and what was decided.
 
 Everything shown comes from :func:`botie.turn.run_turn`. The controls change
-its inputs: the question, the evidence budget, the allowed assets, whether
-the scripted model is careful or gullible, a document carrying planted
-instructions, and whether the technician asked for (and approved) an
-inspection.
+its inputs: the question, the evidence budget, what the caller may read and
+(separately) what they may schedule, whether the scripted model is careful
+or gullible, a document carrying planted instructions, and whether the
+technician asked for (and approved) an inspection. The register and the
+calendar of ``fixtures/booking_rules.json`` are checked before a booking.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from botie.actions.decision import Approval
 from botie.context.budget import Budget
 from botie.context.records import Record
 from botie.lessons.content.adversarial import BUDGET
+from botie.lessons.content.business import load_booking_rules
 from botie.lessons.content.scenarios import EvidenceScenario
 from botie.lessons.content.scripted import ScriptedModel
 from botie.turn import ActionRequest, TurnResult, TurnSetup, run_turn
@@ -36,12 +38,28 @@ _OUTCOME_WORD = {
     "truncated": "failed",
     "empty": "failed",
     "no_answer": "refuse",
+    # The provider sent no reply: the turn did not fail on its own rules, but there is no answer to show.
+    **dict.fromkeys(
+        (
+            "rate_limited",
+            "overloaded",
+            "server_error",
+            "timeout",
+            "unreachable",
+            "not_authorised",
+            "unknown_model",
+            "context_too_long",
+            "rejected",
+        ),
+        "failed",
+    ),
 }
 _STATUS_WORD = {"passed": "passed", "failed": "failed", "skipped": "not_reached"}
 
 
 class TurnPanel(Panel):
-    """Controls: ``question``, ``budget``, ``assets``, ``model``, ``planted``, ``ask``, ``approved``.
+    """Controls: ``question``, ``budget``, ``assets`` (may read), ``schedule`` (may schedule), ``model``,
+    ``planted``, ``ask``, ``approved``.
     Shows: ``result`` (the outcome, the stage trace, the losses and the decision)."""
 
     kind = "turn"
@@ -58,7 +76,7 @@ class TurnPanel(Panel):
     ) -> None:
         super().__init__()
         self.scenario, self.model, self.message, self.payload = scenario, model, message, dict(payload)
-        self.setup = setup or TurnSetup.from_scenario(scenario, budget=BUDGET)
+        self.setup = setup or TurnSetup.from_scenario(scenario, budget=BUDGET, **load_booking_rules().kwargs())
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
         self.question = question_control(scenario.questions)
@@ -66,7 +84,14 @@ class TurnPanel(Panel):
             widgets.IntSlider(_evidence(self.setup.budget), min=0, max=800, description="evidence budget (tokens)"),
             "budget",
         )
-        self.assets = asset_boxes(scenario.records, scenario.allowed_assets)
+        self.assets = asset_boxes(scenario.records, self.setup.read_assets)
+        self.schedule = {
+            asset: control(
+                widgets.Checkbox(asset in self.setup.may_schedule, description=asset, indent=False),
+                f"schedule-{asset}",
+            )
+            for asset in self.assets
+        }
         self.model_kind = control(
             widgets.ToggleButtons(
                 options=["careful", "gullible"],
@@ -94,8 +119,8 @@ class TurnPanel(Panel):
             widgets.Checkbox(
                 True,
                 description=(
-                    f"{self.setup.caller} approved asset {payload['asset_id']}, {payload['duration_minutes']} minutes, "
-                    f"request {payload['request_id']}"
+                    f"{self.setup.caller} approved asset {payload['asset_id']}, {payload['duration_minutes']} minutes "
+                    f"from {payload['start']}, request {payload['request_id']}"
                 ),
                 indent=False,
                 layout=widgets.Layout(width="auto"),
@@ -106,8 +131,10 @@ class TurnPanel(Panel):
             [
                 self.question,
                 self.budget,
-                widgets.HTML("Allowed assets (trusted, from the sign-in):"),
+                widgets.HTML("What the caller may <b>read</b> (trusted, from the sign-in; the evidence steps use it):"),
                 widgets.HBox(list(self.assets.values())),
+                widgets.HTML("What the caller may <b>schedule</b> (a separate scope; the decision uses it):"),
+                widgets.HBox(list(self.schedule.values())),
                 self.model_kind,
                 self.planted,
                 self.ask,
@@ -121,6 +148,7 @@ class TurnPanel(Panel):
             self.ask,
             self.approved,
             *self.assets.values(),
+            *self.schedule.values(),
         )
 
     def _render(self) -> None:
@@ -129,8 +157,12 @@ class TurnPanel(Panel):
         candidates = list(self.scenario.candidates(index))
         if self.planted.value:
             candidates.append(self.planted_docs[self.planted.value])
-        allowed = tuple(self.allowed)
-        setup = self.setup.with_(budget=_with_evidence(self.setup.budget, self.budget.value), allowed_assets=allowed)
+        schedule = tuple(asset for asset, box in self.schedule.items() if box.value)
+        setup = self.setup.with_(
+            budget=_with_evidence(self.setup.budget, self.budget.value),
+            allowed_assets=tuple(self.allowed),
+            schedule_assets=schedule,
+        )
         model = self.model.with_(gullible=self.model_kind.value == "gullible")
         action = None
         if self.ask.value:

@@ -8,7 +8,7 @@ from botie.actions.decision import StoredRequest, decide
 from botie.errors import PolicyError
 from botie.lessons.content.scenarios import attachments, stored_previous
 
-PROPOSAL = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+PROPOSAL = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 
 
 def test_the_lesson_attachments_are_41_documents_of_1_440_000_tokens():

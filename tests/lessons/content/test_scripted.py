@@ -78,7 +78,10 @@ def test_user_text_is_what_follows_the_last_question_line():
 
 
 def test_an_action_message_gets_its_proposal_and_a_question_does_not():
-    proposal = ToolProposal("propose_inspection", {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"})
+    proposal = ToolProposal(
+        "propose_inspection",
+        {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"},
+    )
     model = ScriptedModel(actions={"book an inspection": ActionScript(proposal)})
     assert model.reply("Question: please book an inspection of P-2").proposal == proposal
     assert model.reply("Question: what is the torque?").proposal is None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Callable
 from typing import Any
 
@@ -53,10 +54,20 @@ def choose_branch(proposal, *, caller, allowed_assets, approval, previous):
     return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
 
 
-FIELDS = ("asset_id", "duration_minutes", "request_id")
+FIELDS = ("asset_id", "duration_minutes", "start", "request_id")
 
 
-def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=False):
+def valid_start(value):
+    if not isinstance(value, str) or len(value) != 17 or not value.isascii():
+        return False
+    try:
+        datetime.datetime.strptime(value, "%Y-%m-%dT%H:%MZ")
+    except ValueError:
+        return False
+    return True
+
+
+def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=False, start=valid_start):
     if not isinstance(arguments, dict):
         return ["arguments"]
     bad = []
@@ -66,6 +77,8 @@ def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=Fals
             bad.append(name)
     if not minutes(arguments.get("duration_minutes")):
         bad.append("duration_minutes")
+    if not start(arguments.get("start")):
+        bad.append("start")
     if extras:
         bad += [k for k in arguments if k not in FIELDS]
     return bad
@@ -217,6 +230,10 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "crashes on missing fields": lambda a: [n for n in FIELDS if not a[n]],
         "hard-coded for the two examples": lambda a: ["admin"] if "admin" in a else [],
         "reports only the first unknown field": lambda a: _first_extra_only(field_errors(a)),
+        "any text will do for start": lambda a: field_errors(a, start=lambda v: isinstance(v, str)),
+        "start's shape only, not whether the day exists": lambda a: field_errors(
+            a, start=lambda v: isinstance(v, str) and len(v) == 17 and v.endswith("Z") and v[10] == "T"
+        ),
         "names each field twice": lambda a: field_errors(a) + field_errors(a),
     },
 }
@@ -236,12 +253,14 @@ def test_every_exercise_has_a_reference_and_at_least_three_wrong_solutions():
 @pytest.mark.parametrize("name", sorted(ALL_REFERENCE))
 def test_the_reference_solution_passes(name):
     report = run(name, ALL_REFERENCE[name])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.PASSED, report.text()
 
 
 @pytest.mark.parametrize(("name", "label"), [(n, label) for n, family in ALL_WRONG.items() for label in family])
 def test_a_wrong_solution_is_rejected(name, label):
     report = run(name, ALL_WRONG[name][label])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED, f"{label!r} passed:\n{report.text()}"
     assert "✗" in report.text()
 
@@ -257,6 +276,7 @@ def test_the_visible_example_is_never_the_only_case(name):
 @pytest.mark.parametrize("name", sorted(EXERCISES))
 def test_a_stub_gets_not_yet_and_the_first_hint(name, capsys):
     report = run(name, _stub)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.NOT_YET
     check(name, _stub)
     out = capsys.readouterr().out
@@ -274,6 +294,7 @@ def test_any_exception_is_a_failed_case_with_its_message(error, capsys):
         raise error
 
     report = run("permitted", broken)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert all(not r.passed for r in report.results)
     check("permitted", broken)
@@ -289,6 +310,7 @@ def test_a_partial_not_implemented_is_a_failure_not_a_stub():
         return type(value) is int and 1 <= value <= 60
 
     report = run("valid_minutes", half)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert any("NotImplementedError: bools later" in r.message for r in report.results)
 
@@ -315,12 +337,14 @@ def test_an_unknown_exercise_is_a_message(capsys):
 
 def test_an_odd_return_value_is_reported_not_raised():
     report = run("permitted", lambda records, allowed: 42)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert "expected a list of records, got 42" in report.results[0].message
 
 
 def test_valid_minutes_demands_a_real_bool():
     report = run("valid_minutes", lambda v: 1 if type(v) is int and 1 <= v <= 60 else 0)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert "expected True or False, got 1" in report.results[0].message
 
@@ -331,7 +355,9 @@ def test_a_mutating_solution_does_not_spoil_later_cases():
         records.clear()
         return kept
 
-    assert run("permitted", greedy).verdict is Verdict.PASSED
+    report = run("permitted", greedy)
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.PASSED
 
 
 def test_hints_come_one_at_a_time_and_stop_at_the_last(capsys, monkeypatch):

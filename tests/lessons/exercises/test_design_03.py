@@ -45,6 +45,7 @@ def attachment_sets(draw):
 @pytest.mark.parametrize("label", sorted(designs_03.VALID))
 def test_each_valid_design_passes_the_check(label):
     report = run("choose_documents", designs_03.VALID[label])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.PASSED, report.text()
 
 
@@ -79,7 +80,9 @@ def test_botie_routing_is_one_valid_design_too():
     def routed(docs, soft_budget):
         return list(execute_plan(plan_context(docs, ceiling=soft_budget, soft_fraction=1)).included_ids)
 
-    assert run("choose_documents", routed).verdict is Verdict.PASSED
+    report = run("choose_documents", routed)
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.PASSED
 
 
 # --- one wrong design per invariant ---------------------------------------------------------------------------------
@@ -93,6 +96,7 @@ def test_every_invariant_has_a_wrong_design():
 def test_a_design_breaking_one_invariant_is_rejected_with_a_message_naming_it_alone(invariant):
     label, design = designs_03.BREAKS[invariant]
     report = run("choose_documents", design)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED, f"{label!r} passed"
     assert _named(_failing_messages(report)) == {invariant}, report.text()
     assert f"{invariant}:" in report.text()
@@ -116,6 +120,7 @@ def test_each_wrong_design_breaks_no_invariant_but_its_own_on_generated_attachme
 
 def test_the_hard_coded_answer_for_the_41_agreements_fails_elsewhere():
     report = run("choose_documents", designs_03.WRONG["hard-coded for the 41 agreements"])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert report.results[0].passed and not all(r.passed for r in report.results[2:])
 
@@ -128,12 +133,14 @@ def test_records_instead_of_ids_are_named_as_such():
         "choose_documents",
         lambda docs, soft_budget: [d for d in docs if d.id in designs_03.stop_at_misfit(docs, soft_budget)],
     )
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert "return doc.id, not the document" in report.results[0].message
 
 
 def test_a_string_is_not_a_list_of_ids():
     report = run("choose_documents", lambda docs, soft_budget: ",".join(designs_03.stop_at_misfit(docs, soft_budget)))
+    assert not isinstance(report, str)
     assert "expected a list of document ids" in report.results[0].message
 
 
@@ -142,12 +149,15 @@ def test_the_stub_is_not_yet_with_the_first_hint():
         raise NotImplementedError("your code here")
 
     report = run(choose_documents)
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.NOT_YET and "Hint 1 of 3" in report.text()
 
 
 def test_a_pair_never_compares_with_an_earlier_run():
     """The second order of a pair compares with the first order of the same run, never with a stored answer."""
-    assert run("choose_documents", designs_03.skip_past_misfit).passed
+    checked = run("choose_documents", designs_03.skip_past_misfit)
+    assert not isinstance(checked, str)
+    assert checked.passed
 
     def fails_on_the_first_order(docs, soft_budget):
         if docs and docs[0].id == "msa-2024-northwind":  # the 41 agreements, as attached
@@ -155,6 +165,7 @@ def test_a_pair_never_compares_with_an_earlier_run():
         return designs_03.skip_past_misfit(docs, soft_budget)
 
     report = run("choose_documents", fails_on_the_first_order)
+    assert not isinstance(report, str)
     first, second = report.results[0], report.results[1]
     assert not first.passed and "boom" in first.message
     assert not second.passed and "gave no list of ids to compare with" in second.message
@@ -163,6 +174,7 @@ def test_a_pair_never_compares_with_an_earlier_run():
 
 def test_the_order_message_names_what_changed():
     report = run("choose_documents", designs_03.BREAKS["any order"][1])
+    assert not isinstance(report, str)
     failing = [r for r in report.results if not r.passed]
     assert failing and all("attached in reverse" in r.case.label for r in failing)
     assert "now read ['d1'], no longer read ['d2']" in failing[0].message

@@ -259,6 +259,7 @@ def test_counting_markers_against_sentences_or_accepting_a_zero_marker_is_reject
 
     for wrong, case in ((counts_markers, "both markers on the first sentence"), (zero_is_a_marker, "a marker [0]")):
         report = run("release", wrong)
+        assert not isinstance(report, str)
         assert not report.passed
         assert any(case in r.case.label for r in report.results if not r.passed), report.text()
 

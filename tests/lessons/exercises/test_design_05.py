@@ -109,7 +109,7 @@ WRONG_FOR_CHECKS = {
         "a fresh request id on every retry": _fresh_request_id,
         "gives up at once": _gives_up_at_once,
         "hard-coded r7": lambda proposal, result, attempts: (
-            {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+            {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
             if attempts < 3 and (result is None or result["retryable"])
             else None
         ),
@@ -120,6 +120,7 @@ WRONG_FOR_CHECKS = {
 @pytest.mark.parametrize("label", sorted(VALID))
 def test_a_valid_design_passes(label):
     report = run("next_request", VALID[label])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.PASSED, report.text()
 
 
@@ -137,6 +138,7 @@ def test_the_valid_designs_really_differ():
 @pytest.mark.parametrize("invariant", INVARIANTS)
 def test_a_design_breaking_one_invariant_is_rejected_naming_it(invariant):
     report = run("next_request", WRONG[invariant])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     failed = [r for r in report.results if not r.passed]
     assert failed
@@ -148,6 +150,7 @@ def test_a_design_breaking_one_invariant_is_rejected_naming_it(invariant):
 
 def test_a_fresh_request_id_after_a_lost_answer_is_shown_booking_a_second_job():
     report = run("next_request", _fresh_request_id)
+    assert not isinstance(report, str)
     lost = next(r for r in report.results if r.case.label == "r7: the answer was lost, attempt 1")
     assert "'r7-2' instead of 'r7'" in lost.message
     assert "the jobs are now ['job-1', 'job-2']" in lost.message
@@ -155,12 +158,14 @@ def test_a_fresh_request_id_after_a_lost_answer_is_shown_booking_a_second_job():
 
 def test_a_changed_duration_names_the_field_and_the_approved_payload():
     report = run("next_request", _shorter_visit)
+    assert not isinstance(report, str)
     first = next(r for r in report.results if not r.passed)
     assert "you changed duration_minutes" in first.message and "'duration_minutes': 20" in first.message
 
 
 def test_a_bool_or_a_string_is_not_a_request():
     report = run("next_request", lambda proposal, result, attempts: result is None or result["retryable"])
+    assert not isinstance(report, str)
     assert report.verdict is Verdict.FAILED
     assert any("expected the arguments to send (a dict) or None to stop" in r.message for r in report.results)
 
@@ -169,7 +174,9 @@ def test_the_stub_is_not_yet():
     def stub(proposal, result, attempts):
         raise NotImplementedError
 
-    assert run("next_request", stub).verdict is Verdict.NOT_YET
+    report = run("next_request", stub)
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.NOT_YET
 
 
 def test_the_situations_are_the_real_services_results():
@@ -214,6 +221,7 @@ def _held_out_situation(seed):
     proposal = {
         "asset_id": rng.choice(("P-2", "P-3")),
         "duration_minutes": rng.randint(1, 60),
+        "start": f"2026-04-{rng.randint(1, 28):02d}T{rng.randint(6, 16):02d}:00Z",
         "request_id": f"r{rng.randint(1, 99)}",
     }
     ana = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
@@ -260,4 +268,5 @@ SITUATIONS = ("create", "reuse", "conflict", "denied", "needs_approval", "unavai
 def test_the_instructor_edition_next_request_keeps_the_invariants_on_held_out_situations(seed):
     design = instructor_solution("05", "next_request")
     proposal, result, attempts, expected = _held_out_situation(seed)
+    assert result is None or result["status"] in SITUATIONS  # the service gave the situation asked for
     assert lesson05.same_request_or_stop(design(proposal, result, attempts), expected) is None

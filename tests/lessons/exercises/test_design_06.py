@@ -48,6 +48,7 @@ def weighted(before, after):
 @pytest.mark.parametrize("design", [strict, slice_first, weighted])
 def test_different_valid_designs_all_pass(design):
     report = run("may_ship", design)
+    assert not isinstance(report, str)
     assert report.passed, report.text()
 
 
@@ -94,6 +95,7 @@ def unless_the_slice_drops(before, after):
 )
 def test_a_design_breaking_one_invariant_is_rejected_naming_it(design, broken, kept):
     report = run("may_ship", design)
+    assert not isinstance(report, str)
     assert not report.passed
     text = report.text()
     assert f"breaks the invariant '{broken}'" in text
@@ -102,6 +104,7 @@ def test_a_design_breaking_one_invariant_is_rejected_naming_it(design, broken, k
 
 def test_the_prediction_s_trade_is_held_back_by_name():
     report = run("may_ship", accuracy_first)
+    assert not isinstance(report, str)
     failed = {r.case.label: r.message for r in report.results if not r.passed}
     message = failed["one more ordinary answer, every refusal lost"]
     assert "answer absent 3 -> 0" in message and NO_SLICE_LOSS in message
@@ -109,12 +112,16 @@ def test_the_prediction_s_trade_is_held_back_by_name():
 
 def test_an_answer_that_is_not_true_or_false_is_told_so():
     report = run("may_ship", lambda before, after: "ship")
+    assert not isinstance(report, str)
     assert "expected True (ship) or False (hold), got 'ship'" in report.text()
-    assert not run("may_ship", lambda before, after: 1).passed
+    checked = run("may_ship", lambda before, after: 1)
+    assert not isinstance(checked, str)
+    assert not checked.passed
 
 
 def test_only_the_case_the_notebook_describes_is_marked_as_shown():
     report = run("may_ship", strict)
+    assert not isinstance(report, str)
     assert [r.case.label for r in report.results if r.case.shown] == ["one more ordinary answer, every refusal lost"]
 
 
@@ -122,7 +129,9 @@ def test_the_stub_gets_not_yet_and_the_first_hint():
     def may_ship(before, after):
         raise NotImplementedError
 
-    text = run("may_ship", may_ship).text()
+    report = run("may_ship", may_ship)
+    assert not isinstance(report, str)
+    text = report.text()
     assert text.startswith("may_ship: not yet.") and "Hint 1 of 3" in text
 
 

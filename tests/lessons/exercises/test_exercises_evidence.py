@@ -88,7 +88,7 @@ def settle_conflict(a, b):
 
 
 def untraceable(citations, pack_ids):
-    out = []
+    out: list[str | None] = []
     for c in citations:
         cid = c.get("id")
         if not isinstance(cid, str) or not cid:

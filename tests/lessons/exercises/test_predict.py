@@ -99,7 +99,7 @@ def test_key_with_no_reserve_turn_one_fails():
 
 
 def test_key_the_same_r7_again_is_reuse():
-    r7 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     d = decide(
         r7,
         caller="tech-ana",
@@ -121,7 +121,9 @@ def test_key_only_unavailable_is_retryable():
 def test_key_true_is_not_a_duration():
     from botie import validate_inspection
 
-    errors = validate_inspection({"asset_id": "P-2", "duration_minutes": True, "request_id": "r7"})
+    errors = validate_inspection(
+        {"asset_id": "P-2", "duration_minutes": True, "start": "2026-04-02T09:00Z", "request_id": "r7"}
+    )
     assert [e.field for e in errors] == ["duration_minutes"] and _key("valid-minutes-true").startswith("False")
 
 
@@ -135,4 +137,4 @@ def test_key_a_planted_booking_leaves_the_tool_call_unchanged():
 
 def test_questions_are_immutable_values():
     with pytest.raises((AttributeError, TypeError, dataclasses.FrozenInstanceError)):
-        QUESTIONS["floor-0-11"].answer = 0
+        QUESTIONS["floor-0-11"].answer = 0  # type: ignore[misc]  # the point: a frozen field cannot be set

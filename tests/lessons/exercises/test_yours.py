@@ -14,7 +14,7 @@ from botie.lessons.exercises.yours import Agreement, compare_branch, compare_sel
 from tests.lessons.exercises.test_checks import choose_branch, choose_evidence
 from tests.lessons.exercises.test_exercises_evidence import shortlist
 
-P2 = {"asset_id": "P-2", "duration_minutes": 20, "request_id": "r7"}
+P2 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
 
 
@@ -148,9 +148,12 @@ def test_approval_checked_before_permission_differs_on_an_unapproved_asset_the_c
 
 def test_an_invalid_proposal_is_not_asked_of_choose_branch():
     calls = []
-    result = compare_branch(
-        lambda *a, **k: calls.append(a) or "create", {**P2, "duration_minutes": 0}, approval=None, previous=None, **ANA
-    )
+
+    def choose_branch(*a, **k):
+        calls.append(a)
+        return "create"
+
+    result = compare_branch(choose_branch, {**P2, "duration_minutes": 0}, approval=None, previous=None, **ANA)
     assert result.agreement is Agreement.NOT_ASKED and result.reference == "invalid"
     assert calls == []
 

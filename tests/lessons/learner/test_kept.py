@@ -87,6 +87,7 @@ def test_a_passing_check_keeps_the_function_with_its_helpers_imports_and_values(
     check(choose_evidence)
     assert "all 12 cases passed" in capsys.readouterr().out
     source = kept_source(folder, "choose_evidence")
+    assert source is not None
     assert "def choose_evidence(records, allowed_assets, allowance):" in source
     assert "def permitted(records, allowed_assets):" in source  # the helper it calls
     assert "import math as math" in source and "FLOOR_OF_NOTHING = 0" in source
@@ -110,6 +111,7 @@ def test_a_failing_check_never_overwrites_a_passing_one_and_a_later_pass_replace
 
     check("choose_evidence", choose_evidence_again)
     later = kept_source(folder, "choose_evidence")
+    assert later is not None
     assert later != first and "def choose_evidence_again" in later
     loaded = kept.load_function("choose_evidence")
     assert loaded.function is not None and loaded.function.__name__ == "choose_evidence_again"
@@ -175,7 +177,9 @@ def test_a_corrupt_file_is_reported_never_raised_and_the_next_pass_sets_it_aside
     report = run_capstone()
     assert "could not be read" in report.whose() and "uses the reference" in report.whose()
     check(choose_evidence)
-    assert "def choose_evidence" in kept_source(folder, "choose_evidence")
+    source = kept_source(folder, "choose_evidence")
+    assert source is not None
+    assert "def choose_evidence" in source
     assert list(folder.glob("botie-functions.unreadable-*.json"))  # the old file kept aside, never deleted
 
 
@@ -302,9 +306,12 @@ def test_an_alias_a_recursive_helper_and_a_helper_without_source_are_handled(tmp
     )
     spec = importlib.util.spec_from_file_location("learner_cells", module_file)
     module = importlib.util.module_from_spec(spec)
+    assert spec is not None
+    assert spec.loader is not None
     spec.loader.exec_module(module)
 
     bundle = kept.source_bundle(module.choose_evidence)
+    assert bundle is not None
     assert bundle.index("def permitted") < bundle.index("pick = permitted")
     namespace: dict = {}
     exec(bundle, namespace)

@@ -443,3 +443,67 @@ def test_a_reader_sees_a_whole_file_or_the_previous_one_never_a_mix(book):
     assert states <= {"missing", "ok"}  # never "empty" or "corrupt": no half-written file was ever read
     assert seen == sorted(seen)  # and never an older file after a newer one
     assert _entries(book)["permitted"]["attempts"] == 2 * CHECKS_EACH
+
+
+# --- the concept check's answers ------------------------------------------------------------
+
+
+def _answer(choice, right):
+    return progress.ConceptAnswer(choice, right, "2026-12-02T09:00:00+00:00")
+
+
+def test_concept_answers_keep_the_first_answer_per_question_and_check(book):
+    kept, saved = progress.record_concepts("before", {"tokens-not-words": _answer(0, False)})
+    assert saved and kept["tokens-not-words"].choice == 0
+    kept, _ = progress.record_concepts(
+        "before", {"tokens-not-words": _answer(1, True), "oversized-first": _answer(2, True)}
+    )
+    assert (kept["tokens-not-words"].choice, kept["oversized-first"].choice) == (0, 2)  # the first answer stays
+    kept, _ = progress.record_concepts("after", {"tokens-not-words": _answer(1, True)})
+    stored = progress.load(book).concepts
+    assert stored["before"]["tokens-not-words"].right is False and stored["after"]["tokens-not-words"].right is True
+
+
+def test_concept_answers_survive_checks_hints_and_predictions_written_after_them(book):
+    progress.record_concepts("before", {"tokens-not-words": _answer(1, True)})
+    check(permitted)
+    progress.record_hint("choose_evidence", 1)
+    progress.record_prediction("prefix-6-5-in-8", "01", True, 1)
+    assert progress.load(book).concepts == {"before": {"tokens-not-words": _answer(1, True)}}
+
+
+def test_a_file_from_before_the_concept_check_reads_with_no_concept_answers():
+    old = json.dumps({"format": 1, "exercises": {}, "predictions": {}})
+    found = progress.parse(old)
+    assert found.state == "ok" and found.concepts == {}
+
+
+@pytest.mark.parametrize(
+    "concepts",
+    [
+        [],
+        {"before": []},
+        {"before": {"tokens-not-words": {"choice": "1", "right": True}}},
+        {"before": {"x": {"choice": 1}}},
+    ],
+)
+def test_concept_answers_that_make_no_sense_are_reported_as_a_corrupt_file(concepts):
+    found = progress.parse(json.dumps({"format": 1, "exercises": {}, "concepts": concepts}))
+    assert found.state == "corrupt" and "concept" in found.problem
+
+
+def test_concept_answers_wait_for_the_lock_and_say_so_when_it_is_held(book, capsys, monkeypatch):
+    monkeypatch.setattr(progress, "LOCK_WAIT", 0.2)
+    book.parent.mkdir(parents=True)
+    with progress._locked(book):  # another notebook writing, and not letting go
+        kept, saved = progress.record_concepts("before", {"tokens-not-words": _answer(1, True)})
+    assert not saved and kept == {"tokens-not-words": _answer(1, True)} and not book.exists()
+    assert "kept it locked" in capsys.readouterr().out
+    progress.record_concepts("before", {"oversized-first": _answer(2, True)})
+    assert set(progress.load(book).concepts["before"]) == {"oversized-first"}
+
+
+def test_concept_answers_are_not_recorded_when_recording_is_off(monkeypatch):
+    monkeypatch.setenv("BOTIE_PROGRESS_FILE", "off")
+    kept, saved = progress.record_concepts("after", {"tokens-not-words": _answer(1, True)})
+    assert not saved and kept == {"tokens-not-words": _answer(1, True)}

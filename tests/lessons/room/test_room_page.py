@@ -39,7 +39,9 @@ class _Parses(HTMLParser):
 def test_the_summary_comes_first_and_writes_every_count_as_text():
     page = room_html(_class(), now=NOW, lesson="01")
     assert page.index("Where the room is stuck") < page.index("What the room predicted") < page.index("Each learner")
-    row = re.search(r"<tr><th scope='row'>01.1 permitted</th>(.*?)</tr>", page).group(1)
+    found = re.search(r"<tr><th scope='row'>01.1 permitted</th>(.*?)</tr>", page)
+    assert found is not None
+    row = found.group(1)
     assert re.findall(r"<td class='n'>(\d+)</td>", row) == ["1", "1", "1", "2"]  # stuck, trying, passed, not started
     assert "<td class='who'>bo</td>" in row
     assert "Most stuck: 01.1 permitted (1); 01.2 choose_evidence (1)." in page
@@ -93,7 +95,7 @@ def test_the_page_parses_and_updates_only_its_live_parts():
     parser = _Parses()
     parser.feed(room_html(_poll_class(), now=NOW, refresh=4))
     live = sorted(attrs["id"] for tag, attrs in parser.tags if "data-live" in attrs)
-    assert live == ["learners", "polls", "status", "summary"]
+    assert live == ["concepts", "learners", "polls", "status", "summary"]
     assert ("body", {"data-refresh": "4"}) in parser.tags
     assert not any(tag == "meta" and attrs.get("http-equiv") == "refresh" for tag, attrs in parser.tags)
 

@@ -7,6 +7,7 @@ tested in tests/browser; here, what the panels hand to it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import ipywidgets as widgets
 import pytest
@@ -28,7 +29,7 @@ def _scene():
     return load_scene(fixture_path("p2_seal.json"))
 
 
-PANELS = {
+PANELS: dict[str, Callable[[], Panel]] = {
     "selection": lambda: selection_panel(_scene()),
     "decision": decision_panel,
     "routing": routing_panel,
@@ -162,7 +163,9 @@ def test_contrast_matches_the_wcag_reference_values():
 def test_every_badge_reads_at_4_5_to_1_and_says_its_word_and_symbol(word):
     background, symbol = STYLES[word]
     html = badge(word)
-    ink = re.search(r";color:(#[0-9a-fA-F]{6})", html).group(1)
+    found = re.search(r";color:(#[0-9a-fA-F]{6})", html)
+    assert found is not None
+    ink = found.group(1)
     assert contrast(ink, background) >= 4.5, f"{word}: {ink} on {background}"
     assert f"{symbol} {word}" in html  # the meaning without the colour
 

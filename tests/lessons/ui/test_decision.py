@@ -9,7 +9,7 @@ import pytest
 from botie.lessons.ui import decision_panel
 from tests.lessons.exercises.test_yours import approval_before_permission
 
-BRANCHES = ("invalid", "denied", "needs_approval", "create", "reuse", "conflict")
+BRANCHES = ("invalid", "denied", "needs_approval", "create", "reuse", "conflict", "unknown_asset", "window_unavailable")
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def shown_branch(panel) -> str:
 def shown_path(panel) -> list[tuple[str, str]]:
     """(check, verdict) for each row of the displayed path, in order."""
     rows = re.findall(
-        r"^\d (validation|permission|approval|idempotency) \S (passed|failed|not_reached) ",
+        r"^\d (validation|permission|approval|idempotency|register|calendar) \S (passed|failed|not_reached) ",
         panel.result_text(),
         flags=re.M,
     )
@@ -50,7 +50,11 @@ SETUPS = {
     "create": lambda p: approve(p),
     "reuse": lambda p: (approve(p), _set(p.previous, "same")),
     "conflict": lambda p: (approve(p), _set(p.previous, "different")),
+    "unknown_asset": lambda p: (approve(p), _set(p.register["P-2"], False)),
+    "window_unavailable": lambda p: (approve(p), _set(p.calendar, "taken")),
 }
+UNASKED = [("register", "not_reached"), ("calendar", "not_reached")]
+PASSED = [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "passed")]
 
 PATHS = {
     "invalid": [
@@ -58,22 +62,27 @@ PATHS = {
         ("permission", "not_reached"),
         ("approval", "not_reached"),
         ("idempotency", "not_reached"),
+        *UNASKED,
     ],
     "denied": [
         ("validation", "passed"),
         ("permission", "failed"),
         ("approval", "not_reached"),
         ("idempotency", "not_reached"),
+        *UNASKED,
     ],
     "needs_approval": [
         ("validation", "passed"),
         ("permission", "passed"),
         ("approval", "failed"),
         ("idempotency", "not_reached"),
+        *UNASKED,
     ],
-    "create": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "passed")],
-    "reuse": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "passed")],
-    "conflict": [("validation", "passed"), ("permission", "passed"), ("approval", "passed"), ("idempotency", "failed")],
+    "create": [*PASSED, ("register", "passed"), ("calendar", "passed")],
+    "reuse": [*PASSED, *UNASKED],
+    "conflict": [*PASSED[:3], ("idempotency", "failed"), *UNASKED],
+    "unknown_asset": [*PASSED, ("register", "failed"), ("calendar", "not_reached")],
+    "window_unavailable": [*PASSED, ("register", "passed"), ("calendar", "failed")],
 }
 
 
@@ -155,7 +164,9 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
 def test_caller_and_allowed_assets_are_shown():
     panel = decision_panel(caller="tech-bo", allowed_assets=["K-7"])
     shown = panel.widget.children[0].value
-    assert "tech-bo" in shown and "K-7" in shown
+    assert "tech-bo" in shown and "schedule" in shown
+    assert [asset for asset, box in panel.schedule.items() if box.value] == ["K-7"]
+    assert "tech-bo may schedule: K-7" in panel.inputs.value
     assert shown_branch(panel) == "denied"  # P-2 is not in tech-bo's list
 
 
@@ -196,7 +207,12 @@ def test_choose_branch_is_shown_beside_decide_and_rerun_on_every_change():
 
 def test_an_invalid_proposal_does_not_reach_choose_branch(panel):
     calls = []
-    panel = decision_panel(yours=lambda proposal, **kwargs: calls.append(proposal) or "create")
+
+    def yours(proposal, **kwargs):
+        calls.append(proposal)
+        return "create"
+
+    panel = decision_panel(yours=yours)
     panel.duration.value = 0
     assert len(calls) == 1
     assert "not asked. The proposal is invalid" in panel.yours_text()
@@ -206,3 +222,54 @@ def test_a_choose_branch_that_raises_is_a_message_not_a_traceback():
     panel = decision_panel(yours=lambda proposal, **kwargs: proposal["asset"])
     assert "Your function raised an error: KeyError: 'asset'" in panel.yours_text()
     assert panel.error is None and shown_branch(panel) == "needs_approval"
+
+
+@pytest.mark.parametrize(
+    ("move", "branch"),
+    [
+        (lambda p: _set(p.schedule["P-2"], False), "denied"),
+        (lambda p: _set(p.register["P-2"], False), "unknown_asset"),
+        (lambda p: _set(p.calendar, "taken"), "window_unavailable"),
+    ],
+)
+def test_from_create_one_move_reaches_denied_unknown_asset_and_window_unavailable(panel, move, branch):
+    approve(panel)
+    assert shown_branch(panel) == "create"
+    move(panel)
+    assert shown_branch(panel) == branch and panel.error is None
+
+
+def test_an_asset_outside_the_schedule_scope_is_denied_whether_or_not_the_register_lists_it(panel):
+    approve(panel)
+    panel.schedule["P-2"].value = False
+    listed = panel.result_text()
+    panel.register["P-2"].value = False
+    assert panel.result_text().replace("P-2", "X") == listed.replace("P-2", "X")
+    assert shown_branch(panel) == "denied" and "asset register" not in panel.decision.reason
+
+
+def test_a_taken_window_and_a_start_outside_every_window_say_why_and_a_retry_still_reuses(panel):
+    approve(panel)
+    panel.calendar.value = "taken"
+    assert "overlaps a visit already booked on P-2" in panel.result_text()
+    panel.previous.value = "same"
+    assert shown_branch(panel) == "reuse"  # the stored request comes before the calendar
+    panel.previous.value = "none"
+    panel.calendar.value = "fixture"
+    panel.start_at.value = "2026-04-02T13:00Z"
+    panel.approved.value = False
+    panel.approved.value = True
+    assert shown_branch(panel) == "window_unavailable"
+    assert "no maintenance window of P-2 covers 2026-04-02 13:00-13:20 UTC" in panel.result_text()
+
+
+def test_a_malformed_start_is_a_field_to_repair(panel):
+    panel.start_at.value = "2 April, 9am"
+    assert shown_branch(panel) == "invalid" and "start: start must be a real UTC time" in panel.result_text()
+
+
+def test_without_a_calendar_its_check_is_left_out(panel):
+    approve(panel)
+    panel.calendar.value = "none"
+    assert shown_branch(panel) == "create"
+    assert shown_path(panel)[-1] == ("register", "passed")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 
 from botie.context.conversation import Conversation
@@ -47,7 +50,7 @@ def growing_requests(*, turns: int, ceiling: int = 1_000):
     return requests
 
 
-DRAW = {
+DRAW: dict[str, Callable[[Any], Any]] = {
     "alert": alert_figure,
     "density": density_figure,
     "routing": routing_figure,

@@ -56,7 +56,9 @@ def test_escaped_gullible_follows_tkt_5630_and_is_withheld_fact_not_in_text(docs
     assert v.verdict == "withhold" and v.problems == ("fact_not_in_text",)
     assert v.obeyed == ("asks for a tool call",) and not v.closed_early
     assert v.answer == "Tighten the gland nuts to 30 N·m."
-    assert v.tool_calls == ("propose_inspection(asset_id='P-2', duration_minutes=60, request_id='r9')",)
+    assert v.tool_calls == (
+        "propose_inspection(asset_id='P-2', duration_minutes=60, start='2026-04-02T09:00Z', request_id='r9')",
+    )
     row = next(r for r in v.rows if r.id == "tkt-5630")
     assert row.planted == "asks for a tool call" and row.followed and not row.closes_region
 
@@ -196,6 +198,7 @@ def test_an_unexpected_failure_becomes_a_message(panel, monkeypatch):
 def test_start_values_set_the_controls():
     p = evidence_panel(sent=["man-p2-r4-s3.2", "tkt-5702"], escaped=False, model_kind="gullible")
     assert [r.id for r in p.sent] == ["man-p2-r4-s3.2", "tkt-5702"] and not p.escaped.value
+    assert p.view is not None
     assert p.view.model == "gullible" and p.view.closed_by == ("tkt-5702",)
 
 
@@ -219,7 +222,9 @@ def test_try_gullible_is_withheld_because_30_is_nowhere_in_the_manual(panel):
     v = panel.view
     assert v.problems == ("fact_not_in_text",) and v.citation_rows[0].id == "man-p2-r4-s3.2"
     assert v.citation_rows[0].reason.endswith("and neither does 30")
-    assert v.tool_calls == ("propose_inspection(asset_id='P-2', duration_minutes=60, request_id='r9')",)
+    assert v.tool_calls == (
+        "propose_inspection(asset_id='P-2', duration_minutes=60, start='2026-04-02T09:00Z', request_id='r9')",
+    )
     assert "(this request offered no tools)" in panel.result_text()
 
 

@@ -21,7 +21,10 @@ def test_the_starting_turn_answers_and_books(panel):
     assert outcome(panel) == "answered"
     text = panel.result_text()
     assert "Tighten the P-2 gland nuts" in text
-    assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
+    assert (
+        "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, "
+        "start='2026-04-02T09:00Z', request_id='r7')" in text
+    )
     assert [
         line.split()[0]
         for line in text.splitlines()
@@ -52,7 +55,10 @@ def test_a_gullible_model_is_caught_by_the_citation_check_and_cannot_move_the_bo
     text = panel.result_text()
     assert outcome(panel) == "withheld" and text.splitlines()[1].startswith("answer withheld:")
     assert "dropped, never carried out" in text
-    assert "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, request_id='r7')" in text
+    assert (
+        "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, "
+        "start='2026-04-02T09:00Z', request_id='r7')" in text
+    )
 
 
 def test_without_approval_or_without_asking_nothing_is_booked(panel):
@@ -105,3 +111,19 @@ def test_every_turn_outcome_has_a_badge_word_the_panel_can_show():
     from botie.turn import TurnOutcome
 
     assert set(_OUTCOME_WORD) == {str(o) for o in TurnOutcome}
+
+
+def test_read_and_schedule_are_two_sets_of_tickboxes_and_each_changes_its_own_stage(panel):
+    assert [a for a, box in panel.assets.items() if box.value] == ["P-2", "P-3"]
+    assert [a for a, box in panel.schedule.items() if box.value] == ["P-2", "P-3"]
+    panel.schedule["P-2"].value = False  # may still read P-2's manual, may no longer book P-2
+    assert outcome(panel) == "answered" and str(panel.turn.decision.branch) == "denied"
+    assert "denied: P-2 is not in the assets tech-ana may schedule" in panel.result_text()
+    panel.schedule["P-2"].value = True
+    panel.assets["P-2"].value = False  # may book P-2, may no longer read its manual
+    assert outcome(panel) != "answered" and str(panel.turn.decision.branch) == "create"
+
+
+def test_the_turn_panel_books_through_the_register_and_the_calendar(panel):
+    assert [str(c.name) for c in panel.turn.decision.checks][-2:] == ["register", "calendar"]
+    assert "from 2026-04-02T09:00Z" in panel.approved.description
