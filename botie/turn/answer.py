@@ -227,15 +227,7 @@ def _assemble(
                 conflicts=conflicts,
             )
             if turn.request is None:
-                changed = tuple(c.document_id for c in turn.changes)
-                notice = turn.notice
-                assert notice is not None  # Conversation.ask gives a notice whenever it gives no request
-                return (
-                    TurnOutcome.STOPPED,
-                    None,
-                    notice,
-                    StageResult(Stage.REQUEST, StageStatus.FAILED, changed, notice),
-                )
+                return _stopped(turn)
             request = turn.request
     except RequestTooLargeError as exc:
         return TurnOutcome.TOO_LARGE, None, str(exc), StageResult(Stage.REQUEST, StageStatus.FAILED, ids, str(exc))
@@ -272,6 +264,14 @@ def _measured(
         return TurnOutcome.TOO_LARGE, None, over, StageResult(Stage.REQUEST, StageStatus.FAILED, stage.ids, over)
     detail = f"{request.report()}; the body sent to the provider, {counted}"
     return TurnOutcome.ANSWERED, request, None, StageResult(Stage.REQUEST, StageStatus.PASSED, stage.ids, detail)
+
+
+def _stopped(turn: Any) -> tuple[TurnOutcome, None, str, StageResult]:
+    """A conversation whose document changed since it first read it: the turn stops and says which."""
+    changed = tuple(c.document_id for c in turn.changes)
+    notice = turn.notice
+    assert notice is not None  # Conversation.ask gives a notice whenever it gives no request
+    return TurnOutcome.STOPPED, None, notice, StageResult(Stage.REQUEST, StageStatus.FAILED, changed, notice)
 
 
 def _over_total(request: ModelRequest, budget: Budget | int) -> str | None:
