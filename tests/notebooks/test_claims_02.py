@@ -296,6 +296,7 @@ def test_a_design_that_packs_two_high_authority_rivals_one_at_a_time_fails_the_c
         return send, [tuple(send)] if len(send) == 2 else []
 
     report = run("design_pack", one_at_a_time)
+    assert not isinstance(report, str)
     at_40 = next(r for r in report.results if "40 tokens" in r.case.label)
     assert not at_40.passed and at_40.message.startswith("together:")
 
@@ -384,6 +385,7 @@ def test_settle_conflict_says_which_order_it_wanted_the_given_one_or_the_higher_
         return [b.id, a.id], together
 
     report = run("settle_conflict", reversed_always)
+    assert not isinstance(report, str)
     messages = [r.message for r in report.results if not r.passed]
     assert any("(keep the order given)" in m for m in messages)
     assert any("(the higher tier comes first)" in m for m in messages)

@@ -244,7 +244,7 @@ def _held_out_situation(seed):
     elif situation == "needs_approval":
         result = service.submit(proposal, **ana, approval=None).tool_result()
     elif situation == "conflict":
-        first = {**proposal, "duration_minutes": proposal["duration_minutes"] % 60 + 1}
+        first = {**proposal, "duration_minutes": int(proposal["duration_minutes"]) % 60 + 1}
         service.submit(first, **ana, approval=Approval("tech-ana", first))
         result = service.submit(proposal, **ana, approval=approved).tool_result()
     else:  # create, reuse (the second of two), unavailable
