@@ -1035,6 +1035,7 @@ def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_o
 def test_by_default_both_requests_send_the_budgets_output_reserve_as_the_allowance(scenario, model, action):
     setup = TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 120))
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, action=action)
+    assert r.request is not None and r.action_request is not None
     assert r.request.answer_allowance == 120 == r.action_request.answer_allowance
     assert _setup(answer_allowance=None).answer_max_tokens == 150  # an int budget keeps no reserve: 150
 
@@ -1055,6 +1056,7 @@ def test_a_conversation_takes_the_setups_allowance_and_carries_the_conflict_note
     conversation = Conversation(ceiling=setup.ceiling)
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, conversation=conversation)
     plain = run_turn(torque(scenario).question, scenario.candidates(0), setup, model)
+    assert r.request is not None and plain.request is not None
     assert r.request.answer_allowance == 150 and r.request.text == plain.request.text
     assert len(conflicts_in(r.request.evidence)) == 3
 

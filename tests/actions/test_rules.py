@@ -244,8 +244,11 @@ def test_a_service_whose_store_is_busy_says_the_rules_were_not_reached():
 
 def test_the_downstream_is_told_when_the_visit_starts():
     orders = []
-    service = InspectionService(
-        MemoryStore(), clock=_nine, downstream=lambda o: orders.append(o) or "ext-1", **RULES.kwargs()
-    )
+
+    def downstream(order):
+        orders.append(order)
+        return "ext-1"
+
+    service = InspectionService(MemoryStore(), clock=_nine, downstream=downstream, **RULES.kwargs())
     assert _submit(service).branch is Branch.CREATE
     assert [(o.asset_id, o.duration_minutes, o.start) for o in orders] == [("P-2", 20, "2026-04-02T09:00Z")]

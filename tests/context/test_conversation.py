@@ -204,7 +204,9 @@ def test_bad_turns_and_records_name_the_field():
 
 def test_a_conversation_without_an_allowance_of_its_own_takes_the_one_it_is_given_and_its_own_wins():
     conv = Conversation(ceiling=10_000)
-    assert conv.ask("What torque?", [POLICY], answer_allowance=150).request.answer_allowance == 150
+    given = conv.ask("What torque?", [POLICY], answer_allowance=150).request
     own = Conversation(ceiling=10_000, answer_allowance=90)
-    assert own.ask("What torque?", [POLICY], answer_allowance=150).request.answer_allowance == 90
+    kept = own.ask("What torque?", [POLICY], answer_allowance=150).request
+    assert given is not None and kept is not None
+    assert (given.answer_allowance, kept.answer_allowance) == (150, 90)
     assert (conv.allowance(), own.allowance(), conv.allowance(7)) == (0, 90, 7)

@@ -489,19 +489,29 @@ def test_the_panel_reaches_all_eight_branches_it_names():
         assert f"**{branch}**" in text
     from botie.lessons.ui import decision_panel
 
+    def ticked(*widgets_and_values):
+        """A move of the panel: set each widget's value, in order."""
+
+        def move(panel):
+            for widget, value in widgets_and_values:
+                widget(panel).value = value
+
+        return move
+
     seen = set()
     for move in (
         lambda p: None,
-        lambda p: setattr(p.approved, "value", True),
-        lambda p: (setattr(p.approved, "value", True), setattr(p.previous, "value", "same")),
-        lambda p: (setattr(p.approved, "value", True), setattr(p.previous, "value", "different")),
-        lambda p: (setattr(p.approved, "value", True), setattr(p.schedule["P-2"], "value", False)),
-        lambda p: (setattr(p.approved, "value", True), setattr(p.register["P-2"], "value", False)),
-        lambda p: (setattr(p.approved, "value", True), setattr(p.calendar, "value", "taken")),
-        lambda p: setattr(p.duration, "value", 0),
+        ticked((lambda p: p.approved, True)),
+        ticked((lambda p: p.approved, True), (lambda p: p.previous, "same")),
+        ticked((lambda p: p.approved, True), (lambda p: p.previous, "different")),
+        ticked((lambda p: p.approved, True), (lambda p: p.schedule["P-2"], False)),
+        ticked((lambda p: p.approved, True), (lambda p: p.register["P-2"], False)),
+        ticked((lambda p: p.approved, True), (lambda p: p.calendar, "taken")),
+        ticked((lambda p: p.duration, 0)),
     ):
         panel = decision_panel(caller="tech-ana", allowed_assets=["P-2", "P-3"])
         move(panel)
+        assert panel.decision is not None
         seen.add(str(panel.decision.branch))
     assert seen == {b.value for b in Branch} - {"in_progress", "unavailable"}
 

@@ -209,6 +209,8 @@ def test_a_provider_that_sends_nothing_is_the_outcome_of_the_stage_it_hit_after_
 
     scenario, _, setup, booking = world
     failed = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, overloaded_model(), action=booking)
+    assert failed.reply is not None and failed.reply.failure is not None
+    assert failed.action_reply is not None and failed.action_reply.failure is not None
     assert failed.outcome is TurnOutcome.OVERLOADED and failed.reply.failure.retries == 2
     assert failed.reply.failure.status == 529 and failed.action_reply.failure.status == 529
     assert failed.stage("proposal").detail.endswith("no call was proposed, nothing was decided or booked")
@@ -226,7 +228,11 @@ def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_tex
     text = run_turn(question, candidates, setup, model)
     body = run_turn(question, candidates, setup, overloaded_model())
     assert (len(body.context_ids), len(text.context_ids)) == {900: (5, 7), 1_000: (6, 8)}[total]
-    assert body.request.tokens + 150 <= total and "an estimate for Claude" in body.stage("request").detail
+    assert (
+        body.request is not None
+        and body.request.tokens + 150 <= total
+        and "an estimate for Claude" in body.stage("request").detail
+    )
 
 
 def test_the_anthropic_body_shown_is_the_one_the_turn_counts_and_sends(world):
@@ -238,6 +244,7 @@ def test_the_anthropic_body_shown_is_the_one_the_turn_counts_and_sends(world):
     scenario, _, setup, _ = world
     claude = AnthropicModel("claude-sonnet-4-5", client=object())
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, NoSend())
+    assert turn.request is not None
     body = claude.render(turn.request)
     assert count_tokens(sent_text(body)) == turn.request.tokens and body["max_tokens"] == 150
     assert body["system"] == turn.request.instructions and body["messages"][-1]["content"].startswith("<evidence>")

@@ -20,7 +20,8 @@ def test_the_fixture_register_and_calendar_answer_as_the_protocols_ask():
     assert "P-2" in rules.register and "P-999" not in rules.register
     nine = dt.datetime(2026, 4, 2, 9, 0, tzinfo=UTC)
     assert rules.calendar.unavailable("P-2", nine, 20) is None
-    assert rules.calendar.unavailable("P-2", nine, 61).startswith("2026-04-02 09:00-10:01 UTC overlaps")
+    too_long = rules.calendar.unavailable("P-2", nine, 61)
+    assert too_long is not None and too_long.startswith("2026-04-02 09:00-10:01 UTC overlaps")
     assert (
         rules.calendar.unavailable("P-999", nine, 20)
         == "no maintenance window of P-999 covers 2026-04-02 09:00-09:20 UTC"
@@ -30,6 +31,7 @@ def test_the_fixture_register_and_calendar_answer_as_the_protocols_ask():
 def test_a_calendar_reason_never_says_whose_visit_fills_the_window():
     rules = load_booking_rules()
     why = rules.calendar.unavailable("P-2", dt.datetime(2026, 4, 2, 10, 0, tzinfo=UTC), 20)
+    assert why is not None
     assert "tech-" not in why and "job" not in why and "r7" not in why
 
 
