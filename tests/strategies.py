@@ -442,3 +442,11 @@ def revision_labels(case: dict) -> set[str]:
     if "man-p2-r5-s3.2" in case["dropped"]:
         found.add("rev 5 chunk not retrieved")
     return found
+
+
+# --- design exercises: held-out generated cases ------------------------------------------------------------
+
+
+def design_seeds() -> st.SearchStrategy[int]:
+    """Seeds for a lesson's own case generator: each builds a case the check never shows (held out)."""
+    return st.integers(min_value=0, max_value=2**32 - 1)

@@ -78,9 +78,9 @@ class Branch(ShortName):
     once real storage is involved: ``in_progress`` (an earlier attempt under this key has
     not finished; the IETF Idempotency-Key draft answers 409 here) and
     ``unavailable`` (the store or the downstream service could not be reached or
-    did not answer; no job is confirmed, though the downstream may have booked
-    one, which a retry under the same request id gets back), which only the
-    service returns.
+    did not answer; the outcome is unknown: no job is confirmed, though the
+    downstream may have booked one, which a retry under the same request id
+    gets back), which only the service returns.
     """
 
     INVALID = "invalid"

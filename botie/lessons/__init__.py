@@ -41,7 +41,14 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "botie.lessons.content.business": ("load_booking_rules",),
     "botie.lessons.content.scripted": ("AnswerScript", "ScriptedModel", "load_scripted_model"),
     "botie.lessons.content.retrieval": ("embedding_score", "keyword_score", "rank", "rerank"),
-    "botie.lessons.content.injections": ("PhraseFilter", "admitted", "escalation", "injection_variants"),
+    "botie.lessons.content.injections": (
+        "PhraseFilter",
+        "Standing",
+        "admitted",
+        "escalation",
+        "injection_variants",
+        "standing",
+    ),
     "botie.lessons.content.loading": ("DocumentTool", "FailureInjector", "LatencyModel", "compare_loading"),
     "botie.lessons.content.adversarial": (
         "SliceSet",
@@ -96,9 +103,11 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
     )
     from botie.lessons.content.injections import (
         PhraseFilter as PhraseFilter,
+        Standing as Standing,
         admitted as admitted,
         escalation as escalation,
         injection_variants as injection_variants,
+        standing as standing,
     )
     from botie.lessons.content.loading import (
         DocumentTool as DocumentTool,

@@ -314,3 +314,36 @@ def test_from_a_total_of_30_the_panels_selection_lets_rev_3_join_rev_4_since_no_
     at_30 = select(scene.records, scene.allowed_assets, Budget(30, *reserves)).selected_ids
     assert "man-p2-r3-s3.2" not in at_29
     assert {"man-p2-r3-s3.2", "man-p2-r4-s3.2"} <= set(at_30)
+
+
+def _instructor_markdown(cell_id: str) -> str:
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[2]
+    nb = nbformat.read(root / "notebooks" / "instructor" / "01_which_records.ipynb", as_version=4)
+    return " ".join(next(c.source for c in nb.cells if c.id == cell_id).split())
+
+
+def test_the_summary_drops_the_24_hour_recheck_and_the_lesson_says_so():
+    from botie import summary_of
+    from botie.lessons import load_evidence_scenario
+
+    by_id = {r.id: r for r in load_evidence_scenario().records}
+    fitting, exception = by_id["man-p2-r4-s3.2"], by_id["man-p2-r4-s3.2.1"]
+    text = "Gland nuts: 18 N·m in a cross pattern, never above 20; 16 N·m if the seal faces were lapped on site."
+    summary = summary_of([fitting, exception], text, summary_id="sum-p2-gland-torque")
+    assert "24 hours" in exception.text and "24" not in summary.text and summary.cost == 34
+    said = _instructor_markdown("33495b7d")
+    assert "run the pump 24 hours and check the torque again" in said and "drops a step" in said
+
+
+def test_the_request_labels_passages_by_id_and_version_not_asset():
+    from botie import render_evidence
+    from botie.lessons import load_evidence_scenario
+
+    ticket = next(r for r in load_evidence_scenario().records if r.id == "tkt-5521")
+    tag = render_evidence([ticket]).splitlines()[1]
+    assert ticket.id in tag and ticket.asset not in tag.replace(ticket.id, "")
+    assert "one more reason the permission filter comes first" not in _instructor_markdown("01-15")

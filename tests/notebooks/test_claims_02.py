@@ -242,8 +242,63 @@ def test_citing_rev_4_and_the_vendor_file_against_the_torque_pack_leaves_the_ven
     assert shown.args == (cited, pack) and shown.expected == ["vendor-p2-seal-design"]
 
 
-def test_the_design_check_runs_thirteen_cases():
-    assert len(EXERCISES["design_pack"].cases()) == 13
+def instructor_cell(cell_id: str) -> str:
+    path = ROOT / "notebooks" / "instructor" / f"{LESSON}.ipynb"
+    return next(text(c) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c.get("id") == cell_id)
+
+
+def test_the_design_check_runs_sixteen_cases():
+    assert len(EXERCISES["design_pack"].cases()) == 16
+    assert "runs sixteen cases" in instructor_cell("02-36")
+
+
+def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_holds_every_selector_step():
+    """Section 2 teaches permission, freshness, duplicates, the floor, completeness and packing as steps."""
+    from botie.lessons.exercises.lesson02 import INVARIANTS
+
+    steps = instructor_cell("02-07")
+    for step in ("permission", "freshness", "duplicates", "relevance floor", "completeness", "packing"):
+        assert f"**{step}**" in steps
+    for name in ("permission", "freshness", "duplicates", "floor", "completeness", "budget"):
+        assert name in INVARIANTS
+    listed = re.findall(r"^\* \*\*(\w+)\*\*", instructor_cell("02-36"), flags=re.M)
+    assert listed == list(INVARIANTS)
+    assert len(INVARIANTS) == 9  # the instructor note names no count: the exercise lists them
+
+
+def _pack_with(design, scenario, budget):
+    s = scenario
+    send, _ = design(list(s.candidates(0)), list(s.allowed_assets), s.observed_on, budget)
+    return [r if isinstance(r, str) else r.id for r in send]
+
+
+def test_the_reference_design_sends_section_3_2_once_the_row_with_its_heading_and_the_exception_at_150(scenario):
+    from tests.lessons.exercises.instructor import instructor_solution
+
+    design = instructor_solution("02", "design_pack", "02-19")
+    for budget in (150, 250):
+        sent = _pack_with(design, scenario, budget)
+        assert [r for r in sent if r.endswith("p2-r4-s3.2")] == [REV4]
+        assert "man-p2-r4-s3.2.1" in sent
+        assert ("man-p2-r4-t3.4-m12" in sent) == ("man-p2-r4-t3.4-head" in sent)
+        assert "man-p3-r1-s2" not in _pack_with(lambda c, a, on, b: design(c, ["P-2", "P-3"], on, b), scenario, budget)
+
+
+def test_a_design_that_packs_two_high_authority_rivals_one_at_a_time_fails_the_check():
+    """The budget that fits the manual's section 6.1 or the bulletin, not both: one alone breaks "together"."""
+
+    def one_at_a_time(candidates, allowed, on, budget):
+        send, used = [], 0
+        for r in sorted(candidates, key=lambda r: -r.score):
+            if r.asset in allowed and r.id in {"man-p2-r4-s6.1", "eng-bulletin-2026-02"} and used + r.cost <= budget:
+                send.append(r.id)
+                used += r.cost
+        return send, [tuple(send)] if len(send) == 2 else []
+
+    report = run("design_pack", one_at_a_time)
+    assert not isinstance(report, str)
+    at_40 = next(r for r in report.results if "40 tokens" in r.case.label)
+    assert not at_40.passed and at_40.message.startswith("together:")
 
 
 # --- the lesson's shape -------------------------------------------------------------------------------------------
@@ -318,6 +373,23 @@ def test_the_pack_fits_250_counting_text_only_and_would_not_counting_the_tags_le
     by_id = {r.id: r for r in s.records}
     sent = [by_id[i] for i in pack.selected_ids]
     assert sum(r.cost for r in sent) <= 250 < sum(document_tokens(r) for r in sent)
+
+
+def test_settle_conflict_says_which_order_it_wanted_the_given_one_or_the_higher_tier_first():
+    """Together keeps the order given; otherwise the higher tier comes first: the message says which."""
+
+    def reversed_always(a, b):
+        order = ["unverified", "community", "internal", "reviewed", "approved"]
+        ta, tb = order.index(a.trust or "unverified"), order.index(b.trust or "unverified")
+        together = (ta >= 3 and tb >= 3) or ta == tb
+        return [b.id, a.id], together
+
+    report = run("settle_conflict", reversed_always)
+    assert not isinstance(report, str)
+    messages = [r.message for r in report.results if not r.passed]
+    assert any("(keep the order given)" in m for m in messages)
+    assert any("(the higher tier comes first)" in m for m in messages)
+    assert not any("keep the order asked for" in m for m in messages)
 
 
 # --- the document register (section 2, cells 02-07 and 02-10) ---------------------------------------------------

@@ -18,8 +18,7 @@ from botie.context.citations import check_claims, verify_citations
 from botie.context.evidence import DEFAULT_INSTRUCTIONS, build_request, render_evidence
 from botie.context.records import version_hash
 from botie.lessons import fixture_path, load_evidence_scenario, load_records, load_scripted_model
-from botie.lessons.content.injections import ACTIONS, PhraseFilter, admitted, injection_variants
-from botie.lessons.content.retrieval import keyword_score, rank
+from botie.lessons.content.injections import ACTIONS, PhraseFilter, admitted, injection_variants, standing
 from botie.lessons.exercises.questions import QUESTIONS, questions_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,28 +92,72 @@ def test_the_careful_model_takes_only_text_outside_the_region_as_orders(scene):
     assert careful.with_(gullible=True).reply(escaped).obeyed  # gullible: obeys what is inside the region too
 
 
-def test_key_planted_5630_prompts_retrieval_leaves_it_out_stuffing_puts_it_in(scene):
+def test_key_planted_5630_prompts_outscored_three_times_tied_once_stuffing_puts_it_in(scene):
     questions = [q.question for q in scene.questions]
-    assert admitted("tkt-5630", questions, scene.records, k=3, design="retrieval") == (False,) * 4
+    places = [p.verdict for p in standing("tkt-5630", questions, scene.records, k=3)]
+    assert places == ["outscored", "outscored", "tied at the cut", "outscored"]
     assert admitted("tkt-5630", questions, scene.records, k=3, design="stuffing") == (True,) * 4
-    assert _key("planted-5630-prompts").startswith("retrieval leaves it out of all four prompts")
+    assert _key("planted-5630-prompts").startswith("retrieval: outscored for three questions, tied at the top")
 
 
-def test_for_each_question_three_passages_outscore_the_ticket(scene):
-    for q in scene.questions:
-        ranked = [r.record_id for r in rank(q.question, scene.records, keyword_score, k=len(scene.records))]
-        assert ranked.index("tkt-5630") >= 3, q.question
+def test_for_three_questions_more_than_three_passages_outscore_the_ticket_whatever_the_tie_order(scene):
+    """Shuffling the ids (so ties sort differently) never lets the ticket into those three prompts."""
+    questions = [q.question for i, q in enumerate(scene.questions) if i != 2]
+    for prefix in ("", "a-", "zz-", "0-"):
+        renamed = [dataclasses.replace(r, id=prefix + r.id) for r in scene.records]
+        assert admitted(prefix + "tkt-5630", questions, renamed, k=3, design="retrieval") == (False,) * 3
 
 
-def test_the_ticket_with_the_questions_words_pasted_in_front_wins_every_time(scene):
+def test_for_the_alignment_question_the_ticket_ties_at_the_top_and_only_the_tie_order_keeps_it_out(scene):
+    """The lesson shows the tie: eleven passages at 0.20; renamed a-5630 the same text is admitted."""
+    alignment = scene.questions[2].question
+    (place,) = standing("tkt-5630", [alignment], scene.records, k=3)
+    assert (place.score, place.above, place.tied, place.verdict) == (0.2, 0, 10, "tied at the cut")
+    others = [r for r in scene.records if r.id != "tkt-5630"]
+    renamed = dataclasses.replace(next(r for r in scene.records if r.id == "tkt-5630"), id="a-5630")
+    assert admitted("tkt-5630", [alignment], scene.records, k=3, design="retrieval") == (False,)
+    assert admitted("a-5630", [alignment], [*others, renamed], k=3, design="retrieval") == (True,)
+    said = _cell_source("57605041")
+    assert "all of them score 0.20" in said and "renamed `a-5630`" in said
+    assert "three passages outscore the ticket" not in _key_text("planted-5630-prompts")
+
+
+def test_by_the_scores_the_selector_reads_the_ticket_is_in_the_top_three_for_two_questions(scene):
+    tops = [
+        [r.id for r in sorted(scene.candidates(i), key=lambda r: -r.score)[:3]] for i in range(len(scene.questions))
+    ]
+    assert sum("tkt-5630" in top for top in tops) == 2
+    assert "in the top three for two of the four questions" in _cell_source("57605041")
+
+
+def test_the_ticket_with_the_questions_words_pasted_in_front_is_in_the_top_three_on_score_alone(scene):
     questions = [q.question for q in scene.questions]
     words = (
         "What torque gland nuts P-2 mechanical seal flush pressure shaft alignment tolerance coupling last replaced? "
     )
     ticket = next(r for r in scene.records if r.id == "tkt-5630")
     stuffed = dataclasses.replace(ticket, id="tkt-5630-stuffed", text=words + ticket.text)
-    found = admitted("tkt-5630-stuffed", questions, [*scene.records, stuffed], k=3, design="retrieval")
-    assert found == (True,) * 4
+    places = standing("tkt-5630-stuffed", questions, [*scene.records, stuffed], k=3)
+    assert [p.verdict for p in places] == ["in the top 3"] * 4
+
+
+def test_standing_is_decided_by_scores_not_ids():
+    from botie.context.records import Record
+
+    records = [Record(rid, "P-2", "pump seal", 1) for rid in ("a", "b", "c", "d")]
+    assert {standing(rid, ["pump seal"], records, k=3)[0].verdict for rid in "abcd"} == {"tied at the cut"}
+    records.append(Record("e", "P-2", "pump", 1))
+    assert standing("e", ["pump seal"], records, k=3)[0].verdict == "outscored"
+    assert standing("a", ["pump seal"], records, k=5)[0].verdict == "in the top 5"
+
+
+def _cell_source(cell_id):
+    nb = nbformat.read(INSTRUCTOR, as_version=4)
+    return next(c.source for c in nb.cells if c.id == cell_id)
+
+
+def _key_text(qid):
+    return QUESTIONS[qid].why
 
 
 # --- one world: the planted tool call is Botie's, not a shop's ----------------------------------------
@@ -314,3 +357,37 @@ def test_the_progress_block_follows_the_last_sections_closing_paragraph():
     heading = next(i for i, c in enumerate(cells) if c.source.startswith("## Where you stand"))
     assert cells[heading - 1].cell_type == "markdown" and cells[heading - 2].cell_type == "code"
     assert cells[heading + 2].source.startswith("## Summary") and heading + 3 == len(cells)
+
+
+def _span_answer(same):
+    def answer(citations, context):
+        if not citations:
+            return False
+        for c in citations:
+            cid, quote = c.get("id"), c.get("quote")
+            if cid not in context or not isinstance(quote, str) or not quote.strip() or not same(quote, context[cid]):
+                return False
+        return True
+
+    return answer
+
+
+def test_the_span_check_rejects_a_quote_read_as_a_regular_expression():
+    """'Verbatim' means the characters, not a pattern: re.search lets '.*' and '30 N.m|18' through."""
+    from botie.lessons.exercises.catalogue import run
+
+    as_pattern = run("span_check", _span_answer(lambda q, t: re.search(q, t) is not None))
+    assert not isinstance(as_pattern, str)
+    failed = {r.case.label for r in as_pattern.results if not r.passed}
+    assert "'.*': a pattern that matches anything, not a quote" in failed
+    assert "'30 N.m|18': either figure as a pattern, neither verbatim" in failed
+    assert "brackets and bars, verbatim: the heading's '(N·m) | maximum'" in failed
+    assert not verify_citations([{"id": "man-p2-r4-s3.2", "quote": ".*"}], {"man-p2-r4-s3.2": "18 N·m"}).ok
+
+
+def test_two_right_span_checks_unlike_the_reference_pass():
+    from botie.lessons.exercises.catalogue import run
+
+    for same in (lambda q, t: t.find(q) >= 0, lambda q, t: re.search(re.escape(q), t) is not None):
+        report = run("span_check", _span_answer(same))
+        assert not isinstance(report, str) and report.passed

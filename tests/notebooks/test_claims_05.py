@@ -185,6 +185,42 @@ def test_two_silences_then_one_booking_under_one_request_id():
     assert len(keys) == 3 and len(set(keys)) == 1 and len(service.store.jobs()) == 1
 
 
+def _books_then_times_out():
+    """A scheduler that books, then fails to answer once; it honours the idempotency key on the retry."""
+    booked: dict[str, str] = {}
+
+    def scheduler(order):
+        first = order.idempotency_key not in booked
+        booked.setdefault(order.idempotency_key, f"ext-{len(booked) + 1}")
+        if first:
+            raise TimeoutError("the scheduler booked but did not answer in time")
+        return booked[order.idempotency_key]
+
+    return scheduler, booked
+
+
+def test_unavailable_can_hold_a_booking_so_its_outcome_is_unknown_and_the_retry_with_the_same_key_settles_it():
+    """Lesson 05 and the Branch docstring: unavailable does not mean nothing was booked, only nothing is confirmed."""
+    scheduler, booked = _books_then_times_out()
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler)
+    first = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert first.branch is Branch.UNAVAILABLE and first.receipt is None
+    assert list(booked.values()) == ["ext-1"]  # the scheduler holds a booking the caller was not told about
+    assert "no job is confirmed" in first.explain()
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.branch is Branch.CREATE and again.receipt is not None
+    assert again.receipt.external_ref == "ext-1" and len(booked) == 1
+
+
+def test_the_lesson_and_the_branch_docstring_never_say_unavailable_means_nothing_was_booked():
+    said = " ".join(" ".join(cell.split()) for cell in _markdown("notebooks/instructor")).lower()
+    for wrong in ("so nothing was booked", "nothing new was booked", "nothing was booked"):
+        assert wrong not in said
+        assert wrong not in " ".join((Branch.__doc__ or "").split())
+    assert "the outcome is unknown" in said and "nothing is confirmed" in said
+    assert "outcome is unknown" in " ".join((Branch.__doc__ or "").split())
+
+
 def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
     """The scheduler books, then its answer is lost: ``unavailable``, with a booking standing downstream."""
     booked: dict[str, str] = {}

@@ -326,7 +326,7 @@ def test_the_evidence_lessons_numbers_the_guide_quotes_are_the_codes():
 def test_the_escaping_and_gatekeeper_numbers_the_guide_quotes_are_the_codes():
     from botie.context.evidence import DEFAULT_INSTRUCTIONS, build_request
     from botie.lessons import fixture_path as path_of, load_evidence_scenario, load_scripted_model
-    from botie.lessons.content.injections import admitted, escalation
+    from botie.lessons.content.injections import admitted, escalation, standing
 
     scenario = load_evidence_scenario()
     by_id = {r.id: r for r in scenario.records}
@@ -339,12 +339,14 @@ def test_the_escaping_and_gatekeeper_numbers_the_guide_quotes_are_the_codes():
     assert len(careful.reply(pasted).obeyed) == 2
     assert list(careful.reply(build_request(question, tickets, ceiling=2_000)).obeyed) == []
     questions = [q.question for q in scenario.questions]
-    kept_out = admitted("tkt-5630", questions, scenario.records, k=3, design="retrieval")
+    places = [p.verdict for p in standing("tkt-5630", questions, scenario.records, k=3)]
     let_in = admitted("tkt-5630", questions, scenario.records, k=3, design="stuffing")
-    assert len(questions) == 4 and not any(kept_out) and all(let_in)
+    assert len(questions) == 4 and places == ["outscored", "outscored", "tied at the cut", "outscored"]
+    assert all(let_in)
     assert [step.prompts for step in escalation(requests_per_entry=120, users=40)][-2:] == [120, 4_800]
     text = flat(guide_blocks()["04"])
-    assert "it obeys two planted instructions" in text and "retrieval keeps ticket 5630 out of all four" in text
+    assert "it obeys two planted instructions" in text and "ties at 0.20 with ten others" in text
+    assert "only the order of ties (by id) keeps it out" in text
     assert "one upload to 120 prompts, and to 4,800 when 40 users share it" in text
 
 
@@ -588,6 +590,20 @@ WRONG_DESIGNS = [
         lambda c, a, o, b: _pack(c, a, o, b, flags=False),
         ["the four items: current section 6.1, rev 3, the vendor file, the bulletin"],
         ["conflict", "eng-bulletin-2026-02"],
+    ),
+    (
+        "design_pack",
+        "ranking by tier and score with no step for copies, the floor or dependencies",
+        _pack,
+        ["the same at 150 tokens: copies and rivals must not crowd out the exception"],
+        ["duplicates", "portal-p2-r4-s3.2", "completeness", "man-p2-r4-t3.4-head", "trace", "man-p2-r4-s3.2.1"],
+    ),
+    (
+        "design_pack",
+        "packing two high-authority rivals one at a time",
+        _pack,
+        ["the four items at 40 tokens: room for the manual or the bulletin, not both"],
+        ["together", "man-p2-r4-s6.1"],
     ),
     (
         "design_pack",

@@ -286,13 +286,13 @@ def test_lesson_05_the_trace_goes_from_16_to_15_11_8_and_7_documents():
     assert [len(turn.stage(s).ids) for s in stages] == [16, 15, 11, 8, 7]
 
 
-def test_lesson_05_the_capstone_scores_three_of_the_slices_sets_and_two_of_its_own():
+def test_lesson_05_the_capstone_scores_three_of_the_slices_sets_and_three_of_its_own():
     from botie.lessons.content.adversarial import SliceSet
     from botie.lessons.content.capstone import SETS
 
     slice_sets = {str(s) for s in SliceSet}
     assert [s for s in SETS if s in slice_sets] == ["ordinary questions", "answer absent", "injected instructions"]
-    assert [s for s in SETS if s not in slice_sets] == ["restricted never sent", "decisions"]
+    assert [s for s in SETS if s not in slice_sets] == ["restricted never sent", "tight allowances", "decisions"]
     assert slice_sets - set(SETS) == {"1.6x the ceiling", "edited between turns"}
 
 

@@ -185,6 +185,18 @@ def text_just_above(nb, i: int) -> str:
     return "\n".join(parts).lower()
 
 
+def cells_above(nb, i: int):
+    """What a learner has read and run before cell ``i``, cell by cell: each source with its printed output."""
+    for c in nb.cells[:i]:
+        if "instructor-only" in c.metadata.get("tags", []):
+            continue
+        parts = [c.source]
+        for out in c.get("outputs", []) if c.cell_type == "code" else ():
+            data = out.get("text") or out.get("data", {}).get("text/plain", "")
+            parts.append("".join(data) if isinstance(data, list) else data)
+        yield c.get("id", ""), "\n".join(parts).lower()
+
+
 def gives_away(qid: str, text: str) -> bool:
     key = distinctive_words(qid)
     return bool(key) and all(re.search(rf"(?<![\w]){re.escape(w)}(?![\w])", text) for w in key)
@@ -201,6 +213,78 @@ def test_no_prediction_is_answered_by_the_text_just_above_it(path):
     nb = _read(path)
     for i, qid in predictions(nb):
         assert not gives_away(qid, text_just_above(nb, i)), f"{qid}: the text above states {distinctive_words(qid)}"
+
+
+INSTRUCTOR = sorted((ROOT / "notebooks" / "instructor").glob("0*.ipynb"))
+
+
+#: Sentences found (by fresh readers) to settle a prediction before it was asked, as patterns over one sentence:
+#: none may come back anywhere above its question.
+SETTLED_BY = {
+    "words-not-tokens": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
+    "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
+    "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
+    "r7-again": (r"sent twice must book once",),
+    "valid-minutes-true": (r"hides a python trap",),
+}
+
+
+def test_the_right_option_is_never_the_only_one_that_explains_itself():
+    """An option with a reason after a colon stands out among bare ones: every option has one, or none does."""
+    for qid, q in QUESTIONS.items():
+        explained = [":" in option for option in q.options]
+        assert all(explained) or not explained[q.answer], f"{qid}: only some options give a reason"
+
+
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
+def test_no_sentence_known_to_settle_a_prediction_comes_before_it(path):
+    nb = _read(path)
+    for i, qid in predictions(nb):
+        for pattern in SETTLED_BY.get(qid, ()):
+            for cid, text in cells_above(nb, i):
+                assert not re.search(pattern, " ".join(text.split())), f"{qid}: cell {cid} settles it ({pattern})"
+
+
+def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
+    said = {
+        "words-not-tokens": "a model reads text as tokens, and each record carries a cost, the room it takes",
+        "skip-3-8-2-in-7": "so the loop stops, though position 2 (cost 2) would have fitted",
+        "planted-5630-prompts": "for each question three passages outscore the ticket",
+        "r7-again": "and why one request sent twice must book once: idempotency",
+        "valid-minutes-true": "a strict check of the minutes hides a python trap",
+    }
+    for qid, sentence in said.items():
+        assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid
+
+
+@pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
+def test_no_prediction_is_answered_anywhere_in_the_lesson_above_it(path):
+    """Every cell above the question, its source and its output: none states all of the right option's own words.
+
+    A key of one word (a number, "first") recurs all through a lesson, so only keys of two words or more are
+    looked for across the whole lesson; the text just above is held to every key by the test before.
+    """
+    nb = _read(path)
+    for i, qid in predictions(nb):
+        if len(distinctive_words(qid)) < 2:
+            continue
+        settled = [cid for cid, text in cells_above(nb, i) if gives_away(qid, text)]
+        assert not settled, f"{qid}: cells {settled} above it state {sorted(distinctive_words(qid))}"
+
+
+def test_the_whole_lesson_rule_reads_outputs_and_earlier_cells_not_only_the_text_just_above():
+    nb = nbformat.v4.new_notebook()
+    said = nbformat.v4.new_code_cell("print(...)")
+    said.outputs = [nbformat.v4.new_output("stream", text="the selector will send both, with a flag naming the pair\n")]
+    nb.cells = [
+        said,
+        nbformat.v4.new_markdown_cell("## Next\nThe manual and a bulletin disagree."),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell('predict("two-approved-disagree").widget'),
+    ]
+    ((i, qid),) = predictions(nb)
+    assert not gives_away(qid, text_just_above(nb, i))
+    assert [cid for cid, text in cells_above(nb, i) if gives_away(qid, text)] == [said.id]
 
 
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)

@@ -22,7 +22,7 @@ from botie.context.memory import MemoryEntry, Origin, carry_forward
 from botie.context.subquestions import SubQuestion, select_per_subquestion
 from botie.lessons import fixture_path, load_scene
 from botie.lessons.content.fixtures import load_records
-from botie.lessons.content.injections import PhraseFilter, admitted, escalation, injection_variants
+from botie.lessons.content.injections import PhraseFilter, admitted, escalation, injection_variants, standing
 from botie.lessons.content.pasting import paste_without_escaping
 from botie.lessons.content.retrieval import embedding_score, keyword_score, rank, rerank
 from botie.lessons.content.scenarios import load_evidence_scenario
@@ -159,8 +159,9 @@ def test_that_afternoon_the_asset_focus_is_still_carried():
 QUESTIONS = [q.question for q in SCENARIO.questions]
 
 
-def test_retrieval_keeps_ticket_5630_out_of_all_four_prompts_and_stuffing_puts_it_in_all_four():
-    assert admitted("tkt-5630", QUESTIONS, SCENARIO.records, k=3, design="retrieval") == (False,) * 4
+def test_retrieval_outscores_ticket_5630_for_three_questions_ties_it_for_one_and_stuffing_puts_it_in_all_four():
+    places = standing("tkt-5630", QUESTIONS, SCENARIO.records, k=3)
+    assert [p.verdict for p in places] == ["outscored", "outscored", "tied at the cut", "outscored"]
     assert admitted("tkt-5630", QUESTIONS, SCENARIO.records, k=3, design="stuffing") == (True,) * 4
 
 

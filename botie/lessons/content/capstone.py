@@ -51,7 +51,17 @@ __all__ = [
     "run_capstone",
 ]
 
-SETS = ("ordinary questions", "restricted never sent", "answer absent", "injected instructions", "decisions")
+SETS = (
+    "ordinary questions",
+    "restricted never sent",
+    "tight allowances",
+    "answer absent",
+    "injected instructions",
+    "decisions",
+)
+
+#: Allowances (evidence tokens) well under the turn's own, where a selection without a budget check overflows.
+TIGHT_ALLOWANCES = (60, 120, 200)
 
 
 class LearnerError(Exception):
@@ -131,8 +141,11 @@ def _allowance(setup: TurnSetup) -> int:
     return setup.budget.evidence if isinstance(setup.budget, Budget) else setup.budget
 
 
-def _chosen(select_fn: Callable[..., Any], ranked: list[Record], setup: TurnSetup) -> list[Record]:
-    got = _call(select_fn, "choose_evidence", list(ranked), list(setup.allowed_assets), _allowance(setup))
+def _chosen(
+    select_fn: Callable[..., Any], ranked: list[Record], setup: TurnSetup, allowance: int | None = None
+) -> list[Record]:
+    allowance = _allowance(setup) if allowance is None else allowance
+    got = _call(select_fn, "choose_evidence", list(ranked), list(setup.allowed_assets), allowance)
     if not isinstance(got, (list, tuple)):
         raise LearnerError(f"your choose_evidence returned {type(got).__name__}; it should return a list of records")
     by_id = {r.id: r for r in ranked}
@@ -241,6 +254,26 @@ def _question_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]
     return cases
 
 
+def _allowance_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]:
+    """Lesson 01's rule under a tight allowance: permitted records in ranked order while they fit, then stop."""
+    ranked = ranked_for_learner(s.scenario.candidates(0), s.setup)
+    allowed = list(s.setup.allowed_assets)
+
+    def one(allowance: int) -> Callable[[], tuple[bool, str]]:
+        def work() -> tuple[bool, str]:
+            got = _chosen(select_fn, ranked, s.setup, allowance)
+            want = _reference_evidence(ranked, allowed, allowance)
+            used = sum(r.cost for r in got)
+            if used > allowance:
+                return False, f"yours sends {used} tokens, over the {allowance}-token allowance"
+            ids = [r.id for r in got]
+            return ids == [r.id for r in want], f"yours {ids}, the rules say {[r.id for r in want]}"
+
+        return work
+
+    return [_safely("tight allowances", f"the torque question in {n} tokens", one(n)) for n in TIGHT_ALLOWANCES]
+
+
 def _absent_cases(s: Any, select_fn: Callable[..., Any]) -> list[CapstoneCase]:
     def one(entry: Any) -> Callable[[], tuple[bool, str]]:
         def work() -> tuple[bool, str]:
@@ -283,6 +316,7 @@ def _injected_cases(s: Any, select_fn: Callable[..., Any], decide_fn: Callable[.
 def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[CapstoneCase]:
     r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     longer = {**r7, "duration_minutes": 30}
+    k7 = {**r7, "asset_id": "K-7", "request_id": "r11"}
     states = [
         ("nothing approved yet", r7, ["P-2", "P-3"], None, None),
         ("approved, nothing stored", r7, ["P-2", "P-3"], Approval(caller, r7), None),
@@ -296,6 +330,8 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
         ),
         ("P-2 no longer allowed, r7 stored", r7, ["P-3"], Approval(caller, r7), StoredRequest.settled(r7, "job-1")),
         ("approved by someone else", r7, ["P-2", "P-3"], Approval("sup-lee", r7), None),
+        # Permission comes before approval: an asset the caller may not schedule is denied, approved or not.
+        ("K-7, which the caller may not schedule, nothing approved", k7, ["P-2", "P-3"], None, None),
     ]
     cases = []
     for name, proposal, allowed, approval, previous in states:
@@ -366,6 +402,7 @@ def run_capstone(
     s = _slice_data()
     cases = [
         *_question_cases(s, select_fn),
+        *_allowance_cases(s, select_fn),
         *_absent_cases(s, select_fn),
         *_injected_cases(s, select_fn, decide_fn),
         *_decision_cases(decide_fn, s.setup.caller),

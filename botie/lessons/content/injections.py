@@ -4,7 +4,11 @@
   reaches the prompt. Under retrieval it must outrank the rest for a query
   its author did not choose; under stuffing it is always in. A passage
   stuffed with common query words wins that competition more often, which is
-  why retrieval is a gatekeeper and not a wall.
+  why retrieval is at best a gatekeeper and not a wall.
+* :func:`standing` says why, by scores alone: outscored (out whatever the
+  order of ties), in the top ``k`` on score, or tied at the cut, where only
+  the order ties are listed in decides. A claim about retrieval keeping a
+  passage out never rests on that order.
 * :func:`escalation` counts the prompts one admitted passage reaches: one
   request; every request a cached prefix serves; every user of a shared one.
 * :func:`injection_variants` writes planted instructions from templates, and
@@ -32,10 +36,12 @@ __all__ = [
     "OPENERS",
     "OVERRIDES",
     "PhraseFilter",
+    "Standing",
     "Step",
     "admitted",
     "escalation",
     "injection_variants",
+    "standing",
 ]
 
 
@@ -53,6 +59,42 @@ def admitted(
     if design != "retrieval":
         raise ValueError(f"design is 'retrieval' or 'stuffing', got {design!r}")
     return tuple(any(r.record_id == planted_id for r in rank(q, records, keyword_score, k=k)) for q in questions)
+
+
+class Standing(NamedTuple):
+    """Where a planted passage stands for one question under a top-``k`` keyword retriever, by scores alone."""
+
+    question: str
+    score: float  # the planted passage's score, rounded as :func:`rank` rounds it
+    above: int  # passages that score strictly higher
+    tied: int  # other passages with exactly its score
+    k: int
+
+    @property
+    def verdict(self) -> str:
+        """``outscored``, ``in the top k`` or ``tied at the cut`` (only the order of ties decides)."""
+        if self.score <= 0 or self.above >= self.k:
+            return "outscored"
+        if self.above + self.tied < self.k:
+            return f"in the top {self.k}"
+        return "tied at the cut"
+
+    def explain(self) -> str:
+        return f"{self.verdict:<15} score {self.score:.2f}: {self.above} higher, {self.tied} tied with it"
+
+
+def standing(planted_id: str, questions: Iterable[str], records: Sequence[Record], *, k: int) -> tuple[Standing, ...]:
+    """For each question, the planted passage's :class:`Standing` among ``records`` by keyword score."""
+    whole_number(k, field="k", least=1)
+    planted = next((r for r in records if r.id == planted_id), None)
+    if planted is None:
+        raise ValueError(f"no record has the id {planted_id!r}")
+    places = []
+    for question in questions:
+        mine = round(keyword_score(question, planted.text), 3)
+        others = [round(keyword_score(question, r.text), 3) for r in records if r.id != planted_id]
+        places.append(Standing(question, mine, sum(s > mine for s in others), sum(s == mine for s in others), k))
+    return tuple(places)
 
 
 class Step(NamedTuple):

@@ -7,12 +7,13 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from botie.context.provenance.outcomes import DEFAULT_FLOOR
 from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
 from botie.context.records import Record
 from botie.lessons.exercises._shared import record, scenario
-from botie.lessons.exercises.engine import Case, Exercise, same_records, show
+from botie.lessons.exercises.engine import Case, Exercise, call_learner, record_ids, same_records, show
 
-__all__ = ["EXERCISES", "reference_shortlist"]
+__all__ = ["EXERCISES", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -175,6 +176,10 @@ def _same_settlement(got: Any, expected: tuple[list[str], bool]) -> str | None:
             f"expected ids, found the record {records[0].id!r} itself: put record.id in the list, "
             "because the pack and the conflict flag name records by id"
         )
+    got_ids, _ = record_ids(ids, "the ids")
+    if got_ids is not None and got_ids != expected[0] and sorted(got_ids) == sorted(expected[0]):
+        order = "keep the order given" if expected[1] else "the higher tier comes first"
+        return f"the right ids in the wrong order: expected {expected[0]}, got {got_ids} ({order})"
     problem = same_records(ids, expected[0])
     if problem:
         return problem
@@ -354,6 +359,23 @@ def _read_design(got: Any, by_id: Mapping[str, Any]) -> tuple[list[str], set[fro
     return send, flags
 
 
+#: Lesson 02's relevance floor: below it a passage is not about the question (section 2, step 4).
+FLOOR = DEFAULT_FLOOR
+
+#: What the design check holds, in the order of the lesson's selector steps; each message starts with one.
+INVARIANTS = (
+    "permission",
+    "freshness",
+    "duplicates",
+    "floor",
+    "completeness",
+    "conflict",
+    "together",
+    "budget",
+    "trace",
+)
+
+
 def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mapping[str, Any]) -> list[str]:
     """One line per invariant the design breaks in this case, each starting with the invariant's name."""
     by_id = {r.id: r for r in case["candidates"]}
@@ -367,6 +389,7 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         why = _out_of_date(r, case["candidates"], case["on"])
         if why:
             problems.append(f"freshness: sends {r.id}, {why}")
+    problems += _copies_sent(sent) + _below_floor(sent) + _incomplete(sent, set(send))
     for pair in sorted({frozenset((r.id, o)) for r in sent for o in r.conflicts_with if o in send} - flags, key=sorted):
         a, b = sorted(pair)
         problems.append(
@@ -376,20 +399,65 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
     used = sum(r.cost for r in sent)
     if used > case["budget"]:
         problems.append(f"budget: sends {used} tokens, over the {case['budget']}-token budget")
-    needed = case["needed"]
-    if needed and not set(needed) & set(send):
-        what = " or ".join(
-            f"{by_id[n].id} ({by_id[n].version}, in force since {by_id[n].effective_date})" for n in needed
-        )
-        problems.append(f"trace: the answer cannot be traced to the version in force: {what} is not sent")
+    return problems + _untraced(set(send), case, by_id)
+
+
+def _copies_sent(sent: list[Any]) -> list[str]:
+    """Step 3: a marked copy gives way to its original; of copies whose original is missing, one goes."""
+    first: dict[str, str] = {}
+    problems = []
+    for r in sent:
+        section = r.duplicate_of or r.id
+        if section in first:
+            problems.append(f"duplicates: sends {r.id} and {first[section]}, two copies of {section}: send one")
+        else:
+            first[section] = r.id
+    return problems
+
+
+def _below_floor(sent: list[Any]) -> list[str]:
+    """Step 4: below the floor a passage is not about the question, unless a sent record needs it (step 6)."""
+    needed = {d for r in sent for d in r.depends_on}
+    return [
+        f"floor: sends {r.id}, whose score {r.score or 0.0:.2f} is below the {FLOOR} floor: "
+        "it is not about this question"
+        for r in sent
+        if (r.score or 0.0) < FLOOR and r.id not in needed
+    ]
+
+
+def _incomplete(sent: list[Any], send: set[str]) -> list[str]:
+    """Step 6: a record that depends on another (a table row on its heading) is misread without it."""
+    return [
+        f"completeness: sends {r.id} without {d}, which it depends on: it would be misread alone"
+        for r in sent
+        for d in r.depends_on
+        if d not in send
+    ]
+
+
+def _untraced(send: set[str], case: Mapping[str, Any], by_id: Mapping[str, Any]) -> list[str]:
+    """The answer traces to the version in force: each needed part (the rule, its exception) is sent."""
+    problems = []
+    for alternatives in case["needed"]:
+        if not set(alternatives) & send:
+            what = " or ".join(
+                f"{by_id[n].id} ({by_id[n].version}, in force since {by_id[n].effective_date})" for n in alternatives
+            )
+            problems.append(f"trace: the answer cannot be traced to the version in force: {what} is not sent")
     return problems
 
 
 def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
-    """Seed 002: two high-authority sources that disagree go in together, flagged, or not at all."""
+    """Seed 002: two high-authority sources that disagree go in together, flagged, or not at all.
+
+    A rival below the floor is not about this question, so its partner may go in alone (the lesson's exception).
+    """
     candidates = case["candidates"]
     usable = {
-        r.id: r for r in candidates if r.asset in case["allowed"] and _out_of_date(r, candidates, case["on"]) is None
+        r.id: r
+        for r in candidates
+        if r.asset in case["allowed"] and _out_of_date(r, candidates, case["on"]) is None and (r.score or 0.0) >= FLOOR
     }
     sent_ids = {r.id for r in sent}
     problems = []
@@ -413,7 +481,8 @@ def _design_holds(got: Any, case: Mapping[str, Any]) -> str | None:
 
 
 def _random_library(rng: random.Random, on: _dt.date):
-    """Documents in two or three revisions, linked or not, some restricted, some disagreeing across documents."""
+    """Documents in one to three revisions, linked or not, some restricted, some disagreeing, some below the floor;
+    a marked copy of one record and a table row that needs its heading, so every selector step can be broken."""
     records = []
     for d in range(4):
         days = sorted(rng.sample(range(0, 200), rng.randint(1, 3)))
@@ -430,12 +499,29 @@ def _random_library(rng: random.Random, on: _dt.date):
                     effective_date=_dt.date(2025, 12, 1) + _dt.timedelta(days=day),
                     superseded_by=ids[v + 1] if v + 1 < len(ids) and rng.random() < 0.5 else None,
                     trust=rng.choice(tuple(_TIERS)),
-                    score=rng.randint(20, 99) / 100,
+                    score=rng.randint(10, 99) / 100,
                 )
             )
     for a, b in (rng.sample(range(len(records)), 2), rng.sample(range(len(records)), 2)):
         records[a] = _with(records[a], conflicts_with=(*records[a].conflicts_with, records[b].id))
-    return records
+    original = rng.choice(records)
+    copy = _with(original, id=f"copy-{original.id}", duplicate_of=original.id, superseded_by=None, conflicts_with=())
+    records.append(_with(copy, score=max(0.1, round((original.score or 0.5) - rng.randint(0, 5) / 100, 2))))
+    shared = {"version": "rev 1", "document": "docs://generated/table", "trust": rng.choice(tuple(_TIERS))}
+    table_day = _dt.date(2025, 12, 1) + _dt.timedelta(days=rng.randint(0, 200))
+    head = record(
+        "table-head", "P-2", rng.randint(10, 40), score=rng.randint(5, 40) / 100, effective_date=table_day, **shared
+    )
+    row = record(
+        "table-row",
+        "P-2",
+        rng.randint(5, 20),
+        score=rng.randint(30, 99) / 100,
+        effective_date=table_day,
+        depends_on=("table-head",),
+        **shared,
+    )
+    return [*records, head, row]
 
 
 def _with(rec, **changes):
@@ -454,6 +540,7 @@ def _design_cases() -> tuple[Case, ...]:
         if r.id in {"man-p2-r4-s6.1", "man-p2-r3-s3.2", "vendor-p2-seal-design", "eng-bulletin-2026-02"}
     ]
     without_rev4 = [r for r in torque if r.id != "man-p2-r4-s3.2"]
+    rule, exception, rev5 = ("man-p2-r4-s3.2",), ("man-p2-r4-s3.2.1",), ("man-p2-r5-s3.2",)
     plan = [
         (
             "the four items: current section 6.1, rev 3, the vendor file, the bulletin",
@@ -461,8 +548,17 @@ def _design_cases() -> tuple[Case, ...]:
             allowed,
             today,
             250,
-            ("man-p2-r4-s6.1",),
+            (("man-p2-r4-s6.1",),),
             True,
+        ),
+        (
+            "the four items at 40 tokens: room for the manual or the bulletin, not both",
+            four,
+            allowed,
+            today,
+            40,
+            (),
+            False,
         ),
         (
             "the sixteen torque candidates on 2026-03-15, 250 tokens",
@@ -470,7 +566,16 @@ def _design_cases() -> tuple[Case, ...]:
             allowed,
             today,
             250,
-            ("man-p2-r4-s3.2",),
+            (rule, exception),
+            False,
+        ),
+        (
+            "the same at 150 tokens: copies and rivals must not crowd out the exception",
+            torque,
+            allowed,
+            today,
+            150,
+            (rule, exception),
             False,
         ),
         (
@@ -479,29 +584,30 @@ def _design_cases() -> tuple[Case, ...]:
             allowed,
             _day("2026-03-31"),
             250,
-            ("man-p2-r4-s3.2",),
+            (rule, exception),
             False,
         ),
-        ("the same on 2026-04-01, the day rev 5 takes effect", torque, allowed, april, 250, ("man-p2-r5-s3.2",), False),
-        ("the torque candidates at 60 tokens", torque, allowed, today, 60, ("man-p2-r4-s3.2",), False),
+        ("the same on 2026-04-01, the day rev 5 takes effect", torque, allowed, april, 250, (rev5,), False),
+        ("the torque candidates at 60 tokens", torque, allowed, today, 60, (rule,), False),
         (
             "a caller who may also read the vendor file",
             torque,
             [*allowed, "VENDOR-P2"],
             today,
             250,
-            ("man-p2-r4-s3.2",),
+            (rule, exception),
             False,
         ),
-        ("a caller who may read only P-3", torque, ["P-3"], today, 250, (), False),
-        ("the flush question's candidates at 250 tokens", flush, allowed, today, 250, ("man-p2-r4-s6.1",), False),
+        ("a caller who may read only P-3: its one passage scores 0.12", torque, ["P-3"], today, 250, (), False),
+        ("the flush question's candidates at 250 tokens", flush, allowed, today, 250, (("man-p2-r4-s6.1",),), False),
+        ("the flush question's candidates at 50 tokens", flush, allowed, today, 50, (), False),
         (
             "rev 4 was not retrieved, only its two copies",
             without_rev4,
             allowed,
             today,
             250,
-            ("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"),
+            (("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"), exception),
             False,
         ),
     ]
@@ -511,18 +617,29 @@ def _design_cases() -> tuple[Case, ...]:
     ]
     rng = random.Random(2026)
     for i in range(4):
-        on = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 150))
-        allow = sorted(rng.sample(("P-2", "P-3", "VENDOR-P2"), 2))
-        library, budget = _random_library(rng, on), rng.randint(40, 120)
-        expected = {"candidates": library, "allowed": allow, "on": on, "budget": budget, "needed": ()}
-        cases.append(
-            Case(
-                f"a generated library ({i + 1} of 4), allowed {allow}, on {on}, {budget} tokens",
-                (library, allow, on, budget),
-                expected,
-            )
-        )
+        cases.append(_generated_case(rng, f"a generated library ({i + 1} of 4)"))
     return tuple(cases)
+
+
+def _generated_case(rng: random.Random, label: str) -> Case:
+    """A random library, day, caller and budget; only the invariants judge it (nothing is known to be needed)."""
+    on = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 150))
+    allow = sorted(rng.sample(("P-2", "P-3", "VENDOR-P2"), 2))
+    library, budget = _random_library(rng, on), rng.randint(40, 120)
+    expected = {"candidates": library, "allowed": allow, "on": on, "budget": budget, "needed": ()}
+    return Case(f"{label}, allowed {allow}, on {on}, {budget} tokens", (library, allow, on, budget), expected)
+
+
+def design_holds(design: Any, seed: int) -> str | None:
+    """Run ``design`` on one generated case from ``seed``: None when it keeps every invariant, else what it broke.
+
+    The tests use it for cases the check never shows (held out), so a design is judged beyond the listed ones.
+    """
+    case = _generated_case(random.Random(seed), "held out")
+    call = call_learner(design, *case.args)
+    if call.error is not None:
+        return call.message
+    return _design_holds(call.value, case.expected)
 
 
 _DESIGN = Exercise(
@@ -531,25 +648,30 @@ _DESIGN = Exercise(
     _design_cases,
     _design_holds,
     (
-        "Any design passes that holds six invariants on every case: it sends only assets the caller may "
-        "read; nothing not yet effective or superseded; every pair it sends that ingestion marked as "
-        "disagreeing (conflicts_with) is in its flagged pairs; two high-authority records (approved or "
-        "reviewed) that disagree go in together or not at all; the costs fit the budget; and the version "
-        "in force that answers the question is sent. How you rank and what you do with a lower-tier rival is yours.",
+        "Any design passes that keeps the selector's rules from section 2 on every case: it sends only assets "
+        "the caller may read; nothing not yet effective or superseded; one copy of a section (a marked copy "
+        "gives way to its original); nothing below the 0.35 floor unless a sent record depends on it; every "
+        "record with what it depends on; every sent pair that ingestion marked as disagreeing flagged; two "
+        "high-authority records (approved or reviewed) that disagree together or not at all; costs within "
+        "the budget; and the section that answers, with its exception, in the version in force. How you rank "
+        "and what you do with a lower-tier rival is yours.",
         "Filter first: asset in allowed_assets; in force (effective_date None or <= observed_on); not "
         "superseded (its superseded_by successor is in force or was not retrieved, or another candidate of "
-        "the same document with a later effective_date is in force). Then rank however you argue for, and "
-        "pack whole records while used + cost <= budget, a record together with its high-authority rivals "
-        "(all of them fit, or none goes in); flag every sent pair in conflicts_with.",
-        "usable = [r for r in candidates if allowed and in force and not superseded]; "
-        "usable.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True); "
-        "send, used, decided = [], 0, set(); for r in usable: if r.id in decided: continue; "
-        "unit = [r] + [o for o in usable if o is not r and high(r) and high(o) and rivals(r, o)]; "
-        "decided.update(u.id for u in unit); cost = sum(u.cost for u in unit); "
-        "if used + cost <= budget: send += [u.id for u in unit]; used += cost; "
-        "flags = [(r.id, o) for r in usable if r.id in send for o in r.conflicts_with if o in send]; "
-        "return send, flags (high(r): r.trust in ('approved', 'reviewed'); rivals(r, o): o.id in "
-        "r.conflicts_with or r.id in o.conflicts_with)",
+        "the same document with a later effective_date is in force). Rank only what scores at least FLOOR "
+        "and is not a copy of a usable original (duplicate_of). Then pack whole units while used + cost <= "
+        "budget: a record, its high-authority rivals (all fit, or none goes in) and everything in their "
+        "depends_on; skip a unit whose dependency cannot be sent, or that repeats a section already sent. "
+        "Flag every sent pair in conflicts_with.",
+        "usable = {r.id: r for r in candidates if allowed and in force and not superseded}; "
+        "ranked = [r for r in usable.values() if r.duplicate_of not in usable and r.score >= FLOOR]; "
+        "ranked.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True); "
+        "send, used, sections = [], 0, set(); for r in ranked: unit = [r] + [o for o in ranked if high(r) and "
+        "high(o) and rivals(r, o)]; add usable[d] for every d in each member's depends_on (skip r if one is not "
+        "in usable); skip r if a member is in send or its section (duplicate_of or id) is in sections; cost = "
+        "sum(u.cost for u in unit); if used + cost <= budget: send += [u.id for u in unit]; used += cost; "
+        "sections.update(...); flags = [(r.id, o) for r in usable.values() if r.id in send for o in "
+        "r.conflicts_with if o in send]; return send, flags (high(r): r.trust in ('approved', 'reviewed'); "
+        "rivals(r, o): o.id in r.conflicts_with or r.id in o.conflicts_with)",
     ),
 )
 

@@ -66,6 +66,13 @@ def _span_cases() -> tuple[Case, ...]:
             cite(("man-p2-r4-s3.2", "18 N·m"), ("forum-8812", "22 N·m"), ("note-anon-77", "30 N·m")),
             False,
         ),
+        ("'.*': a pattern that matches anything, not a quote", cite(("man-p2-r4-s3.2", ".*")), False),
+        ("'30 N.m|18': either figure as a pattern, neither verbatim", cite(("man-p2-r4-s3.2", "30 N.m|18")), False),
+        (
+            "brackets and bars, verbatim: the heading's '(N·m) | maximum'",
+            cite(("man-p2-r4-t3.4-head", "nominal torque (N·m) | maximum torque (N·m)")),
+            False,
+        ),
         (
             "the attacker's own words, quoted exactly",
             cite(("note-anon-77", "the P-2 gland nuts are torqued to 25 N·m")),
@@ -89,10 +96,10 @@ _SPAN = Exercise(
     (
         "Return True only when there is at least one citation and every citation passes: its id is a key "
         "of context, and its quote appears, character for character, in context[id].",
-        "Exact means exact: `quote in text`, no lower-casing, no squeezing of spaces, and only in the document "
-        "the citation names. An empty quote is in every string, and so is a single space: refuse a quote "
-        "that is empty or only spaces. A citation without an id or a "
-        "quote fails. No citations at all is not a pass.",
+        "Exact means exact: `quote in text`, no lower-casing, no squeezing of spaces, no regular expressions "
+        "('.*' is a pattern, not words the document says), and only in the document the citation names. An "
+        "empty quote is in every string, and so is a single space: refuse a quote that is empty or only "
+        "spaces. A citation without an id or a quote fails. No citations at all is not a pass.",
         "if not citations: return False; for c in citations: cid, quote = c.get('id'), c.get('quote'); if "
         "cid not in context or not isinstance(quote, str) or not quote.strip() or quote not in context[cid]: "
         "return False; return True",

@@ -245,7 +245,7 @@ def _results() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
         "create": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
         "reuse": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
         "conflict": (longer, service.submit(longer, **ana, approval=Approval("tech-ana", longer))),
-        "denied": (_P2, service.submit(_P2, caller="tech-bo", allowed_assets=["K-7"], approval=None)),
+        "denied": (_P2, service.submit(_P2, caller="tech-ana", allowed_assets=["P-3"], approval=None)),
         "needs_approval": (r8, service.submit(r8, **ana, approval=None)),
         "invalid": (r10, service.submit(r10, **ana, approval=Approval("tech-ana", r10))),
     }

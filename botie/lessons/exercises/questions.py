@@ -54,9 +54,9 @@ _ALL = (
         "00",
         "Each record arrives with a cost. Can you use the number of words in its text instead?",
         (
-            "yes, a word is one token",
+            "yes: a word is one token",
             "no: the cost is whole tokens counted by the tokenizer, and words are not tokens",
-            "yes, if you add 10% for safety",
+            "yes: add 10% to the word count for safety",
         ),
         1,
         "Token counts depend on the text: part numbers and tables take far more tokens per word than prose. "
@@ -112,7 +112,11 @@ _ALL = (
         "two-approved-disagree",
         "02",
         "The approved manual says 1.5 bar, a reviewed bulletin says 2.0 bar. What does the selector do?",
-        ("keep the higher-scoring one", "keep the approved one, drop the bulletin", "send both, with a conflict flag"),
+        (
+            "send the higher-scoring one, with a flag naming the one left out",
+            "send the approved one, with a flag naming the bulletin it outranks",
+            "send both, with a flag naming the pair",
+        ),
         2,
         "When high-authority sources disagree, both travel together and the conflict is flagged, so the model "
         "never settles it silently and a person can.",
@@ -161,13 +165,15 @@ _ALL = (
         "under retrieval (the top three passages by keyword score) and under stuffing (everything attached)?",
         (
             "both designs send it with all four questions: it mentions P-2 and the torque",
-            "retrieval leaves it out of all four prompts; stuffing puts it in all four",
-            "retrieval lets it in for one or two questions, stuffing for all four",
+            "retrieval keeps it out of all four prompts: other passages outscore it; stuffing puts it in all four",
+            "retrieval: outscored for three questions, tied at the top for the fourth, where only the order of "
+            "ties keeps it out; stuffing: all four",
             "neither design sends it: a ticket that gives orders is dropped",
         ),
-        1,
-        "For each question three passages outscore the ticket, so retrieval never admits it. Stuffing never reads "
-        "the text, so it is in every prompt. Neither design looks for orders: retrieval is a ranking, not a filter.",
+        2,
+        "For three questions more than three passages outscore it. For the alignment question every passage that "
+        "matches scores 0.20: the ticket ties with ten others and misses the top three only because ties are "
+        "listed by id. Stuffing never reads the text, so it is in every prompt. Neither design looks for orders.",
     ),
     _q(
         "soft-fraction-one",
@@ -182,7 +188,11 @@ _ALL = (
         "r7-again",
         "05",
         "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
-        ("create: book it again", "reuse: job-1 comes back", "conflict"),
+        (
+            "create: a second job, since this arrival is a new call",
+            "reuse: job-1 comes back",
+            "conflict: r7 was already used, so it is refused",
+        ),
         1,
         "Same key, same payload: it is a retry of one intended action, so the earlier job is returned and "
         "nothing new is booked.",
@@ -191,7 +201,12 @@ _ALL = (
         "retry-which",
         "05",
         "Which result is worth retrying unchanged, with the same request id?",
-        ("denied", "invalid", "unavailable: the scheduling service did not answer", "conflict"),
+        (
+            "denied: the caller may not schedule this asset",
+            "invalid: an argument is out of range",
+            "unavailable: the scheduling service did not answer",
+            "conflict: the request id was used for another payload",
+        ),
         2,
         "Only a transient failure can succeed unchanged. Denied, invalid and conflict give the same answer "
         "until someone changes something; retrying them is noise.",
@@ -199,8 +214,8 @@ _ALL = (
     _q(
         "valid-minutes-true",
         "05",
-        "What does a strict whole-minute check return for True?",
-        ("True: True == 1", "False: a bool is not a duration"),
+        "The package's minutes check is given True. What does it return?",
+        ("True: in Python True == 1, a whole number of minutes", "False: a bool is not a number of minutes"),
         1,
         "bool is a subclass of int in Python, so isinstance lets True through; type(value) is int does not.",
     ),
@@ -210,9 +225,9 @@ _ALL = (
         "Ticket 5630 tells the assistant to book a 60-minute inspection, and the gullible model obeys every "
         "planted instruction. What happens to the booking the turn proposes?",
         (
-            "it becomes a 60-minute booking",
+            "it becomes a 60-minute booking: the model obeyed the ticket",
             "it is unchanged: the action request carries no document text",
-            "the turn crashes",
+            "the turn stops with an error: a planted instruction was found",
         ),
         1,
         "Tool calls are proposed from a request with the technician's message and trusted facts only, and "
@@ -222,7 +237,10 @@ _ALL = (
         "accuracy-vs-refusals",
         "06",
         "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
-        ("yes, accuracy went up", "no: score the adversarial slice apart; a gain there does not pay for lost refusals"),
+        (
+            "yes: accuracy went up, so the change helps",
+            "no: score the adversarial slice apart; a gain there does not pay for lost refusals",
+        ),
         1,
         "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the gain.",
     ),

@@ -27,9 +27,10 @@ def test_the_reference_solutions_pass_every_set_the_note_that_supplies_its_own_q
     assert {s: reference.score(s) for s in SETS} == {
         "ordinary questions": (3, 3),
         "restricted never sent": (4, 4),
+        "tight allowances": (3, 3),
         "answer absent": (3, 3),
         "injected instructions": (5, 5),
-        "decisions": (6, 6),
+        "decisions": (7, 7),
     }
     assert [c.name for c in reference.cases if not c.passed] == []
 
@@ -48,7 +49,47 @@ def test_a_choose_branch_that_ignores_previous_gets_two_decisions_wrong():
         return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=None)
 
     report = run_capstone(choose_evidence, no_memory)
-    assert report.score("decisions") == (4, 6) and "the rules say reuse" in report.failures()
+    assert report.score("decisions") == (5, 7) and "the rules say reuse" in report.failures()
+
+
+def test_a_choose_evidence_with_no_budget_check_does_not_score_like_the_reference(reference):
+    def no_budget(records, allowed_assets, allowance):
+        return [r for r in records if r.asset in allowed_assets]
+
+    report = run_capstone(no_budget, choose_branch)
+    assert report.score("tight allowances") == (0, 3)
+    assert "over the 60-token allowance" in report.failures()
+    assert [report.score(s) for s in SETS] != [reference.score(s) for s in SETS]
+
+
+def test_a_choose_evidence_that_skips_past_a_misfit_breaks_lesson_01s_prefix_rule():
+    def skip(records, allowed_assets, allowance):
+        chosen, used = [], 0
+        for r in records:
+            if r.asset in allowed_assets and used + r.cost <= allowance:
+                chosen.append(r)
+                used += r.cost
+        return chosen
+
+    passed, total = run_capstone(skip, choose_branch).score("tight allowances")
+    assert passed < total
+
+
+def test_an_approval_first_choose_branch_misses_k7_with_nothing_approved():
+    """Lesson 05's order: permission before approval, so K-7 is denied even when nobody approved it."""
+
+    def approval_first(proposal, *, caller, allowed_assets, approval, previous):
+        if approval is None or approval.actor != caller or dict(approval.payload) != dict(proposal):
+            return "needs_approval"
+        return choose_branch(
+            proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=previous
+        )
+
+    report = run_capstone(choose_evidence, approval_first)
+    assert report.score("decisions") == (6, 7)
+    assert "K-7, which the caller may not schedule, nothing approved: yours needs_approval, the rules say denied" in (
+        report.failures()
+    )
 
 
 def test_stubs_show_not_yet_and_a_crash_shows_its_message_never_a_traceback():
@@ -60,7 +101,7 @@ def test_stubs_show_not_yet_and_a_crash_shows_its_message_never_a_traceback():
 
     stubbed = run_capstone(stub, stub)
     assert all(not c.passed and c.got.startswith("not yet") for c in stubbed.cases)
-    assert "(14 more cases failed with: not yet: choose_evidence" in stubbed.failures()
+    assert "(17 more cases failed with: not yet: choose_evidence" in stubbed.failures()
     crashed = run_capstone(crash, choose_branch)
     assert "your choose_evidence raised IndexError" in crashed.failures()
 

@@ -1,18 +1,23 @@
 """Lesson 02's design exercise: the check holds invariants, not one expected output.
 
 Two different valid designs pass; for each invariant a design that breaks only that one is rejected, and
-every message it gets names that invariant and no other.
+every message it gets names that invariant and no other. The instructor edition's design also holds the
+invariants on generated cases the check never shows.
 """
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
 
 from botie.context.provenance import select_evidence
 from botie.lessons.exercises.catalogue import EXERCISES, run
+from botie.lessons.exercises.lesson02 import FLOOR, INVARIANTS, design_holds
+from tests.lessons.exercises.instructor import instructor_solution
+from tests.strategies import design_seeds, examples
 
 TIERS = ("unverified", "community", "internal", "reviewed", "approved")
-INVARIANTS = ("permission", "freshness", "conflict", "together", "budget", "trace")
+HIGH = {"approved", "reviewed"}
 
 
 def in_force(record, on):
@@ -43,6 +48,21 @@ def flags_among(sent, candidates):
     return [(rid, other) for rid in sent for other in by_id[rid].conflicts_with if other in sent]
 
 
+def usable(candidates, allowed, on, *, permission=True, freshness=True):
+    return [
+        r
+        for r in candidates
+        if (not permission or r.asset in allowed) and (not freshness or current(r, candidates, on))
+    ]
+
+
+def eligible(candidates, allowed, on, *, floor=True, copies=True):
+    """Usable, above the floor, and not a copy of a usable original: what may be ranked on its own merit."""
+    ok = usable(candidates, allowed, on)
+    ids = {r.id for r in ok}
+    return [r for r in ok if (not floor or r.score >= FLOOR) and (not copies or r.duplicate_of not in ids)]
+
+
 def high_rivals(record, ranked):
     """The record and every high-authority record linked to it by disagreements, however long the chain."""
     group, todo = [record], [record]
@@ -50,36 +70,34 @@ def high_rivals(record, ranked):
         r = todo.pop()
         for o in ranked:
             linked = o.id in r.conflicts_with or r.id in o.conflicts_with
-            if linked and o not in group and {r.trust, o.trust} <= {"approved", "reviewed"}:
+            if linked and o not in group and {r.trust, o.trust} <= HIGH:
                 group.append(o)
                 todo.append(o)
     return group
 
 
-def pack(ranked, budget, *, stop=False):
-    """Whole records while they fit; two high-authority records that disagree go in together or not at all."""
-    decided: set[str]
-    sent, used, decided = [], 0, set()
+def pack(ranked, budget, pool, *, stop=False, together=True, dependencies=True, copies=True):
+    """Whole units while they fit: a record, its high-authority rivals and what they depend on (from ``pool``)."""
+    by_id = {r.id: r for r in pool}
+    sent: list[str] = []
+    used, sections = 0, set[str]()
     for r in ranked:
-        if r.id in decided:
+        unit = high_rivals(r, ranked) if together else [r]
+        if dependencies:
+            needs = [d for u in unit for d in u.depends_on]
+            if any(d not in by_id for d in needs):
+                continue
+            unit = list({u.id: u for u in [*unit, *(by_id[d] for d in needs)]}.values())
+        if any(u.id in sent or (copies and (u.duplicate_of or u.id) in sections) for u in unit):
             continue
-        unit = high_rivals(r, ranked)
-        decided.update(u.id for u in unit)
         cost = sum(u.cost for u in unit)
         if used + cost <= budget:
             sent += [u.id for u in unit]
             used += cost
+            sections.update(u.duplicate_of or u.id for u in unit)
         elif stop:
             break
     return sent
-
-
-def usable(candidates, allowed, on, *, permission=True, freshness=True):
-    return [
-        r
-        for r in candidates
-        if (not permission or r.asset in allowed) and (not freshness or current(r, candidates, on))
-    ]
 
 
 def tier(record):
@@ -91,14 +109,14 @@ def tier(record):
 
 def authority_first(candidates, allowed, on, budget):
     """Design A (the instructor edition's): authority, then score; skip what does not fit; flag every pair."""
-    ranked = sorted(usable(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget)
+    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on))
     return sent, flags_among(sent, candidates)
 
 
 def rivals_stay_out(candidates, allowed, on, budget):
     """Design B: leave out a lower-tier rival (two high tiers stay), rank by score alone, stop at the first misfit."""
-    ok = usable(candidates, allowed, on)
+    ok = eligible(candidates, allowed, on)
     ids = {r.id: r for r in ok}
     high = TIERS.index("reviewed")
 
@@ -108,15 +126,15 @@ def rivals_stay_out(candidates, allowed, on, budget):
         return any(tier(o) > tier(r) and tier(r) < high for o in rivals)
 
     ranked = sorted((r for r in ok if not outranked(r)), key=lambda r: r.score, reverse=True)
-    sent = pack(ranked, budget, stop=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on), stop=True)
     return [candidates[[c.id for c in candidates].index(i)] for i in sent], [
         tuple(p) for p in flags_among(sent, candidates)
     ]
 
 
-def the_library(candidates, allowed, on, budget):
-    """A third: botie's own selector, floor 0, with its conflicts as the flags."""
-    selection = select_evidence(candidates, allowed, budget, observed_on=on, floor=0.0)
+def the_library(candidates, allowed, on, budget, band=1.0):
+    """A third: botie's own selector, authority first (section 3), with its conflicts as the flags."""
+    selection = select_evidence(candidates, allowed, budget, observed_on=on, floor=FLOOR, band=band)
     return list(selection.selected_ids), [c.ids for c in selection.conflicts]
 
 
@@ -128,6 +146,26 @@ def test_a_valid_design_passes_every_case(name):
     report = run("design_pack", VALID[name])
     assert not isinstance(report, str)
     assert report.passed, report.text()
+
+
+def test_the_instructor_edition_design_passes_every_case():
+    report = run("design_pack", instructor_solution("02", "design_pack", "02-19"))
+    assert not isinstance(report, str) and report.passed
+
+
+@examples(150)
+@given(design_seeds())
+def test_the_instructor_edition_design_holds_the_invariants_on_held_out_cases(seed):
+    """Generated libraries the check never shows: copies, table rows, rivals, floors, other days and budgets."""
+    design = instructor_solution("02", "design_pack", "02-19")
+    assert design_holds(design, seed) is None
+
+
+@examples(60)
+@given(design_seeds())
+def test_the_two_valid_designs_hold_the_invariants_on_held_out_cases(seed):
+    for design in VALID.values():
+        assert design_holds(design, seed) is None
 
 
 def test_the_two_valid_designs_send_different_packs():
@@ -142,9 +180,12 @@ def test_the_two_valid_designs_send_different_packs():
 def test_followed_literally_the_last_hint_is_design_a_and_passes():
     last = EXERCISES["design_pack"].hints[-1]
     for step in (
-        "usable.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True)",
+        "key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True",
         "if used + cost <= budget",
         "for o in r.conflicts_with if o in send",
+        "r.duplicate_of not in usable",
+        "r.score >= FLOOR",
+        "depends_on",
     ):
         assert step in last
     report = run("design_pack", authority_first)
@@ -158,29 +199,65 @@ def test_botie_own_selector_holds_the_invariants_too():
     assert report.passed
 
 
+def test_score_first_selection_fails_only_where_the_lesson_shows_the_exception_crowded_out():
+    """Section 3: at 150 tokens the 0.1 band lets the forum post and the note take the exception clause's room."""
+    report = run("design_pack", lambda c, a, on, b: the_library(c, a, on, b, band=0.1))
+    assert not isinstance(report, str)
+    failed = [r for r in report.results if not r.passed]
+    crowded = "the same at 150 tokens: copies and rivals must not crowd out the exception"
+    assert [r.case.label for r in failed] == [crowded]
+    assert failed[0].message.startswith("trace:") and "man-p2-r4-s3.2.1" in failed[0].message
+
+
 # --- one wrong design per invariant ----------------------------------------------------------------------------
 
 
-def reads_restricted_files(candidates, allowed, on, budget):
-    """Breaks permission only: packs as design A, then fills leftover room with what the caller may not read."""
-    sent, _ = authority_first(candidates, allowed, on, budget)
+def _fill(sent, candidates, budget, extra):
+    """Design A's pack, then leftover room filled with ``extra`` records that disagree with nothing."""
     used = sum(r.cost for r in candidates if r.id in sent)
-    extra = [r for r in usable(candidates, allowed, on, permission=False) if r.asset not in allowed]
     for r in extra:
-        if used + r.cost <= budget and not r.conflicts_with and not any(r.id in o.conflicts_with for o in candidates):
+        lone = not r.conflicts_with and not any(r.id in o.conflicts_with for o in candidates) and not r.depends_on
+        if r.id not in sent and lone and used + r.cost <= budget:
             sent.append(r.id)
             used += r.cost
     return sent, flags_among(sent, candidates)
 
 
+def reads_restricted_files(candidates, allowed, on, budget):
+    """Breaks permission only: fills leftover room with current records the caller may not read."""
+    sent, _ = authority_first(candidates, allowed, on, budget)
+    extra = [r for r in usable(candidates, allowed, on, permission=False) if r.asset not in allowed]
+    extra = [r for r in extra if r.score >= FLOOR and r.duplicate_of is None]
+    return _fill(sent, candidates, budget, extra)
+
+
 def sends_old_revisions(candidates, allowed, on, budget):
     """Breaks freshness only: fills leftover room with revisions that are out of date."""
     sent, _ = authority_first(candidates, allowed, on, budget)
-    used = sum(r.cost for r in candidates if r.id in sent)
-    for r in candidates:
-        if r.asset in allowed and r.id not in sent and not current(r, candidates, on) and used + r.cost <= budget:
-            sent.append(r.id)
-            used += r.cost
+    extra = [r for r in candidates if r.asset in allowed and not current(r, candidates, on)]
+    extra = [r for r in extra if r.score >= FLOOR and r.duplicate_of is None]
+    return _fill(sent, candidates, budget, extra)
+
+
+def sends_copies_too(candidates, allowed, on, budget):
+    """Breaks the duplicates rule only: fills leftover room with copies of what was sent."""
+    sent, _ = authority_first(candidates, allowed, on, budget)
+    extra = [r for r in eligible(candidates, allowed, on, copies=False) if r.duplicate_of in sent]
+    return _fill(sent, candidates, budget, extra)
+
+
+def sends_below_the_floor(candidates, allowed, on, budget):
+    """Breaks the floor only: fills leftover room with current passages that are not about the question."""
+    sent, _ = authority_first(candidates, allowed, on, budget)
+    extra = [r for r in usable(candidates, allowed, on) if r.score < FLOOR and r.duplicate_of is None]
+    needed = {d for r in candidates for d in r.depends_on}
+    return _fill(sent, candidates, budget, [r for r in extra if r.id not in needed])
+
+
+def rows_without_headings(candidates, allowed, on, budget):
+    """Breaks completeness only: packs as design A but never brings a dependency along."""
+    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on), dependencies=False)
     return sent, flags_among(sent, candidates)
 
 
@@ -190,46 +267,41 @@ def flags_nothing(candidates, allowed, on, budget):
     return sent, []
 
 
+def one_at_a_time(candidates, allowed, on, budget):
+    """Breaks the together rule only: packs two high-authority rivals one at a time, so one may go in alone."""
+    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on), together=False)
+    return sent, flags_among(sent, candidates)
+
+
 def sends_everything_usable(candidates, allowed, on, budget):
-    """Breaks the budget only: every usable record, flagged, with no packing."""
-    sent = [r.id for r in usable(candidates, allowed, on)]
+    """Breaks the budget only: every eligible record and its dependencies, flagged, with no packing."""
+    sent = pack(eligible(candidates, allowed, on), 10**9, usable(candidates, allowed, on))
     return sent, flags_among(sent, candidates)
 
 
 def newest_first(candidates, allowed, on, budget):
     """Breaks the trace only: ranks by date, so at a tight budget recent tickets take the manual's room."""
-    ranked = sorted(usable(candidates, allowed, on), key=lambda r: (r.effective_date, r.score), reverse=True)
-    sent = pack(ranked, budget, stop=True)
+    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (r.effective_date, r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on), stop=True)
     return sent, flags_among(sent, candidates)
-
-
-def strands_a_rival(candidates, allowed, on, budget):
-    """Breaks the together rule only: design A, but a reviewed record that disagrees with an approved one is
-    left out (seed 002: the model would silently get one side)."""
-    sent, flags = authority_first(candidates, allowed, on, budget)
-    by_id = {r.id: r for r in candidates}
-    dropped = {
-        rid
-        for rid in sent
-        if by_id[rid].trust == "reviewed"
-        and any(
-            by_id[o].trust == "approved"
-            for o in sent
-            if rid in by_id[o].conflicts_with or o in by_id[rid].conflicts_with
-        )
-    }
-    kept = [rid for rid in sent if rid not in dropped]
-    return kept, [f for f in flags if not set(f) & dropped]
 
 
 WRONG = {
     "permission": reads_restricted_files,
     "freshness": sends_old_revisions,
+    "duplicates": sends_copies_too,
+    "floor": sends_below_the_floor,
+    "completeness": rows_without_headings,
     "conflict": flags_nothing,
-    "together": strands_a_rival,
+    "together": one_at_a_time,
     "budget": sends_everything_usable,
     "trace": newest_first,
 }
+
+
+def test_every_invariant_has_a_wrong_design():
+    assert set(WRONG) == set(INVARIANTS)
 
 
 @pytest.mark.parametrize("invariant", INVARIANTS)
@@ -239,6 +311,22 @@ def test_a_design_that_breaks_one_invariant_is_rejected_for_exactly_that_one(inv
     assert not report.passed
     named = {line.split(":", 1)[0] for r in report.results if not r.passed for line in r.message.splitlines()}
     assert named == {invariant}, report.text()
+
+
+def previous_reference(candidates, allowed, on, budget):
+    """The instructor edition's design before this check held copies, the floor and completeness."""
+    ranked = sorted(usable(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, ranked, dependencies=False, copies=False)
+    return sent, flags_among(sent, candidates)
+
+
+def test_the_previous_reference_is_rejected_for_copies_a_lone_row_the_floor_and_a_crowded_out_exception():
+    report = run("design_pack", previous_reference)
+    assert not isinstance(report, str)
+    named = {line.split(":", 1)[0] for r in report.results if not r.passed for line in r.message.splitlines()}
+    assert {"duplicates", "completeness", "floor", "trace"} <= named, report.text()
+    at_150 = next(r for r in report.results if "150 tokens" in r.case.label)
+    assert "man-p2-r4-s3.2.1" in at_150.message and "portal-p2-r4-s3.2" in at_150.message
 
 
 def test_the_shown_case_is_the_four_items_and_never_the_only_case():

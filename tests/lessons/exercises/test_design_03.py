@@ -16,6 +16,7 @@ from botie.lessons.exercises.catalogue import run
 from botie.lessons.exercises.engine import Verdict
 from botie.lessons.exercises.lesson03 import INVARIANTS, design_problems
 from tests.lessons.exercises import designs_03
+from tests.lessons.exercises.instructor import instructor_solution
 
 
 def _failing_messages(report):
@@ -196,3 +197,18 @@ def test_hints_end_with_a_design_that_passes():
     last = EXERCISES["choose_documents"].hints[-1]
     assert "sorted(docs, key=lambda d: (-d.score, d.id))" in last and "else: break" in last
     # Written out, the two variants the hint names are designs_03's two valid designs, which pass (above).
+
+
+@settings(max_examples=150, deadline=None)
+@given(attachment_sets(), st.randoms(use_true_random=False))
+def test_the_instructor_edition_design_keeps_every_invariant_on_held_out_attachments(attached, rng):
+    """The notebook's own choose_documents, on attachment sets the check never shows, in any order."""
+    docs, budget = attached
+    if budget is None:
+        return
+    design = instructor_solution("03", "choose_documents")
+    chosen = design(list(docs), budget)
+    assert design_problems(chosen, docs, budget) == {}
+    shuffled = list(docs)
+    rng.shuffle(shuffled)
+    assert set(design(shuffled, budget)) == set(chosen)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given
 
 from botie.context.citations import check_claims, verify_citations
 from botie.lessons.exercises.catalogue import run
@@ -23,6 +24,8 @@ from botie.lessons.exercises.lesson04 import (
     _release_cases,
     generated_answers,
 )
+from tests.lessons.exercises.instructor import instructor_solution
+from tests.strategies import design_seeds, examples
 
 RELEASE = next(e for e in EXERCISES if e.name == "release")
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -259,3 +262,11 @@ def test_counting_markers_against_sentences_or_accepting_a_zero_marker_is_reject
         assert not isinstance(report, str)
         assert not report.passed
         assert any(case in r.case.label for r in report.results if not r.passed), report.text()
+
+
+@examples(60)
+@given(design_seeds())
+def test_the_instructor_edition_release_keeps_the_invariants_on_held_out_answers(seed):
+    """The notebook's own release (with its span_check), on answers generated from seeds the check never uses."""
+    design = instructor_solution("04", "release", "03-39")
+    assert _failures(design, _release_cases(seed)) == (Verdict.PASSED, [])

@@ -11,10 +11,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
 
 from botie.lessons.exercises import lesson05
 from botie.lessons.exercises.catalogue import run
 from botie.lessons.exercises.engine import Verdict
+from tests.lessons.exercises.instructor import instructor_solution
+from tests.strategies import design_seeds, examples
 
 INVARIANTS = (
     lesson05.ONLY_UNCHANGED,
@@ -185,7 +188,7 @@ def test_the_situations_are_the_real_services_results():
     assert denied == {
         "status": "denied",
         "retryable": False,
-        "message": "P-2 is not in the assets tech-bo may schedule",
+        "message": "P-2 is not in the assets tech-ana may schedule",
     }
     assert cases["r7: the answer was lost, attempt 1"].args[1] is None
     statuses = {c.args[1]["status"] for c in cases.values() if c.args[1] is not None}
@@ -199,3 +202,71 @@ def test_the_situations_are_the_real_services_results():
         "unavailable",
         "in_progress",
     }
+
+
+# --- held out: the instructor edition's next_request on situations the check never shows ----------------------------
+
+
+def _held_out_situation(seed):
+    """A random proposal, one of the service's outcomes for it (or a lost answer) and an attempt count, with what
+    the invariants demand, worked out here from the rules rather than from the check's own table."""
+    import datetime as dt
+    import random
+
+    from botie.actions.decision import Approval, StoredRequest, decide
+    from botie.actions.service import InspectionService
+    from botie.actions.stores.memory import MemoryStore
+
+    rng = random.Random(seed)
+    proposal = {
+        "asset_id": rng.choice(("P-2", "P-3")),
+        "duration_minutes": rng.randint(1, 60),
+        "start": f"2026-04-{rng.randint(1, 28):02d}T{rng.randint(6, 16):02d}:00Z",
+        "request_id": f"r{rng.randint(1, 99)}",
+    }
+    ana = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
+    situation, attempts = rng.choice(SITUATIONS), rng.randint(1, 7)
+
+    def clock():
+        return dt.datetime(2026, 3, 20, 9, 0, tzinfo=dt.timezone.utc)
+
+    def silent(order):
+        raise ConnectionError("no answer")
+
+    service = InspectionService(MemoryStore(), clock=clock, downstream=silent if situation == "unavailable" else None)
+    approved = Approval("tech-ana", proposal)
+    if situation == "lost":
+        result = None
+    elif situation == "in_progress":
+        result = decide(proposal, **ana, approval=approved, previous=StoredRequest(proposal)).tool_result()
+    elif situation == "denied":
+        result = service.submit(proposal, caller="tech-ana", allowed_assets=["K-7"], approval=approved).tool_result()
+    elif situation == "needs_approval":
+        result = service.submit(proposal, **ana, approval=None).tool_result()
+    elif situation == "conflict":
+        first = {**proposal, "duration_minutes": int(proposal["duration_minutes"]) % 60 + 1}
+        service.submit(first, **ana, approval=Approval("tech-ana", first))
+        result = service.submit(proposal, **ana, approval=approved).tool_result()
+    else:  # create, reuse (the second of two), unavailable
+        for _ in range(2 if situation == "reuse" else 1):
+            result = service.submit(proposal, **ana, approval=approved).tool_result()
+    transient = situation in ("lost", "unavailable", "in_progress")
+    if not transient or attempts >= lesson05.RETRY_LIMIT:
+        must = "stop"
+    elif attempts == 1 and situation in ("lost", "unavailable"):
+        must = "send"
+    else:
+        must = "either"
+    return proposal, result, attempts, {"proposal": proposal, "result": result, "attempts": attempts, "must": must}
+
+
+SITUATIONS = ("create", "reuse", "conflict", "denied", "needs_approval", "unavailable", "in_progress", "lost")
+
+
+@examples(150)
+@given(design_seeds())
+def test_the_instructor_edition_next_request_keeps_the_invariants_on_held_out_situations(seed):
+    design = instructor_solution("05", "next_request")
+    proposal, result, attempts, expected = _held_out_situation(seed)
+    assert result is None or result["status"] in SITUATIONS  # the service gave the situation asked for
+    assert lesson05.same_request_or_stop(design(proposal, result, attempts), expected) is None

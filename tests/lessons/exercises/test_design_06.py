@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
 
 from botie.lessons.exercises.catalogue import run
 from botie.lessons.exercises.lesson06 import NO_BARE_LOSS, NO_SLICE_LOSS, SHIPS_PROGRESS
+from tests.lessons.exercises.instructor import instructor_solution
+from tests.strategies import design_seeds, examples
 
 ORDINARY = "ordinary questions"
 
@@ -143,3 +146,20 @@ WRONG = {
         "hard-coded True": lambda before, after: True,
     }
 }
+
+
+# --- held out: the instructor edition's may_ship on score tables the check never shows ----------------------------
+
+
+@examples(200)
+@given(design_seeds())
+def test_the_instructor_edition_may_ship_keeps_the_invariants_on_held_out_score_tables(seed):
+    import random
+
+    from botie.lessons.exercises.lesson06 import TOTALS, _holds_invariant, _rule, _scores
+
+    rng = random.Random(seed)
+    before = _scores({s: rng.randint(0, total) for s, total in TOTALS.items()})
+    after = _scores({s: max(0, min(total, before[s][0] + rng.choice((-1, 0, 0, 1)))) for s, total in TOTALS.items()})
+    design = instructor_solution("06", "may_ship")
+    assert _holds_invariant(design(before, after), _rule(before, after)) is None

@@ -3,6 +3,7 @@ stubs get "not yet". The same mutation tests as tests/lessons/exercises/test_che
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -331,6 +332,15 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         ),
         "a quote of only spaces passes": lambda cs, ctx: (
             bool(cs) and all(c.get("id") in ctx and c.get("quote") and c["quote"] in ctx[c["id"]] for c in cs)
+        ),
+        "re.search(quote, text): the quote read as a pattern": lambda cs, ctx: _span(
+            cs, ctx, same=lambda q, t: bool(q.strip()) and re.search(q, t) is not None
+        ),
+        "re.match('.*' + quote, text)": lambda cs, ctx: _span(
+            cs, ctx, same=lambda q, t: bool(q.strip()) and re.match(".*" + q, t) is not None
+        ),
+        "re.search with the case ignored": lambda cs, ctx: _span(
+            cs, ctx, same=lambda q, t: bool(q.strip()) and re.search(q, t, flags=re.I) is not None
         ),
         "hard-coded True": lambda cs, ctx: True,
     },

@@ -67,7 +67,7 @@ def test_key_restricted_and_vendor_file_are_stopped_by_permission_before_ranking
 def test_key_two_approved_sources_travel_together_with_a_conflict_flag():
     flush = load_evidence_scenario().select(1)
     assert {"man-p2-r4-s6.1", "eng-bulletin-2026-02"} <= set(flush.selected_ids) and flush.conflicts
-    assert "conflict" in _key("two-approved-disagree")
+    assert _key("two-approved-disagree") == "send both, with a flag naming the pair"
 
 
 def test_key_a_note_believed_as_approved_would_rank_first_ahead_of_the_manual():
