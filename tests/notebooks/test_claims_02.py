@@ -116,7 +116,7 @@ def test_the_retriever_cell_shows_ties_and_never_an_order_among_them():
     assert "top 0.882: man-p1-r2-s3.2 (P-1), man-p2-r3-s3.2 (P-2), man-p2-r5-s3.2 (P-2)" in shown
     assert "rev 4 §3.2: 10-11, 2 tied at 0.684" in shown
     prose = text(next(c for c in learner_cells() if c["id"] == "02-05"))
-    assert "tops the embedding" not in prose and "10th" not in prose
+    assert "tops the embedding" not in prose and "0.68 for rev 4's section, 10th" not in prose
 
 
 # --- section 2: the selector's order -----------------------------------------------------------------------------
