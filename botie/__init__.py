@@ -59,6 +59,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "botie.context.provenance": (
         "EvidenceSelection",
         "EvidenceStatus",
+        "TRUST_LABELS",
         "Trust",
         "select_evidence",
         "trust_of",
@@ -237,6 +238,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and editors, which do 
         carry_forward as carry_forward,
     )
     from botie.context.provenance import (
+        TRUST_LABELS as TRUST_LABELS,
         EvidenceSelection as EvidenceSelection,
         EvidenceStatus as EvidenceStatus,
         Trust as Trust,

@@ -70,24 +70,53 @@ def test_keyword_never_ranks_the_fitting_section_for_the_rewording(corpus):
     assert REV4 not in ids(rank(REWORDED, corpus, keyword_score, k=len(corpus)))
 
 
-def test_the_embedding_does_not_understand_the_rewording_rev_4_comes_10th_after_the_note(corpus):
-    scored = rank(REWORDED, corpus, embedding_score, k=len(corpus))
-    ranked = ids(scored)
-    assert ranked.index(REV4) + 1 == 10
-    assert (round(scored[0].score, 2), round(scored[9].score, 2)) == (0.76, 0.68)
-    assert ranked.index("note-anon-77") < ranked.index(REV4) and ranked[0] == "note-anon-77"
+def _renamed(corpus, old, new):
+    import dataclasses
+
+    return [dataclasses.replace(r, id=new) if r.id == old else r for r in corpus]
 
 
-def test_as_asked_the_embedding_ties_p1s_manual_with_p2s_at_the_top(scenario, corpus):
-    top = rank(scenario.questions[0].question, corpus, embedding_score, k=3)
-    assert top[0].record_id == "man-p1-r2-s3.2" and top[0].asset == "P-1"
-    assert {r.score for r in top} == {top[0].score} and {r.asset for r in top[1:]} == {"P-2"}
+def _places(scored, record_id):
+    """(first, last) place a record can take: records scoring the same share every place between them."""
+    mine = next(r.score for r in scored if r.record_id == record_id)
+    above = sum(r.score > mine for r in scored)
+    return above + 1, above + sum(r.score == mine for r in scored)
+
+
+@pytest.mark.parametrize("rev4_id", [REV4, "a-rev4", "zz-rev4"])
+def test_the_embedding_ranks_rev_4_10th_or_11th_for_the_rewording_tied_with_the_vendor_file(corpus, rev4_id):
+    """Cell 02-05 rests no place on id order: rev 4's 0.684 ties the vendor file's, whatever either is called."""
+    scored = rank(REWORDED, _renamed(corpus, REV4, rev4_id), embedding_score, k=len(corpus))
+    assert _places(scored, rev4_id) == (10, 11)
+    tied = {r.record_id for r in scored if r.score == next(x.score for x in scored if x.record_id == rev4_id)}
+    assert tied == {rev4_id, "vendor-p2-seal-design"}
+    assert scored[0].record_id == "note-anon-77" and round(scored[0].score, 2) == 0.76
+    assert scored[1].score < scored[0].score  # the note alone at the top, ahead of rev 4
+
+
+@pytest.mark.parametrize("p1_id", ["man-p1-r2-s3.2", "a-p1", "zz-p1"])
+def test_as_asked_the_embedding_ties_p1s_manual_with_p2s_revisions_3_and_5_at_the_top(scenario, corpus, p1_id):
+    """Cell 02-05 says P-1's manual shares the top score, not that it tops it: renamed, it ties all the same."""
+    scored = rank(scenario.questions[0].question, _renamed(corpus, "man-p1-r2-s3.2", p1_id), embedding_score,
+                  k=len(corpus))  # fmt: skip
+    best = {r.record_id for r in scored if r.score == scored[0].score}
+    assert best == {p1_id, "man-p2-r3-s3.2", "man-p2-r5-s3.2"}
+    assert round(scored[0].score, 2) == 0.88
 
 
 @pytest.mark.parametrize("asked", ["What torque do the gland nuts on the P-2 mechanical seal need?", REWORDED])
 def test_the_reranker_only_reorders_the_keyword_shortlist(corpus, asked):
     shortlist = rank(asked, corpus, keyword_score, k=4)
     assert set(ids(rerank(asked, shortlist, corpus, embedding_score))) <= set(ids(shortlist))
+
+
+def test_the_retriever_cell_shows_ties_and_never_an_order_among_them():
+    cell = next(c for c in learner_cells() if c["id"] == "f1ea07c3")
+    shown = outputs(cell)
+    assert "top 0.882: man-p1-r2-s3.2 (P-1), man-p2-r3-s3.2 (P-2), man-p2-r5-s3.2 (P-2)" in shown
+    assert "rev 4 §3.2: 10-11, 2 tied at 0.684" in shown
+    prose = text(next(c for c in learner_cells() if c["id"] == "02-05"))
+    assert "tops the embedding" not in prose and "0.68 for rev 4's section, 10th" not in prose
 
 
 # --- section 2: the selector's order -----------------------------------------------------------------------------
@@ -191,33 +220,55 @@ def test_authority_first_lets_a_reviewed_barely_relevant_source_outrank_a_releva
 
 def test_followed_literally_the_last_shortlist_hint_passes():
     last = EXERCISES["shortlist"].hints[-1]
-    assert "def replaced(r)" in last and "o.effective_date > r.effective_date" in last
+    assert "register.in_force(r.document, observed_on)" in last and "rev.version == r.version" in last
 
-    def shortlist(candidates, allowed_assets, observed_on, k):
-        by_id = {r.id: r for r in candidates}
+    def shortlist(candidates, allowed_assets, observed_on, k, register):
+        def current(r):
+            rev = register.in_force(r.document, observed_on)
+            return rev is not None and rev.version == r.version
 
-        def in_force(r):
-            return r.effective_date is None or r.effective_date <= observed_on
-
-        def replaced(r):
-            successor = by_id.get(r.superseded_by) if r.superseded_by else None
-            linked = r.superseded_by is not None and (successor is None or in_force(successor))
-            newer = r.document is not None and any(
-                o.document == r.document
-                and o.effective_date
-                and r.effective_date
-                and o.effective_date > r.effective_date
-                and in_force(o)
-                for o in candidates
-            )
-            return linked or newer
-
-        kept = [r for r in candidates if r.asset in allowed_assets and in_force(r) and not replaced(r)]
+        kept = [r for r in candidates if r.asset in allowed_assets and current(r)]
         return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
 
     report = run("shortlist", shortlist)
     assert not isinstance(report, str)
     assert report.passed
+
+
+def test_the_exercises_teach_the_registers_freshness_rule_not_one_read_from_the_candidates():
+    """Cells 02-15 and 02-36 (and the hints) name the register, never the old 'successor not among the
+    candidates' rule, nor a field the lesson never teaches."""
+    cells = {c["id"]: text(c) for c in learner_cells()}
+    for cid in ("02-15", "02-36"):
+        assert "register" in cells[cid] and "not among the candidates" not in cells[cid]
+        assert "missing, or a newer revision" not in cells[cid]
+    for name in ("shortlist", "design_pack"):
+        hints = " ".join(EXERCISES[name].hints)
+        assert "register.in_force" in hints and "not retrieved" not in hints and "carried_into" not in hints
+
+
+@pytest.mark.parametrize("day", ["2026-03-15", "2026-03-31"])
+def test_with_rev_5_not_retrieved_rev_4_and_its_copies_stay_before_1_april(day):
+    """Cell 02-07: freshness does not hang on what retrieval returned; the shortlist's reference agrees with
+    the selector, so rev 4's own section is not dropped while its copies are kept."""
+    from botie.lessons.exercises.lesson02 import reference_shortlist
+
+    s = load_evidence_scenario()
+    missing = [r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"]
+    top = reference_shortlist(missing, list(s.allowed_assets), dt.date.fromisoformat(day), 16, s.register)
+    assert {"man-p2-r4-s3.2", "portal-p2-r4-s3.2", "binder-p2-r4-s3.2", "man-p2-r4-s3.2.1"} <= set(top)
+    selected = s.select(0, candidates=missing, observed_on=day)
+    assert selected.outcome("man-p2-r4-s3.2").status is EvidenceStatus.SELECTED
+    assert selected.outcome("man-p2-r4-s3.2.1").status is EvidenceStatus.SELECTED
+
+
+def test_with_rev_5_not_retrieved_on_1_june_no_chunk_of_rev_4_is_shortlisted():
+    from botie.lessons.exercises.lesson02 import reference_shortlist
+
+    s = load_evidence_scenario()
+    missing = [r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"]
+    top = reference_shortlist(missing, list(s.allowed_assets), dt.date(2026, 6, 1), 16, s.register)
+    assert not [rid for rid in top if "-r4-" in rid]
 
 
 def test_settle_conflict_returning_records_instead_of_ids_is_rejected_with_a_plain_message():
@@ -247,9 +298,9 @@ def instructor_cell(cell_id: str) -> str:
     return next(text(c) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c.get("id") == cell_id)
 
 
-def test_the_design_check_runs_sixteen_cases():
-    assert len(EXERCISES["design_pack"].cases()) == 16
-    assert "runs sixteen cases" in instructor_cell("02-36")
+def test_the_design_check_runs_eighteen_cases():
+    assert len(EXERCISES["design_pack"].cases()) == 18
+    assert "runs eighteen cases" in instructor_cell("02-36")
 
 
 def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_holds_every_selector_step():
@@ -268,7 +319,7 @@ def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_hold
 
 def _pack_with(design, scenario, budget):
     s = scenario
-    send, _ = design(list(s.candidates(0)), list(s.allowed_assets), s.observed_on, budget)
+    send, _ = design(list(s.candidates(0)), list(s.allowed_assets), s.observed_on, budget, s.register)
     return [r if isinstance(r, str) else r.id for r in send]
 
 
@@ -281,13 +332,15 @@ def test_the_reference_design_sends_section_3_2_once_the_row_with_its_heading_an
         assert [r for r in sent if r.endswith("p2-r4-s3.2")] == [REV4]
         assert "man-p2-r4-s3.2.1" in sent
         assert ("man-p2-r4-t3.4-m12" in sent) == ("man-p2-r4-t3.4-head" in sent)
-        assert "man-p3-r1-s2" not in _pack_with(lambda c, a, on, b: design(c, ["P-2", "P-3"], on, b), scenario, budget)
+        assert "man-p3-r1-s2" not in _pack_with(
+            lambda c, a, on, b, g: design(c, ["P-2", "P-3"], on, b, g), scenario, budget
+        )
 
 
 def test_a_design_that_packs_two_high_authority_rivals_one_at_a_time_fails_the_check():
     """The budget that fits the manual's section 6.1 or the bulletin, not both: one alone breaks "together"."""
 
-    def one_at_a_time(candidates, allowed, on, budget):
+    def one_at_a_time(candidates, allowed, on, budget, register):
         send, used = [], 0
         for r in sorted(candidates, key=lambda r: -r.score):
             if r.asset in allowed and r.id in {"man-p2-r4-s6.1", "eng-bulletin-2026-02"} and used + r.cost <= budget:
@@ -356,11 +409,11 @@ def test_the_lesson_never_says_version_hash_or_room_for_everything():
 
 def test_on_1_april_the_shortlist_holds_rev_5_and_no_copy_of_rev_4_beside_it():
     # A learner who keeps to the superseded_by links alone keeps the portal and binder copies of rev 4 (they
-    # carry no link) beside rev 5: a different manual's figures mixed with the one in force.
+    # carry no link) beside rev 5; the register's rule drops every chunk of rev 4, copies included.
     from botie.lessons.exercises.lesson02 import reference_shortlist
 
     s = load_evidence_scenario()
-    top = reference_shortlist(list(s.candidates(0)), list(s.allowed_assets), dt.date(2026, 4, 1), 3)
+    top = reference_shortlist(list(s.candidates(0)), list(s.allowed_assets), dt.date(2026, 4, 1), 3, s.register)
     assert top[0] == "man-p2-r5-s3.2"
     assert not [rid for rid in top if "-r4-" in rid]
 
@@ -436,3 +489,40 @@ def test_the_syllabus_label_approved_policy_is_read_as_approved(label):
     assert trust_of(Record("p", "P-2", "text", 1, trust=label)) is Trust.APPROVED
     with pytest.raises(RecordError, match="record q: trust must be one of"):
         trust_of(Record("q", "P-2", "text", 1, trust=label + "-draft"))
+
+
+@pytest.mark.parametrize("day", ["2026-03-15", "2026-06-01"])
+def test_without_a_register_rev_4s_exception_and_table_never_travel_without_its_section(day):
+    """A bare select_evidence that judges rev 4's section 3.2 superseded (its successor was not retrieved)
+    judges every chunk of rev 4 the same way: no exception clause or table row without the section."""
+    s = load_evidence_scenario()
+    missing = [r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"]
+    bare = select_evidence(missing, s.allowed_assets, 250, observed_on=day)
+    assert bare.outcome(REV4).status is EvidenceStatus.SUPERSEDED
+    assert not [rid for rid in bare.selected_ids if "-r4-" in rid]
+    assert "marked replaced at ingestion" in bare.outcome("man-p2-r4-s3.2.1").reason
+
+
+def test_trust_labels_named_in_cell_02_03_comes_from_the_botie_front_door():
+    import botie
+    from botie import TRUST_LABELS
+
+    assert "TRUST_LABELS" in botie.__all__ and TRUST_LABELS["approved-policy"] == "approved"
+    assert "`TRUST_LABELS`, in `botie`" in text(next(c for c in learner_cells() if c["id"] == "02-03"))
+
+
+def test_section_3_2_points_at_its_exceptions_but_depends_on_nothing_so_ranking_decides(scenario):
+    """Cell cf214f6c: the exception clause is no dependency of section 3.2; only the M12 row needs its heading."""
+    by_id = {r.id: r for r in scenario.records}
+    assert "3.2.1" in by_id[REV4].text and by_id[REV4].depends_on == ()
+    assert by_id["man-p2-r4-t3.4-m12"].depends_on == ("man-p2-r4-t3.4-head",)
+    tight = select_evidence(scenario.candidates(0), scenario.allowed_assets, 150, observed_on=scenario.observed_on)
+    assert REV4 in tight.selected_ids and "man-p2-r4-s3.2.1" not in tight.selected_ids
+    prose = text(next(c for c in learner_cells() if c["id"] == "cf214f6c"))
+    assert "no `depends_on`" in prose
+
+
+def test_cell_02_07_promises_no_demonstration_it_does_not_give():
+    prose = text(next(c for c in learner_cells() if c["id"] == "02-07"))
+    assert not prose.rstrip().endswith(":") and "refused when the scene is loaded:" not in prose
+    assert "**chunks**" in prose  # defined where it is first used

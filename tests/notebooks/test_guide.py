@@ -179,7 +179,7 @@ def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
     import botie.lessons.exercises.lesson02  # noqa: F401  (registers the exercise)
     from botie.lessons.exercises.catalogue import run
 
-    def shortlist(candidates, allowed_assets, observed_on, k):
+    def shortlist(candidates, allowed_assets, observed_on, k, register):
         kept = [r for r in candidates if r.asset in allowed_assets and r.effective_date <= observed_on]
         return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
 
@@ -488,28 +488,14 @@ def _kept_choose_evidence(records, allowed_assets, allowance):
 _TIERS = ("unverified", "community", "internal", "reviewed", "approved")
 
 
-def _pack(candidates, allowed_assets, observed_on, budget, *, supersession=True, flags=True):
+def _pack(candidates, allowed_assets, observed_on, budget, register, *, supersession=True, flags=True):
     """A design_pack that ranks by tier then score and skips what does not fit; switches turn off one rule."""
-    by_id = {r.id: r for r in candidates}
-
-    def in_force(r):
-        return r.effective_date is None or r.effective_date <= observed_on
 
     def current(r):
-        if not in_force(r):
-            return False
         if not supersession:
-            return True
-        successor = by_id.get(r.superseded_by) if r.superseded_by else None
-        if r.superseded_by and (successor is None or in_force(successor)):
-            return False
-        return not any(
-            o.document == r.document
-            and None not in (o.effective_date, r.effective_date)
-            and o.effective_date > r.effective_date
-            and in_force(o)
-            for o in candidates
-        )
+            return r.effective_date <= observed_on
+        in_force = register.in_force(r.document, observed_on)
+        return in_force is not None and in_force.version == r.version
 
     usable = sorted(
         (r for r in candidates if r.asset in allowed_assets and current(r)),
@@ -579,15 +565,15 @@ def _retry(statuses, most, *, lost=True, new_id=False):
 WRONG_DESIGNS = [
     (
         "design_pack",
-        "in force by date only, `superseded_by` ignored",
-        lambda c, a, o, b: _pack(c, a, o, b, supersession=False),
+        "in force by its own date only, the register ignored",
+        lambda c, a, o, b, g: _pack(c, a, o, b, g, supersession=False),
         ["the four items: current section 6.1, rev 3, the vendor file, the bulletin"],
         ["freshness", "man-p2-r3-s3.2"],
     ),
     (
         "design_pack",
         "sending both sides of a disagreement without a flag",
-        lambda c, a, o, b: _pack(c, a, o, b, flags=False),
+        lambda c, a, o, b, g: _pack(c, a, o, b, g, flags=False),
         ["the four items: current section 6.1, rev 3, the vendor file, the bulletin"],
         ["conflict", "eng-bulletin-2026-02"],
     ),
@@ -608,14 +594,14 @@ WRONG_DESIGNS = [
     (
         "design_pack",
         "sending nothing, to be safe",
-        lambda c, a, o, b: ([], []),
+        lambda c, a, o, b, g: ([], []),
         ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
         ["trace", "man-p2-r4-s3.2"],
     ),
     (
         "design_pack",
         "every usable record, the budget ignored",
-        lambda c, a, o, b: _pack(c, a, o, 10**9),
+        lambda c, a, o, b, g: _pack(c, a, o, 10**9, g),
         ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
         ["budget", "452 tokens"],
     ),

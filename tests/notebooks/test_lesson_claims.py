@@ -216,6 +216,7 @@ def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_sc
         scenario.allowed_assets,
         scenario.observed_on,
         3,
+        scenario.register,
     )
     assert (result.yours, result.reference) == ("nothing", "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2")
 

@@ -58,7 +58,7 @@ def _freshness(r: Record, fresh: _Freshness) -> _Verdict:
     if r.effective_date is not None and r.effective_date > today:
         why = f"effective from {r.effective_date}, after the observation date {today}"
         return EvidenceStatus.NOT_YET_EFFECTIVE, why
-    return _replaced_by_link(r, fresh.by_id, today) or _older_revision(r, fresh.in_force)
+    return _replaced_by_link(r, fresh.by_id, today) or _older_revision(r, fresh.in_force) or _marked_revision(r, fresh)
 
 
 def _against_register(r: Record, register: DocumentRegister, today: _dt.date, by_id: Mapping[str, Record]) -> _Verdict:
@@ -110,6 +110,19 @@ def _older_revision(r: Record, in_force: _InForce) -> _Verdict:
         return None
     version, since = current
     return EvidenceStatus.SUPERSEDED, f"{r.version} of {r.document} was replaced by {version}, in force since {since}"
+
+
+def _marked_revision(r: Record, fresh: _Freshness) -> _Verdict:
+    """Without a register, a revision one of whose chunks ingestion marked as replaced (by a successor that was
+    not retrieved) is replaced for all its chunks: rev 4's exception clause never travels without its section."""
+    if r.document is None:
+        return None
+    for other in fresh.by_id.values():
+        same = other.id != r.id and other.document == r.document and other.version == r.version
+        if same and other.superseded_by is not None and other.superseded_by not in fresh.by_id:
+            why = f"{r.version} of {r.document} was marked replaced at ingestion ({other.id} by {other.superseded_by})"
+            return EvidenceStatus.SUPERSEDED, why
+    return None
 
 
 def _revisions_in_force(records: Iterable[Record], today: _dt.date) -> _InForce:

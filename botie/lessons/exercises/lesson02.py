@@ -10,10 +10,11 @@ from typing import Any
 from botie.context.provenance.outcomes import DEFAULT_FLOOR
 from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
 from botie.context.records import Record
+from botie.context.register import DocumentRegister
 from botie.lessons.exercises._shared import record, scenario
 from botie.lessons.exercises.engine import Case, Exercise, call_learner, record_ids, same_records, show
 
-__all__ = ["EXERCISES", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist"]
+__all__ = ["EXERCISES", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist", "register_of"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -26,61 +27,114 @@ def _in_force(record, on: _dt.date) -> bool:
     return record.effective_date is None or record.effective_date <= on
 
 
-def reference_shortlist(candidates, allowed_assets, observed_on, k) -> list[str]:
+def reference_shortlist(candidates, allowed_assets, observed_on, k, register) -> list[str]:
     """The ids the ``shortlist`` exercise asks for (the lesson 02 panel compares a learner's answer with it)."""
-    # The same freshness rule as section 2 and the design exercise: the links, and a newer revision of the
-    # same document in force, so on 1 April rev 5 replaces rev 4's copies as well as rev 4.
-    kept = [r for r in candidates if r.asset in allowed_assets and _out_of_date(r, candidates, observed_on) is None]
+    # The same freshness rule as section 2 and the design exercise: the register says which revision of each
+    # document is in force, whatever retrieval returned, so rev 4 and its copies stand or fall together.
+    kept = [r for r in candidates if r.asset in allowed_assets and _out_of_date(r, register, observed_on) is None]
     kept.sort(key=lambda r: -(r.score or 0.0))  # a stable sort: ties keep their order
     return [r.id for r in kept[:k]]
 
 
+def register_of(records, *unretrieved: tuple[str, str, _dt.date]) -> DocumentRegister:
+    """A register listing every revision the records name, plus revisions retrieval did not return."""
+    entries: dict[str, dict[str, _dt.date]] = {}
+    for r in records:
+        if r.document is not None:
+            entries.setdefault(r.document, {})[r.version] = r.effective_date
+    for document, version, day in unretrieved:
+        entries.setdefault(document, {})[version] = day
+    return DocumentRegister.of(
+        {
+            doc: [{"version": v, "effective_date": d.isoformat()} for v, d in revs.items()]
+            for doc, revs in entries.items()
+        }
+    )
+
+
 def _random_revisions(rng: random.Random, n: int):
-    """Revision chains with scattered dates, assets and distinct scores."""
-    scores = rng.sample(range(5, 100), n)
-    records = []
-    for i in range(n):
-        successor = f"g{i + 1}" if i + 1 < n and rng.random() < 0.4 else None
-        day = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 120))
-        records.append(
-            record(
-                f"g{i}",
-                rng.choice(("P-2", "P-3", "K-7")),
-                rng.randint(5, 40),
-                effective_date=day if rng.random() < 0.8 else None,
-                superseded_by=successor,
-                score=scores[i] / 100,
+    """Documents in one to three revisions with scattered dates, assets and distinct scores; the register
+    sometimes lists a later revision that retrieval did not return."""
+    scores = iter(rng.sample(range(5, 100), n))
+    records, later = [], []
+    for d in range(n // 3):
+        days = sorted(rng.sample(range(0, 120), 4))
+        shown = rng.randint(1, 3)
+        document = f"docs://generated/{d}"
+        for v in range(shown):
+            records.append(
+                record(
+                    f"g{d}-r{v + 1}",
+                    rng.choice(("P-2", "P-3", "K-7")),
+                    rng.randint(5, 40),
+                    document=document,
+                    version=f"rev {v + 1}",
+                    effective_date=_dt.date(2026, 1, 1) + _dt.timedelta(days=days[v]),
+                    superseded_by=f"g{d}-r{v + 2}" if rng.random() < 0.5 else None,
+                    score=next(scores) / 100,
+                )
             )
-        )
-    return records
+        if rng.random() < 0.6:  # a later revision in force from its date, never retrieved
+            later.append((document, f"rev {shown + 1}", _dt.date(2026, 1, 1) + _dt.timedelta(days=days[shown])))
+    return records, register_of(records, *later)
+
+
+def _without(records, *ids):
+    return [r for r in records if r.id not in ids]
 
 
 def _shortlist_cases() -> tuple[Case, ...]:
     s = scenario()
-    q1 = list(s.candidates(0))
+    q1, register = list(s.candidates(0)), s.register
     allowed = list(s.allowed_assets)
     today = s.observed_on
 
-    def case(label, records, allow, on, k, shown=False):
-        return Case(label, (records, allow, on, k), reference_shortlist(records, allow, on, k), shown=shown)
+    def case(label, records, allow, on, k, shown=False, reg=register):
+        return Case(label, (records, allow, on, k, reg), reference_shortlist(records, allow, on, k, reg), shown=shown)
 
-    without_rev4 = [r for r in q1 if r.id != "man-p2-r4-s3.2"]
+    without_rev4 = _without(q1, "man-p2-r4-s3.2")
+    without_rev5 = _without(q1, "man-p2-r5-s3.2")
+    january = _day("2026-01-01")
+    lone = [
+        record("old", score=0.9, document="docs://x", version="v1", effective_date=january, superseded_by="new"),
+        record("other", score=0.5, document="docs://y", version="v1", effective_date=january),
+    ]
     cases = [
         case("the P-2 torque candidates on 2026-03-15, top 3", q1, allowed, today, 3, shown=True),
         case("the same on 2026-04-01, the day rev 5 takes effect", q1, allowed, _day("2026-04-01"), 3),
         case("the same on 2026-03-31, one day before rev 5", q1, allowed, _day("2026-03-31"), 3),
+        case(
+            "rev 5 was not retrieved, 2026-03-15: rev 4 still applies, original and copies",
+            without_rev5,
+            allowed,
+            today,
+            4,
+        ),
+        case(
+            "rev 5 was not retrieved, 2026-06-01: the register still puts rev 5 in force",
+            without_rev5,
+            allowed,
+            _day("2026-06-01"),
+            4,
+        ),
         case("a caller who may also read the vendor file", q1, [*allowed, "VENDOR-P2"], today, 2),
         case("only P-3 allowed: the one P-3 passage scores 0.12", q1, ["P-3"], today, 2),
-        case("rev 4 was not retrieved: rev 3 still names it as successor", without_rev4, allowed, today, 4),
+        case("rev 4 was not retrieved: its copies still apply on 2026-03-15", without_rev4, allowed, today, 4),
         case(
-            "a successor not retrieved, and no other revision of the document to tell",
-            [
-                record("old", score=0.9, effective_date=_day("2026-01-01"), superseded_by="new"),
-                record("other", score=0.5, effective_date=_day("2026-01-01")),
-            ],
+            "a successor linked but not registered: the register has only v1, so v1 is in force",
+            lone,
             ["P-2"],
             today,
             2,
+            reg=register_of(lone),
+        ),
+        case(
+            "a successor registered from 2026-02-01 but not retrieved",
+            lone,
+            ["P-2"],
+            today,
+            2,
+            reg=register_of(lone, ("docs://x", "v2", _day("2026-02-01"))),
         ),
         case("k is larger than what survives", q1, ["P-3"], today, 5),
         case("k = 0", q1, allowed, today, 0),
@@ -88,10 +142,10 @@ def _shortlist_cases() -> tuple[Case, ...]:
     ]
     rng = random.Random(2002)
     for i in range(3):
-        records = _random_revisions(rng, 9)
+        records, reg = _random_revisions(rng, 9)
         allow = sorted(rng.sample(("P-2", "P-3", "K-7"), 2))
         on = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 120))
-        cases.append(case(f"a generated case ({i + 1} of 3), allowed {allow}, on {on}", records, allow, on, 4))
+        cases.append(case(f"a generated case ({i + 1} of 3), allowed {allow}, on {on}", records, allow, on, 4, reg=reg))
     return tuple(cases)
 
 
@@ -102,18 +156,14 @@ _SHORTLIST = Exercise(
     same_records,
     (
         "Two phases. First throw out what may not be used: an asset the caller may not read, a record "
-        "not yet in force on observed_on, a record replaced by a newer version in force. Only then sort "
-        "what is left by score and keep the first k.",
-        "A record is in force when its effective_date is None or on or before observed_on (<=, not <). "
-        "It is replaced when its superseded_by successor is in force or not among the candidates at all, "
-        "or when another candidate of the same document with a later effective_date is in force (that "
-        "catches copies, which carry no link of their own).",
-        "def in_force(r): return r.effective_date is None or r.effective_date <= observed_on; "
-        "def replaced(r): successor = by_id.get(r.superseded_by) if r.superseded_by else None; "
-        "linked = r.superseded_by is not None and (successor is None or in_force(successor)); "
-        "newer = r.document is not None and any(o.document == r.document and o.effective_date and r.effective_date and "
-        "o.effective_date > r.effective_date and in_force(o) for o in candidates); return linked or newer; "
-        "keep r when r.asset in allowed_assets and in_force(r) and not replaced(r); then "
+        "whose revision is not the one in force on observed_on. Only then sort what is left by score and "
+        "keep the first k.",
+        "Ask the register, not the candidates: register.in_force(r.document, observed_on) is the revision "
+        "in force that day (it has .version), or None when none is yet. Keep r only when that revision's "
+        "version is r.version. A newer revision retrieval did not return still counts, and a copy of rev 4 "
+        "names rev 4, so it goes when rev 4 goes.",
+        "def current(r): rev = register.in_force(r.document, observed_on); return rev is not None and "
+        "rev.version == r.version; keep r when r.asset in allowed_assets and current(r); then "
         "sorted(kept, key=lambda r: r.score, reverse=True)[:k], as a list of ids or records.",
     ),
 )
@@ -300,28 +350,21 @@ _UNTRACEABLE = Exercise(
 # --- the design exercise: the learner's own filter, ranking and conflict rule, held to invariants ----------
 
 
-def _out_of_date(rec, candidates, on: _dt.date) -> str | None:
-    """Why ``rec`` is not the version in force on ``on`` (the lesson's freshness rule), or None."""
-    if not _in_force(rec, on):
-        return f"not yet effective: it takes effect on {rec.effective_date}, after {on}"
-    by_id = {r.id: r for r in candidates}
-    if rec.superseded_by is not None:
-        successor = by_id.get(rec.superseded_by)
-        if successor is None:
-            return f"superseded by {rec.superseded_by} (not retrieved, so nothing says it is not yet in force)"
-        if _in_force(successor, on):
-            return f"superseded by {successor.id}, in force since {successor.effective_date}"
-    for other in candidates:
-        newer = (
-            other.document is not None
-            and other.document == rec.document
-            and None not in (other.effective_date, rec.effective_date)
-            and other.effective_date > rec.effective_date
-        )
-        if newer and _in_force(other, on) and other.version not in rec.carried_into:
-            since = other.effective_date
-            return f"{rec.version} is superseded: {other.id} ({other.version}) is in force since {since}"
-    return None
+def _out_of_date(rec, register: DocumentRegister, on: _dt.date) -> str | None:
+    """Why ``rec`` is not of the revision the register has in force on ``on`` (the lesson's freshness rule), or None.
+
+    What retrieval returned plays no part: rev 5 is in force from 1 April whether or not its chunk came back.
+    """
+    current = register.in_force(rec.document, on) if rec.document is not None else None
+    if current is None:
+        return f"not yet effective: no revision of {rec.document} is in force on {on}"
+    if current.version == rec.version:
+        return None
+    if current.effective_date < (rec.effective_date or on):
+        return f"not yet effective: {rec.version} takes effect on {rec.effective_date}, after {on}"
+    return (
+        f"{rec.version} is superseded: {current.version} of {rec.document} is in force since {current.effective_date}"
+    )
 
 
 def _ids_of(value: Any, what: str) -> tuple[list[str] | None, str | None]:
@@ -386,7 +429,7 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         if r.asset not in case["allowed"]
     ]
     for r in sent:
-        why = _out_of_date(r, case["candidates"], case["on"])
+        why = _out_of_date(r, case["register"], case["on"])
         if why:
             problems.append(f"freshness: sends {r.id}, {why}")
     problems += _copies_sent(sent) + _below_floor(sent) + _incomplete(sent, set(send))
@@ -457,7 +500,9 @@ def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
     usable = {
         r.id: r
         for r in candidates
-        if r.asset in case["allowed"] and _out_of_date(r, candidates, case["on"]) is None and (r.score or 0.0) >= FLOOR
+        if r.asset in case["allowed"]
+        and _out_of_date(r, case["register"], case["on"]) is None
+        and (r.score or 0.0) >= FLOOR
     }
     sent_ids = {r.id for r in sent}
     problems = []
@@ -521,7 +566,14 @@ def _random_library(rng: random.Random, on: _dt.date):
         depends_on=("table-head",),
         **shared,
     )
-    return [*records, head, row]
+    library = [*records, head, row]
+    # Sometimes the register lists a newer revision of one document that retrieval did not return (drawn from
+    # its own generator, so the libraries stay those the check has always shown).
+    own = random.Random(on.toordinal() + len(library))
+    later = own.choice(range(4))
+    newest = max(r.effective_date for r in library if r.document == f"docs://generated/{later}")
+    unretrieved = (f"docs://generated/{later}", "rev 9", newest + _dt.timedelta(days=own.randint(1, 60)))
+    return library, register_of(library, *([unretrieved] if own.random() < 0.5 else []))
 
 
 def _with(rec, **changes):
@@ -534,13 +586,14 @@ def _design_cases() -> tuple[Case, ...]:
     s = scenario()
     torque, flush = list(s.candidates(0)), list(s.candidates(1))
     allowed, today, april = list(s.allowed_assets), s.observed_on, _day("2026-04-01")
-    four = [
+    four = [  # the worked example
         r
         for r in flush
         if r.id in {"man-p2-r4-s6.1", "man-p2-r3-s3.2", "vendor-p2-seal-design", "eng-bulletin-2026-02"}
     ]
-    without_rev4 = [r for r in torque if r.id != "man-p2-r4-s3.2"]
-    rule, exception, rev5 = ("man-p2-r4-s3.2",), ("man-p2-r4-s3.2.1",), ("man-p2-r5-s3.2",)
+    without_rev4, without_rev5 = _without(torque, "man-p2-r4-s3.2"), _without(torque, "man-p2-r5-s3.2")
+    june, rule, exception = _day("2026-06-01"), ("man-p2-r4-s3.2",), ("man-p2-r4-s3.2.1",)
+    rev5 = ("man-p2-r5-s3.2",)
     plan = [
         (
             "the four items: current section 6.1, rev 3, the vendor file, the bulletin",
@@ -610,9 +663,33 @@ def _design_cases() -> tuple[Case, ...]:
             (("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"), exception),
             False,
         ),
+        (
+            "rev 5 was not retrieved, 2026-03-15: rev 4's own section still answers",
+            without_rev5,
+            allowed,
+            today,
+            250,
+            (rule, exception),
+            False,
+        ),
+        (
+            "rev 5 was not retrieved, 2026-06-01: no revision of §3.2 in force is here",
+            without_rev5,
+            allowed,
+            june,
+            250,
+            (),
+            False,
+        ),
     ]
+    reg = s.register
     cases = [
-        Case(label, (c, a, on, b), {"candidates": c, "allowed": a, "on": on, "budget": b, "needed": n}, shown=shown)
+        Case(
+            label,
+            (c, a, on, b, reg),
+            {"candidates": c, "allowed": a, "on": on, "budget": b, "needed": n, "register": reg},
+            shown=shown,
+        )
         for label, c, a, on, b, n, shown in plan
     ]
     rng = random.Random(2026)
@@ -625,9 +702,9 @@ def _generated_case(rng: random.Random, label: str) -> Case:
     """A random library, day, caller and budget; only the invariants judge it (nothing is known to be needed)."""
     on = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 150))
     allow = sorted(rng.sample(("P-2", "P-3", "VENDOR-P2"), 2))
-    library, budget = _random_library(rng, on), rng.randint(40, 120)
-    expected = {"candidates": library, "allowed": allow, "on": on, "budget": budget, "needed": ()}
-    return Case(f"{label}, allowed {allow}, on {on}, {budget} tokens", (library, allow, on, budget), expected)
+    (library, register), budget = _random_library(rng, on), rng.randint(40, 120)
+    expected = {"candidates": library, "allowed": allow, "on": on, "budget": budget, "needed": (), "register": register}
+    return Case(f"{label}, allowed {allow}, on {on}, {budget} tokens", (library, allow, on, budget, register), expected)
 
 
 def design_holds(design: Any, seed: int) -> str | None:
@@ -649,20 +726,21 @@ _DESIGN = Exercise(
     _design_holds,
     (
         "Any design passes that keeps the selector's rules from section 2 on every case: it sends only assets "
-        "the caller may read; nothing not yet effective or superseded; one copy of a section (a marked copy "
-        "gives way to its original); nothing below the 0.35 floor unless a sent record depends on it; every "
-        "record with what it depends on; every sent pair that ingestion marked as disagreeing flagged; two "
+        "the caller may read; nothing but the revision the register has in force that day; one copy of a "
+        "section (a marked copy gives way to its original); nothing below the 0.35 floor unless a sent "
+        "record depends on it; every record with what it depends on; every sent pair that ingestion marked "
+        "as disagreeing flagged; two "
         "high-authority records (approved or reviewed) that disagree together or not at all; costs within "
         "the budget; and the section that answers, with its exception, in the version in force. How you rank "
         "and what you do with a lower-tier rival is yours.",
-        "Filter first: asset in allowed_assets; in force (effective_date None or <= observed_on); not "
-        "superseded (its superseded_by successor is in force or was not retrieved, or another candidate of "
-        "the same document with a later effective_date is in force). Rank only what scores at least FLOOR "
+        "Filter first: asset in allowed_assets; of the revision in force (rev = register.in_force(r.document, "
+        "observed_on); keep r only when rev is not None and rev.version == r.version: the register knows "
+        "revisions retrieval did not return). Rank only what scores at least FLOOR "
         "and is not a copy of a usable original (duplicate_of). Then pack whole units while used + cost <= "
         "budget: a record, its high-authority rivals (all fit, or none goes in) and everything in their "
         "depends_on; skip a unit whose dependency cannot be sent, or that repeats a section already sent. "
         "Flag every sent pair in conflicts_with.",
-        "usable = {r.id: r for r in candidates if allowed and in force and not superseded}; "
+        "usable = {r.id: r for r in candidates if allowed and of the revision in force}; "
         "ranked = [r for r in usable.values() if r.duplicate_of not in usable and r.score >= FLOOR]; "
         "ranked.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True); "
         "send, used, sections = [], 0, set(); for r in ranked: unit = [r] + [o for o in ranked if high(r) and "

@@ -111,13 +111,18 @@ def compare_selection(
 
 
 def compare_shortlist(
-    fn: Callable[..., Any], candidates: Sequence[Any], allowed_assets: Sequence[str], observed_on: Any, k: int
+    fn: Callable[..., Any],
+    candidates: Sequence[Any],
+    allowed_assets: Sequence[str],
+    observed_on: Any,
+    k: int,
+    register: Any,
 ) -> Comparison:
-    """Lesson 02: ``shortlist(candidates, allowed_assets, observed_on, k)`` against the exercise's reference."""
+    """Lesson 02: ``shortlist(candidates, allowed_assets, observed_on, k, register)`` against the reference."""
     from botie.lessons.exercises.lesson02 import reference_shortlist
 
-    reference = reference_shortlist(list(candidates), list(allowed_assets), observed_on, k)
-    return _compare_ids(fn, (list(candidates), list(allowed_assets), observed_on, k), reference)
+    reference = reference_shortlist(list(candidates), list(allowed_assets), observed_on, k, register)
+    return _compare_ids(fn, (list(candidates), list(allowed_assets), observed_on, k, register), reference)
 
 
 def compare_branch(

@@ -106,11 +106,15 @@ class ProvenancePanel(Panel):
         )
         self.selection = selection
         self.result.value = self._result_html(selection)
-        candidates, allowed = self.scenario.candidates(self.question.value), self.allowed
+        candidates, allowed, register = (
+            self.scenario.candidates(self.question.value),
+            self.allowed,
+            self.scenario.register,
+        )
         self._show_yours(
-            lambda: compare_shortlist(self.yours, candidates, allowed, day, SHORTLIST_K),
+            lambda: compare_shortlist(self.yours, candidates, allowed, day, SHORTLIST_K, register),
             f"{function_name(self.yours)}(this question's candidates, {allowed}, {day}, "
-            f"{SHORTLIST_K}) beside the reference",
+            f"{SHORTLIST_K}, the scene's register) beside the reference",
         )
 
     def _result_html(self, selection: EvidenceSelection) -> str:

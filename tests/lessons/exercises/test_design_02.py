@@ -24,23 +24,10 @@ def in_force(record, on):
     return record.effective_date is None or record.effective_date <= on
 
 
-def current(record, candidates, on):
-    """In force, and not replaced by a successor link or by a newer revision of its document in force."""
-    if not in_force(record, on):
-        return False
-    by_id = {r.id: r for r in candidates}
-    if record.superseded_by is not None:
-        successor = by_id.get(record.superseded_by)
-        if successor is None or in_force(successor, on):
-            return False
-    return not any(
-        other.document == record.document
-        and other.effective_date is not None
-        and record.effective_date is not None
-        and other.effective_date > record.effective_date
-        and in_force(other, on)
-        for other in candidates
-    )
+def current(record, register, on):
+    """Of the revision the register has in force on ``on``, whatever retrieval returned."""
+    revision = register.in_force(record.document, on)
+    return revision is not None and revision.version == record.version
 
 
 def flags_among(sent, candidates):
@@ -48,17 +35,15 @@ def flags_among(sent, candidates):
     return [(rid, other) for rid in sent for other in by_id[rid].conflicts_with if other in sent]
 
 
-def usable(candidates, allowed, on, *, permission=True, freshness=True):
+def usable(candidates, allowed, on, register, *, permission=True, freshness=True):
     return [
-        r
-        for r in candidates
-        if (not permission or r.asset in allowed) and (not freshness or current(r, candidates, on))
+        r for r in candidates if (not permission or r.asset in allowed) and (not freshness or current(r, register, on))
     ]
 
 
-def eligible(candidates, allowed, on, *, floor=True, copies=True):
+def eligible(candidates, allowed, on, register, *, floor=True, copies=True):
     """Usable, above the floor, and not a copy of a usable original: what may be ranked on its own merit."""
-    ok = usable(candidates, allowed, on)
+    ok = usable(candidates, allowed, on, register)
     ids = {r.id for r in ok}
     return [r for r in ok if (not floor or r.score >= FLOOR) and (not copies or r.duplicate_of not in ids)]
 
@@ -107,16 +92,16 @@ def tier(record):
 # --- two different valid designs ----------------------------------------------------------------------------
 
 
-def authority_first(candidates, allowed, on, budget):
+def authority_first(candidates, allowed, on, budget, register):
     """Design A (the instructor edition's): authority, then score; skip what does not fit; flag every pair."""
-    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on))
+    ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register))
     return sent, flags_among(sent, candidates)
 
 
-def rivals_stay_out(candidates, allowed, on, budget):
+def rivals_stay_out(candidates, allowed, on, budget, register):
     """Design B: leave out a lower-tier rival (two high tiers stay), rank by score alone, stop at the first misfit."""
-    ok = eligible(candidates, allowed, on)
+    ok = eligible(candidates, allowed, on, register)
     ids = {r.id: r for r in ok}
     high = TIERS.index("reviewed")
 
@@ -126,15 +111,15 @@ def rivals_stay_out(candidates, allowed, on, budget):
         return any(tier(o) > tier(r) and tier(r) < high for o in rivals)
 
     ranked = sorted((r for r in ok if not outranked(r)), key=lambda r: r.score, reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on), stop=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), stop=True)
     return [candidates[[c.id for c in candidates].index(i)] for i in sent], [
         tuple(p) for p in flags_among(sent, candidates)
     ]
 
 
-def the_library(candidates, allowed, on, budget, band=1.0):
+def the_library(candidates, allowed, on, budget, register, band=1.0):
     """A third: botie's own selector, authority first (section 3), with its conflicts as the flags."""
-    selection = select_evidence(candidates, allowed, budget, observed_on=on, floor=FLOOR, band=band)
+    selection = select_evidence(candidates, allowed, budget, observed_on=on, floor=FLOOR, band=band, register=register)
     return list(selection.selected_ids), [c.ids for c in selection.conflicts]
 
 
@@ -201,7 +186,7 @@ def test_botie_own_selector_holds_the_invariants_too():
 
 def test_score_first_selection_fails_only_where_the_lesson_shows_the_exception_crowded_out():
     """Section 3: at 150 tokens the 0.1 band lets the forum post and the note take the exception clause's room."""
-    report = run("design_pack", lambda c, a, on, b: the_library(c, a, on, b, band=0.1))
+    report = run("design_pack", lambda c, a, on, b, g: the_library(c, a, on, b, g, band=0.1))
     assert not isinstance(report, str)
     failed = [r for r in report.results if not r.passed]
     crowded = "the same at 150 tokens: copies and rivals must not crowd out the exception"
@@ -223,67 +208,69 @@ def _fill(sent, candidates, budget, extra):
     return sent, flags_among(sent, candidates)
 
 
-def reads_restricted_files(candidates, allowed, on, budget):
+def reads_restricted_files(candidates, allowed, on, budget, register):
     """Breaks permission only: fills leftover room with current records the caller may not read."""
-    sent, _ = authority_first(candidates, allowed, on, budget)
-    extra = [r for r in usable(candidates, allowed, on, permission=False) if r.asset not in allowed]
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
+    extra = [r for r in usable(candidates, allowed, on, register, permission=False) if r.asset not in allowed]
     extra = [r for r in extra if r.score >= FLOOR and r.duplicate_of is None]
     return _fill(sent, candidates, budget, extra)
 
 
-def sends_old_revisions(candidates, allowed, on, budget):
+def sends_old_revisions(candidates, allowed, on, budget, register):
     """Breaks freshness only: fills leftover room with revisions that are out of date."""
-    sent, _ = authority_first(candidates, allowed, on, budget)
-    extra = [r for r in candidates if r.asset in allowed and not current(r, candidates, on)]
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
+    extra = [r for r in candidates if r.asset in allowed and not current(r, register, on)]
     extra = [r for r in extra if r.score >= FLOOR and r.duplicate_of is None]
     return _fill(sent, candidates, budget, extra)
 
 
-def sends_copies_too(candidates, allowed, on, budget):
+def sends_copies_too(candidates, allowed, on, budget, register):
     """Breaks the duplicates rule only: fills leftover room with copies of what was sent."""
-    sent, _ = authority_first(candidates, allowed, on, budget)
-    extra = [r for r in eligible(candidates, allowed, on, copies=False) if r.duplicate_of in sent]
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
+    extra = [r for r in eligible(candidates, allowed, on, register, copies=False) if r.duplicate_of in sent]
     return _fill(sent, candidates, budget, extra)
 
 
-def sends_below_the_floor(candidates, allowed, on, budget):
+def sends_below_the_floor(candidates, allowed, on, budget, register):
     """Breaks the floor only: fills leftover room with current passages that are not about the question."""
-    sent, _ = authority_first(candidates, allowed, on, budget)
-    extra = [r for r in usable(candidates, allowed, on) if r.score < FLOOR and r.duplicate_of is None]
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
+    extra = [r for r in usable(candidates, allowed, on, register) if r.score < FLOOR and r.duplicate_of is None]
     needed = {d for r in candidates for d in r.depends_on}
     return _fill(sent, candidates, budget, [r for r in extra if r.id not in needed])
 
 
-def rows_without_headings(candidates, allowed, on, budget):
+def rows_without_headings(candidates, allowed, on, budget, register):
     """Breaks completeness only: packs as design A but never brings a dependency along."""
-    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on), dependencies=False)
+    ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), dependencies=False)
     return sent, flags_among(sent, candidates)
 
 
-def flags_nothing(candidates, allowed, on, budget):
+def flags_nothing(candidates, allowed, on, budget, register):
     """Breaks the conflict rule only: design A's pack, no flags."""
-    sent, _ = authority_first(candidates, allowed, on, budget)
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
     return sent, []
 
 
-def one_at_a_time(candidates, allowed, on, budget):
+def one_at_a_time(candidates, allowed, on, budget, register):
     """Breaks the together rule only: packs two high-authority rivals one at a time, so one may go in alone."""
-    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on), together=False)
+    ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), together=False)
     return sent, flags_among(sent, candidates)
 
 
-def sends_everything_usable(candidates, allowed, on, budget):
+def sends_everything_usable(candidates, allowed, on, budget, register):
     """Breaks the budget only: every eligible record and its dependencies, flagged, with no packing."""
-    sent = pack(eligible(candidates, allowed, on), 10**9, usable(candidates, allowed, on))
+    sent = pack(eligible(candidates, allowed, on, register), 10**9, usable(candidates, allowed, on, register))
     return sent, flags_among(sent, candidates)
 
 
-def newest_first(candidates, allowed, on, budget):
+def newest_first(candidates, allowed, on, budget, register):
     """Breaks the trace only: ranks by date, so at a tight budget recent tickets take the manual's room."""
-    ranked = sorted(eligible(candidates, allowed, on), key=lambda r: (r.effective_date, r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on), stop=True)
+    ranked = sorted(
+        eligible(candidates, allowed, on, register), key=lambda r: (r.effective_date, r.score), reverse=True
+    )
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), stop=True)
     return sent, flags_among(sent, candidates)
 
 
@@ -313,9 +300,9 @@ def test_a_design_that_breaks_one_invariant_is_rejected_for_exactly_that_one(inv
     assert named == {invariant}, report.text()
 
 
-def previous_reference(candidates, allowed, on, budget):
+def previous_reference(candidates, allowed, on, budget, register):
     """The instructor edition's design before this check held copies, the floor and completeness."""
-    ranked = sorted(usable(candidates, allowed, on), key=lambda r: (tier(r), r.score), reverse=True)
+    ranked = sorted(usable(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
     sent = pack(ranked, budget, ranked, dependencies=False, copies=False)
     return sent, flags_among(sent, candidates)
 
@@ -370,3 +357,47 @@ def test_a_stub_is_not_yet():
     report = run("design_pack", stub)
     assert not isinstance(report, str)
     assert report.verdict.value == "not yet"
+
+
+def old_freshness(candidates, allowed, on, budget, register):
+    """Design A, filtered by the rule the lesson used to teach (candidates and links only): wrong on purpose.
+
+    A record was out when its superseded_by successor was in force or not retrieved, or a newer revision
+    among the candidates was in force; with rev 5 missing, rev 4 went but its portal and binder copies stayed.
+    """
+    by_id = {r.id: r for r in candidates}
+
+    def old_current(r):
+        if r.effective_date > on:
+            return False
+        successor = by_id.get(r.superseded_by) if r.superseded_by else None
+        if r.superseded_by and (successor is None or successor.effective_date <= on):
+            return False
+        return not any(o.document == r.document and on >= o.effective_date > r.effective_date for o in candidates)
+
+    ok = [r for r in candidates if r.asset in allowed and old_current(r)]
+    ids = {r.id for r in ok}
+    ranked = [r for r in ok if r.score >= FLOOR and r.duplicate_of not in ids]
+    ranked.sort(key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, ok)
+    return sent, flags_among(sent, candidates)
+
+
+def test_the_old_freshness_rule_fails_where_rev_5_was_not_retrieved():
+    """The reader's finding: the old rule sent the portal copy for rev 4 on 15 March and passed every case."""
+    report = run("design_pack", old_freshness)
+    assert not isinstance(report, str)
+    failed = {r.case.label: r.message for r in report.results if not r.passed}
+    on_15_march = "rev 5 was not retrieved, 2026-03-15: rev 4's own section still answers"
+    assert on_15_march in failed, report.text()
+    assert "trace:" in failed[on_15_march] or "duplicates:" in failed[on_15_march]
+
+
+def test_botie_own_selector_without_the_register_plays_safe_where_rev_5_was_not_retrieved():
+    """Without the register the selector reads only the candidates: rev 4's section is linked to a successor it
+    cannot date, so it leaves all of rev 4 out, even on 15 March when the register says rev 4 still applies."""
+    report = run("design_pack", lambda c, a, on, b, g: the_library(c, a, on, b, None))
+    assert not isinstance(report, str)
+    failed = {r.case.label: r.message for r in report.results if not r.passed}
+    march = "rev 5 was not retrieved, 2026-03-15: rev 4's own section still answers"
+    assert list(failed) == [march] and failed[march].startswith("trace:"), report.text()

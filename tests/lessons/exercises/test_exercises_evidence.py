@@ -36,25 +36,37 @@ def shortlist(
     allowed_assets,
     observed_on,
     k,
+    register,
     *,
     rank_first=False,
     strict=False,
-    supersede=True,
-    missing_successor_replaces=True,
-    always_superseded=False,
     permission=True,
-    newer_revisions=True,
 ):
-    by_id = {r.id: r for r in candidates}
+    """The register's rule: keep a record only when its revision is the one in force that day."""
 
     def alive(r):
         if permission and r.asset not in allowed_assets:
             return False
-        if strict and r.effective_date is not None and not r.effective_date < observed_on:
+        if strict and not r.effective_date < observed_on:
             return False
-        if not in_force(r, observed_on):
+        current = register.in_force(r.document, observed_on)
+        return current is not None and current.version == r.version
+
+    if rank_first:
+        top = sorted(candidates, key=lambda r: -r.score)[:k]
+        return [r.id for r in top if alive(r)]
+    return [r.id for r in sorted((r for r in candidates if alive(r)), key=lambda r: -r.score)[:k]]
+
+
+def old_shortlist(candidates, allowed_assets, observed_on, k, register=None, *, missing_successor_replaces=True,
+                  newer_revisions=True, always_superseded=False):  # fmt: skip
+    """The rule the lesson used to teach, from the candidates alone (register ignored): wrong on purpose."""
+    by_id = {r.id: r for r in candidates}
+
+    def alive(r):
+        if r.asset not in allowed_assets or not in_force(r, observed_on):
             return False
-        if supersede and r.superseded_by is not None:
+        if r.superseded_by is not None:
             if always_superseded:
                 return False
             successor = by_id.get(r.superseded_by)
@@ -63,21 +75,33 @@ def shortlist(
                     return False
             elif in_force(successor, observed_on):
                 return False
-        if supersede and newer_revisions:
-            return not any(
-                r.document is not None
-                and o.document == r.document
-                and None not in (o.effective_date, r.effective_date)
-                and o.effective_date > r.effective_date
-                and in_force(o, observed_on)
-                for o in candidates
-            )
-        return True
+        return not newer_revisions or not any(
+            o.document == r.document and o.effective_date > r.effective_date and in_force(o, observed_on)
+            for o in candidates
+        )
 
-    if rank_first:
-        top = sorted(candidates, key=lambda r: -r.score)[:k]
-        return [r.id for r in top if alive(r)]
     return [r.id for r in sorted((r for r in candidates if alive(r)), key=lambda r: -r.score)[:k]]
+
+
+def shortlist_by_versions_on(candidates, allowed_assets, observed_on, k, register):
+    """Right, unlike the reference: one mapping of the versions in force, records returned, not ids."""
+    current = register.versions_on(observed_on)
+    kept = [r for r in candidates if r.asset in allowed_assets and current.get(r.document) == r.version]
+    return sorted(kept, key=lambda r: r.score, reverse=True)[:k]
+
+
+def shortlist_by_dates(candidates, allowed_assets, observed_on, k, register):
+    """Right, unlike the reference: reads the revisions' dates itself, newest not after the day."""
+    out = []
+    for r in sorted(candidates, key=lambda r: -r.score):
+        started = [rev for rev in register.documents[r.document] if rev.effective_date <= observed_on]
+        if (
+            r.asset in allowed_assets
+            and started
+            and max(started, key=lambda rev: rev.effective_date).version == r.version
+        ):
+            out.append(r.id)
+    return out[:k]
 
 
 def settle_conflict(a, b):
@@ -222,28 +246,25 @@ def _span(citations, context, *, same=lambda quote, text: quote in text, empty_o
 WRONG: dict[str, dict[str, Callable[..., Any]]] = {
     "design_pack": {
         **{f"breaks {name}": design for name, design in _design.WRONG.items()},
-        "hard-coded for the four items": lambda c, a, o, b: (
+        "hard-coded for the four items": lambda c, a, o, b, g: (
             ["man-p2-r4-s6.1", "eng-bulletin-2026-02"],
             [("man-p2-r4-s6.1", "eng-bulletin-2026-02")],
         ),
     },
     "shortlist": {
-        "ranks first, filters the top k afterwards": lambda c, a, o, k: shortlist(c, a, o, k, rank_first=True),
-        "ignores superseded_by": lambda c, a, o, k: shortlist(c, a, o, k, supersede=False),
-        "effective_date < observed_on drops the day a revision starts": lambda c, a, o, k: shortlist(
-            c, a, o, k, strict=True
+        "ranks first, filters the top k afterwards": lambda c, a, o, k, g: shortlist(c, a, o, k, g, rank_first=True),
+        "effective_date < observed_on drops the day a revision starts": lambda c, a, o, k, g: shortlist(
+            c, a, o, k, g, strict=True
         ),
-        "treats every superseded_by as replaced, even by a revision not yet in force": lambda c, a, o, k: shortlist(
+        "the old rule: a successor in force or not among the candidates": old_shortlist,
+        "the links and candidates only: a successor not retrieved keeps the record": lambda c, a, o, k, g: (
+            old_shortlist(c, a, o, k, missing_successor_replaces=False)
+        ),
+        "treats every superseded_by as replaced": lambda c, a, o, k, g: old_shortlist(
             c, a, o, k, always_superseded=True
         ),
-        "keeps a record whose successor was not retrieved": lambda c, a, o, k: shortlist(
-            c, a, o, k, missing_successor_replaces=False
-        ),
-        "no permission check": lambda c, a, o, k: shortlist(c, a, o, k, permission=False),
-        "keeps to the links: on 1 April rev 4's copies stand beside rev 5": lambda c, a, o, k: shortlist(
-            c, a, o, k, newer_revisions=False
-        ),
-        "hard-coded answer for the example": lambda c, a, o, k: [
+        "no permission check": lambda c, a, o, k, g: shortlist(c, a, o, k, g, permission=False),
+        "hard-coded answer for the example": lambda c, a, o, k, g: [
             "man-p2-r4-s3.2",
             "portal-p2-r4-s3.2",
             "binder-p2-r4-s3.2",
@@ -408,3 +429,24 @@ def test_coverage_cases_include_the_lesson_numbers():
         expected["documents_attached"],
         expected["token_budget_used"],
     ) == (12, 29, 41, 512_400)
+
+
+@pytest.mark.parametrize("right", [shortlist_by_versions_on, shortlist_by_dates])
+def test_two_register_readings_unlike_the_reference_pass_the_shortlist_check(right):
+    from botie.lessons.exercises.catalogue import run
+    from botie.lessons.exercises.engine import Verdict
+
+    report = run("shortlist", right)
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.PASSED, report.text()
+
+
+def test_the_old_candidates_only_rule_fails_where_rev_5_was_not_retrieved():
+    """The rule the lesson used to teach drops rev 4's own section on 15 March when rev 5 is missing, but
+    keeps its copies: the register says rev 4 still applies, so the check must fail it there."""
+    from botie.lessons.exercises.catalogue import run
+
+    report = run("shortlist", old_shortlist)
+    assert not isinstance(report, str)
+    failed = [r.case.label for r in report.results if not r.passed]
+    assert any("rev 5 was not retrieved, 2026-03-15" in label for label in failed), failed

@@ -118,11 +118,13 @@ def test_the_learner_function_cannot_change_the_inputs_it_was_given(scene):
 def test_a_shortlist_that_ranks_before_filtering_differs_from_the_reference():
     scenario = load_evidence_scenario()
 
-    def rank_first(candidates, allowed_assets, observed_on, k):
+    def rank_first(candidates, allowed_assets, observed_on, k, register):
         """Wrong on purpose: takes the top scores first and filters afterwards."""
-        return shortlist(candidates, allowed_assets, observed_on, k, rank_first=True)
+        return shortlist(candidates, allowed_assets, observed_on, k, register, rank_first=True)
 
-    result = compare_shortlist(rank_first, scenario.candidates(0), ["P-2", "P-3"], _dt.date(2026, 3, 15), 3)
+    result = compare_shortlist(
+        rank_first, scenario.candidates(0), ["P-2", "P-3"], _dt.date(2026, 3, 15), 3, scenario.register
+    )
     assert result.reference == "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2"
     assert result.agreement is Agreement.DIFFERS
     assert result.yours == "nothing"  # the three best scores (vendor, rev 3, rev 5) are none of them usable

@@ -148,9 +148,10 @@ def test_dom_contract(panel):
 # --- your function beside the reference (lesson 02's shortlist plugged into the panel) ------------------
 
 
-def _no_successor_check(candidates, allowed_assets, observed_on, k):
-    """Wrong on purpose: forgets that a revision in force replaces the one before it."""
-    return shortlist(candidates, allowed_assets, observed_on, k, supersede=False)
+def _no_successor_check(candidates, allowed_assets, observed_on, k, register):
+    """Wrong on purpose: forgets that a revision in force replaces the one before it (reads only its own date)."""
+    kept = [r for r in candidates if r.asset in allowed_assets and r.effective_date <= observed_on]
+    return [r.id for r in sorted(kept, key=lambda r: -r.score)[:k]]
 
 
 def test_a_right_shortlist_shows_the_same_top_three_as_the_reference(scenario):
@@ -163,9 +164,9 @@ def test_a_right_shortlist_shows_the_same_top_three_as_the_reference(scenario):
 def test_moving_the_date_reruns_the_shortlist_and_shows_where_a_wrong_one_differs(scenario):
     days = []
 
-    def counted(candidates, allowed_assets, observed_on, k):
+    def counted(candidates, allowed_assets, observed_on, k, register):
         days.append(observed_on)
-        return _no_successor_check(candidates, allowed_assets, observed_on, k)
+        return _no_successor_check(candidates, allowed_assets, observed_on, k, register)
 
     panel = provenance_panel(scenario, yours=counted)
     assert "only yours keeps man-p2-r3-s3.2" in panel.yours_text()
@@ -177,7 +178,7 @@ def test_moving_the_date_reruns_the_shortlist_and_shows_where_a_wrong_one_differ
 
 
 def test_a_shortlist_that_raises_is_a_message_and_no_date_calls_nothing(scenario):
-    def broken(candidates, allowed_assets, observed_on, k):
+    def broken(candidates, allowed_assets, observed_on, k, register):
         return sorted(candidates)  # records do not order: TypeError
 
     panel = provenance_panel(scenario, yours=broken)
