@@ -323,9 +323,11 @@ def test_sqlite_keys_have_a_primary_key_on_caller_and_request_id(tmp_path):
 # --- the design exercise ---------------------------------------------------------------------------------
 
 
-def test_the_design_check_runs_16_situations_and_names_five_invariants():
-    assert len(lesson05._NEXT_REQUEST.cases()) == 16
+def test_the_design_check_runs_18_situations_and_names_five_invariants():
+    assert len(lesson05._NEXT_REQUEST.cases()) == 18
     text = "\n".join(_markdown())
+    assert "runs your rule in\n18 situations" in text or "18 situations" in text
+    assert "`unknown_asset` or `window_unavailable`, nor once a job exists" in text
     for name in (lesson05.ONLY_UNCHANGED, lesson05.WITHIN_LIMIT, lesson05.ONE_JOB, lesson05.AS_APPROVED):
         assert f"**{name}**" in text
     assert f"**{lesson05.SECOND_TRY}**" in text and lesson05.RETRY_LIMIT == 5
