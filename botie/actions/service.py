@@ -163,6 +163,20 @@ def _with_idempotency(
     return Decision(branch, checks, (), receipt)
 
 
+@dataclass(frozen=True, slots=True)
+class _FromNow:
+    """A calendar as seen at ``now``: a visit starting earlier is in the past; anything else, the calendar says."""
+
+    calendar: MaintenanceCalendar
+    now: _dt.datetime
+
+    def unavailable(self, asset_id: str, start: _dt.datetime, minutes: int) -> str | None:
+        if start < self.now:
+            when, now = start.astimezone(_dt.timezone.utc), self.now.astimezone(_dt.timezone.utc)
+            return f"{when:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC): choose a later start"
+        return self.calendar.unavailable(asset_id, start, minutes)
+
+
 class InspectionService:
     """Accept ``propose_inspection`` calls and create at most one job per (caller, request id).
 
@@ -273,7 +287,7 @@ class InspectionService:
             allowed_assets=allowed,
             approval=approval,
             previous=None,
-            **self._policy(),
+            **self._policy(now),
         )
         if screened.branch not in _READ_STORE:
             return self._refuse(screened, caller, proposal, now)
@@ -286,9 +300,14 @@ class InspectionService:
             return decision
         return self._book_downstream(decision, payload, caller, token)
 
-    def _policy(self) -> dict[str, Any]:
-        """What :func:`decide` takes from the service's setup: the approval policy and the business rules."""
-        return {"approvers": self.approvers, "asset_register": self.asset_register, "calendar": self.calendar}
+    def _policy(self, now: _dt.datetime) -> dict[str, Any]:
+        """What :func:`decide` takes from the service's setup: the approval policy and the business rules.
+
+        The calendar is asked through :class:`_FromNow`, so a visit that would start before the service's
+        clock is refused as in the past, not as a visit no window covers.
+        """
+        calendar = None if self.calendar is None else _FromNow(self.calendar, now)
+        return {"approvers": self.approvers, "asset_register": self.asset_register, "calendar": calendar}
 
     def _refuse(self, decision: Decision, caller: str, proposal: Any, now: _dt.datetime) -> Decision:
         """Record a refusal that was decided without reading the store (invalid, denied, needs approval)."""
@@ -331,7 +350,7 @@ class InspectionService:
                 allowed_assets=allowed,
                 approval=approval,
                 previous=previous,
-                **self._policy(),
+                **self._policy(now),
             )
             if last_used is not None:
                 decision = self._note_expiry(decision, rid, last_used)

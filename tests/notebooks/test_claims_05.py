@@ -661,3 +661,15 @@ def test_a_window_message_across_midnight_names_the_end_date():
 
     why = load_booking_rules().calendar.unavailable("P-2", dt.datetime(2026, 4, 2, 23, 50, tzinfo=dt.timezone.utc), 30)
     assert why is not None and "2026-04-02 23:50-2026-04-03 00:20 UTC" in why
+
+
+@pytest.mark.parametrize("start", ["2026-03-20T08:59Z", "2019-01-01T03:00Z"])
+def test_a_start_in_the_past_is_refused_as_in_the_past(start):
+    """R1#18: the service's clock decides what is past; the reason says so, not that no window covers it."""
+    from botie.lessons import load_booking_rules
+
+    service = InspectionService(MemoryStore(), clock=nine_am, **load_booking_rules().kwargs())
+    past = {**R7, "start": start}
+    d = service.submit(past, **ANA, approval=Approval("tech-ana", past))
+    assert d.branch is Branch.WINDOW_UNAVAILABLE and "is in the past" in d.reason and service.store.jobs() == ()
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.CREATE
