@@ -73,7 +73,7 @@ json_values = (
     json_scalars | st.lists(json_scalars, max_size=2) | st.dictionaries(st.text(max_size=3), json_scalars, max_size=2)
 )
 inspection_assets = st.sampled_from(["P-2", "P-3", "K-7", "P-1"])
-request_ids = st.sampled_from(["r7", "r8", "r9"]) | st.text(min_size=1, max_size=8)
+request_ids = st.sampled_from(["r7", "r8", "r9"]) | st.text(min_size=1, max_size=8).filter(str.strip)
 minutes = st.integers(min_value=1, max_value=60)
 #: Well-written starts: real UTC minutes from 2026 into 2027, in the one spelling the tool takes.
 starts = st.datetimes(min_value=_dt_.datetime(2026, 1, 1), max_value=_dt_.datetime(2027, 12, 31)).map(
@@ -108,7 +108,7 @@ def inspection_arguments(draw) -> object:
 def valid_proposals(draw) -> dict:
     """Well-formed propose_inspection arguments."""
     return {
-        "asset_id": draw(inspection_assets | st.text(min_size=1, max_size=8)),
+        "asset_id": draw(inspection_assets | st.text(min_size=1, max_size=8).filter(str.strip)),
         "duration_minutes": draw(minutes),
         "start": draw(starts),
         "request_id": draw(request_ids),

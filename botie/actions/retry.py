@@ -5,8 +5,10 @@ malformed call into four malformed calls; one that retries nothing gives up on
 a scheduling service that was down for a second. The rule is the branch's own
 :attr:`~botie.actions.decision.Branch.retryable`: ``unavailable`` and
 ``in_progress`` may succeed later with the same request id (the same
-idempotency key, so nothing is booked twice); everything else needs a person
-or the model to change something first.
+idempotency key, which the scheduler must honour for nothing to be booked
+twice); everything else needs a person or the model to change something first.
+Once the limit is reached, the run's tool result is no longer retryable: the
+loop has given up, and the model must not be told to send it again.
 
 The run keeps every attempt. Its :meth:`RetryRun.tool_result` is the last
 decision's own result with the attempt count added: a failure stays a
@@ -48,9 +50,19 @@ class RetryRun:
         return f"{last.branch} after {len(self.attempts)} attempts: the limit of {self.limit} was reached"
 
     def tool_result(self) -> dict[str, Any]:
-        """The last decision's tool result, with how many attempts it took. A failure stays a failure."""
+        """The last decision's tool result, with how many attempts it took. A failure stays a failure.
+
+        After the limit a transient failure is reported as final: not retryable, and saying the booking is
+        not confirmed, so the model tells the user rather than sending the request yet again.
+        """
         result = self.final.tool_result()
         result["attempts"] = len(self.attempts)
+        if self.final.retryable:  # only when the limit stopped the loop
+            result["retryable"] = False
+            result["message"] = (
+                f"{self.final.branch} after {len(self.attempts)} attempts, the limit of {self.limit}: no job is "
+                "confirmed and no more attempts will be made; tell the user the booking is not confirmed"
+            )
         return result
 
     def explain(self) -> str:

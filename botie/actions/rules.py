@@ -9,7 +9,11 @@ store and a clock:
 * an :class:`AssetRegister`: anything that answers ``asset_id in register``
   (a ``frozenset`` of ids will do);
 * a :class:`MaintenanceCalendar`: it says why a visit of ``minutes`` from
-  ``start`` cannot be booked on an asset, or None when it can.
+  ``start`` cannot be booked on an asset, or None when it can. A calendar
+  that also offers ``book(asset_id, start, minutes)`` is told of every job
+  the service creates (see :func:`note_booking`), so a second booking of
+  the same slot is refused; one without it is read-only, and the slot it
+  does not know is taken stays free to it.
 
 The workshop's in-memory versions, loaded from the fixtures, are in
 :mod:`botie.lessons.content.business`. A calendar's reason goes back to the
@@ -24,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from botie.errors import DecisionError
 
-__all__ = ["AssetRegister", "MaintenanceCalendar", "need_calendar", "need_register"]
+__all__ = ["AssetRegister", "MaintenanceCalendar", "need_calendar", "need_register", "note_booking"]
 
 
 @runtime_checkable
@@ -64,3 +68,12 @@ def need_calendar(calendar: Any) -> MaintenanceCalendar | None:
             f"calendar must offer unavailable(asset_id, start, minutes), got {calendar!r:.60}", field="calendar"
         )
     return calendar
+
+
+def note_booking(calendar: MaintenanceCalendar | None, asset_id: str, start: _dt.datetime, minutes: int) -> bool:
+    """Tell ``calendar`` of a job just created, if it can learn bookings (offers ``book``); True if it was told."""
+    book = getattr(calendar, "book", None)
+    if not callable(book):
+        return False
+    book(asset_id, start, minutes)
+    return True

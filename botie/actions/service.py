@@ -60,9 +60,9 @@ from botie.actions.decision import (
     allowed_set,
     decide,
 )
-from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
+from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register, note_booking
 from botie.actions.stores.base import AuditRecord, Reservation, Store, Transaction
-from botie.actions.tool import FIELDS
+from botie.actions.tool import FIELDS, parse_start
 from botie.errors import ClockError, SettingError, StoreBusyError
 
 __all__ = [
@@ -161,6 +161,20 @@ def _with_idempotency(
         later = tuple(Check(c.name, Verdict.NOT_REACHED, unread) for c in later)
     checks = (*decision.checks[:at], Check(_IDEMPOTENCY, verdict, reason), *later)
     return Decision(branch, checks, (), receipt)
+
+
+@dataclass(frozen=True, slots=True)
+class _FromNow:
+    """A calendar as seen at ``now``: a visit starting earlier is in the past; anything else, the calendar says."""
+
+    calendar: MaintenanceCalendar
+    now: _dt.datetime
+
+    def unavailable(self, asset_id: str, start: _dt.datetime, minutes: int) -> str | None:
+        if start < self.now:
+            when, now = start.astimezone(_dt.timezone.utc), self.now.astimezone(_dt.timezone.utc)
+            return f"{when:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC): choose a later start"
+        return self.calendar.unavailable(asset_id, start, minutes)
 
 
 class InspectionService:
@@ -273,7 +287,7 @@ class InspectionService:
             allowed_assets=allowed,
             approval=approval,
             previous=None,
-            **self._policy(),
+            **self._policy(now),
         )
         if screened.branch not in _READ_STORE:
             return self._refuse(screened, caller, proposal, now)
@@ -286,9 +300,14 @@ class InspectionService:
             return decision
         return self._book_downstream(decision, payload, caller, token)
 
-    def _policy(self) -> dict[str, Any]:
-        """What :func:`decide` takes from the service's setup: the approval policy and the business rules."""
-        return {"approvers": self.approvers, "asset_register": self.asset_register, "calendar": self.calendar}
+    def _policy(self, now: _dt.datetime) -> dict[str, Any]:
+        """What :func:`decide` takes from the service's setup: the approval policy and the business rules.
+
+        The calendar is asked through :class:`_FromNow`, so a visit that would start before the service's
+        clock is refused as in the past, not as a visit no window covers.
+        """
+        calendar = None if self.calendar is None else _FromNow(self.calendar, now)
+        return {"approvers": self.approvers, "asset_register": self.asset_register, "calendar": calendar}
 
     def _refuse(self, decision: Decision, caller: str, proposal: Any, now: _dt.datetime) -> Decision:
         """Record a refusal that was decided without reading the store (invalid, denied, needs approval)."""
@@ -331,7 +350,7 @@ class InspectionService:
                 allowed_assets=allowed,
                 approval=approval,
                 previous=previous,
-                **self._policy(),
+                **self._policy(now),
             )
             if last_used is not None:
                 decision = self._note_expiry(decision, rid, last_used)
@@ -356,12 +375,20 @@ class InspectionService:
         if self.downstream is None:
             if previous is not None:  # a failed reservation left behind by a setup that had a downstream
                 tx.forget(caller, rid)
-            return decision.with_receipt(tx.create(caller, payload, fingerprint(payload), now)), None
+            receipt = tx.create(caller, payload, fingerprint(payload), now)
+            self._tell_calendar(payload)
+            return decision.with_receipt(receipt), None
         if previous is not None:  # the earlier attempt failed: try again under the same key and token
             return decision, tx.retake(caller, rid)
         token = uuid.uuid4().hex
         tx.reserve(caller, payload, fingerprint(payload), now, token)
         return decision, token
+
+    def _tell_calendar(self, payload: Mapping[str, Any]) -> None:
+        """A calendar that learns bookings is told of each job as it is made, inside the transaction that makes it."""
+        start = parse_start(payload["start"])
+        if start is not None:  # (always: the proposal was validated before anything was created)
+            note_booking(self.calendar, payload["asset_id"], start, payload["duration_minutes"])
 
     def _expired_use(self, previous: StoredRequest | None, now: _dt.datetime) -> _dt.datetime | None:
         """When ``previous`` was stored, if it is done and that is beyond the retention (its key expired)."""
@@ -393,11 +420,11 @@ class InspectionService:
                 Branch.UNAVAILABLE,
                 Verdict.FAILED,
                 f"the scheduling service failed ({type(exc).__name__}), so no job is confirmed; retry with the "
-                f"same request id: the same key goes downstream, so nothing is booked twice",
+                f"same request id: the same key goes downstream, and a scheduler that honours it books once",
             )
             self._finish(lambda tx: tx.mark_failed(caller, rid, token), caller, rid, failed)
             return failed
-        return self._complete(decision, caller, rid, token, external_ref)
+        return self._complete(decision, payload, caller, rid, token, external_ref)
 
     def _call(self, order: JobOrder) -> str:
         # Only a reservation leads here, and the service reserves a key only when it has a downstream.
@@ -407,13 +434,16 @@ class InspectionService:
             raise TypeError(f"the downstream must return the booking's id as a non-empty str, got {external_ref!r}")
         return external_ref
 
-    def _complete(self, decision: Decision, caller: str, rid: str, token: str, external_ref: str) -> Decision:
+    def _complete(
+        self, decision: Decision, payload: dict[str, Any], caller: str, rid: str, token: str, external_ref: str
+    ) -> Decision:
         def work() -> Decision:
             now = self._now()
             with self.store.transaction() as tx:
                 receipt = tx.complete(caller, rid, token, external_ref, now)
                 if receipt is not None:
                     done = decision.with_receipt(receipt)
+                    self._tell_calendar(payload)
                 else:  # recovery settled this key while the downstream was answering us
                     stored = tx.lookup(caller, rid)
                     done = self._settled_meanwhile(decision, stored)
@@ -499,11 +529,14 @@ class InspectionService:
             external_ref = self._call(order)
         except Exception:
             return self._record_recovery(r, RecoveryOutcome.FAILED, mark_failed)
-        return self._record_recovery(
-            r,
-            RecoveryOutcome.COMPLETED,
-            lambda tx, now: tx.complete(r.caller, r.request_id, r.token, external_ref, now),
-        )
+
+        def complete(tx: Transaction, now: _dt.datetime) -> Receipt | None:
+            receipt = tx.complete(r.caller, r.request_id, r.token, external_ref, now)
+            if receipt is not None:
+                self._tell_calendar(p)
+            return receipt
+
+        return self._record_recovery(r, RecoveryOutcome.COMPLETED, complete)
 
     def _record_recovery(
         self, r: Reservation, outcome: RecoveryOutcome, write: Callable[[Transaction, _dt.datetime], Receipt | None]

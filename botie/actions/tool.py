@@ -225,8 +225,9 @@ def _text_problem(name: str, value: Any, example: str) -> FieldError | None:
     if type(value) is not str:
         message = f"{name} must be text such as {example!r}, got {_shown(value)}"
         return FieldError(name, Problem.WRONG_TYPE, message)
-    if not value:
-        return FieldError(name, Problem.EMPTY, f"{name} must not be empty; give a value such as {example!r}")
+    if not value.strip():  # ' ' names no asset and no request, just as '' does
+        blank = "empty" if not value else "only spaces"
+        return FieldError(name, Problem.EMPTY, f"{name} must not be {blank}; give a value such as {example!r}")
     return None
 
 

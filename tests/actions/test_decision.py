@@ -348,9 +348,9 @@ def _expected_branch(proposal, allowed, approval, previous) -> Branch:
         and set(proposal) == {"asset_id", "duration_minutes", "start", "request_id"}
         and _real_utc_minute(proposal["start"])
         and isinstance(proposal["asset_id"], str)
-        and proposal["asset_id"] != ""
+        and proposal["asset_id"].strip() != ""
         and isinstance(proposal["request_id"], str)
-        and proposal["request_id"] != ""
+        and proposal["request_id"].strip() != ""
         and type(proposal["duration_minutes"]) is int
         and 1 <= proposal["duration_minutes"] <= 60
     )

@@ -45,8 +45,11 @@ def test_a_failure_that_outlasts_the_limit_is_reported_as_a_failure():
     svc, _ = service(failures=5)
     run = submit_with_retries(send(svc), limit=3)
     result = run.tool_result()
-    assert result["status"] == "unavailable" and result["retryable"] is True and "job_id" not in result
+    assert result["status"] == "unavailable" and "job_id" not in result
     assert result["attempts"] == 3 and "limit of 3" in run.stopped_because
+    # the loop has given up: the model is not told to send it again, and is told nothing is confirmed
+    assert result["retryable"] is False and "retry with the same" not in result["message"]
+    assert "not confirmed" in result["message"] and run.final.retryable
 
 
 @pytest.mark.parametrize(

@@ -190,7 +190,7 @@ def test_property_the_rules_change_only_a_create(inputs, register, full):
 
 
 def _service(store=None, **rules):
-    return InspectionService(store or MemoryStore(), clock=_nine, **(rules or RULES.kwargs()))
+    return InspectionService(store or MemoryStore(), clock=_nine, **(rules or load_booking_rules().kwargs()))
 
 
 def _submit(service, proposal=P2):
@@ -234,7 +234,7 @@ def test_a_service_whose_store_is_busy_says_the_rules_were_not_reached():
         def transaction(self):
             raise StoreBusyError("busy")
 
-    d = InspectionService(Busy(), clock=_nine, attempts=1, **RULES.kwargs()).submit(
+    d = InspectionService(Busy(), clock=_nine, attempts=1, **load_booking_rules().kwargs()).submit(
         _with(asset_id="P-999"), caller=ANA, allowed_assets=SCOPE, approval=Approval(ANA, _with(asset_id="P-999"))
     )
     assert d.branch is Branch.UNAVAILABLE and d.retryable
@@ -249,6 +249,37 @@ def test_the_downstream_is_told_when_the_visit_starts():
         orders.append(order)
         return "ext-1"
 
-    service = InspectionService(MemoryStore(), clock=_nine, downstream=downstream, **RULES.kwargs())
+    service = InspectionService(MemoryStore(), clock=_nine, downstream=downstream, **load_booking_rules().kwargs())
     assert _submit(service).branch is Branch.CREATE
     assert [(o.asset_id, o.duration_minutes, o.start) for o in orders] == [("P-2", 20, "2026-04-02T09:00Z")]
+
+
+def test_the_workshop_calendar_learns_each_booking_the_service_makes():
+    """r7 books 09:00-09:20 on P-2; r8 at the same start, or overlapping it, is refused; P-3 then is free."""
+    service = _service()
+    assert _submit(service).branch is Branch.CREATE
+    for change in ({}, {"start": "2026-04-02T09:10Z"}):
+        d = _submit(service, _with(request_id="r8", **change))
+        assert d.branch is Branch.WINDOW_UNAVAILABLE and "overlaps a visit already booked on P-2" in d.reason
+    assert _submit(service, _with(request_id="r9", start="2026-04-02T09:20Z")).branch is Branch.CREATE
+    assert len(service.store.jobs()) == 2
+
+
+def test_a_booking_through_the_downstream_fills_the_calendar_only_once_it_is_confirmed():
+    calls = []
+
+    def downstream(order):
+        calls.append(order)
+        if len(calls) == 1:
+            raise ConnectionError("no answer")
+        return "ext-1"
+
+    service = InspectionService(MemoryStore(), clock=_nine, downstream=downstream, **load_booking_rules().kwargs())
+    assert _submit(service).branch is Branch.UNAVAILABLE
+    assert _submit(service).branch is Branch.CREATE  # the retry of r7 is not blocked by its own failed attempt
+    assert _submit(service, _with(request_id="r8")).branch is Branch.WINDOW_UNAVAILABLE
+
+
+def test_a_window_message_that_crosses_midnight_names_both_dates():
+    late = MemoryCalendar({"P-2": ()}).unavailable("P-2", dt.datetime(2026, 4, 2, 23, 50, tzinfo=dt.timezone.utc), 20)
+    assert late is not None and "2026-04-02 23:50-2026-04-03 00:10 UTC" in late

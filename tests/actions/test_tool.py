@@ -204,9 +204,14 @@ def _schema_fields(arguments) -> set[str]:
     return fields
 
 
+def _blank(value) -> bool:
+    return type(value) is str and value != "" and not value.strip()
+
+
 def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bool:
     """The two places we may differ: jsonschema counts 20.0 as an integer (we want an int), and the schema states
-    start's spelling in words only (we refuse any other spelling, and any moment that does not exist)."""
+    start's spelling in words only (we refuse any other spelling, and any moment that does not exist), and an id of
+    spaces only."""
     value = arguments.get("duration_minutes") if isinstance(arguments, dict) else None
     start = arguments.get("start") if isinstance(arguments, dict) else None
     allowed = set()
@@ -214,6 +219,8 @@ def _is_documented_difference(arguments, ours: set[str], theirs: set[str]) -> bo
         allowed.add("duration_minutes")
     if type(start) is str and parse_start(start) is None:
         allowed.add("start")
+    # an id of spaces only names nothing: we refuse it as empty, the schema (minLength 1, no pattern) accepts it
+    allowed.update(f for f in ("asset_id", "request_id") if isinstance(arguments, dict) and _blank(arguments.get(f)))
     return bool(ours - theirs) and ours - theirs <= allowed and theirs <= ours
 
 

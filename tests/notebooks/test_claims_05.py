@@ -323,9 +323,11 @@ def test_sqlite_keys_have_a_primary_key_on_caller_and_request_id(tmp_path):
 # --- the design exercise ---------------------------------------------------------------------------------
 
 
-def test_the_design_check_runs_16_situations_and_names_five_invariants():
-    assert len(lesson05._NEXT_REQUEST.cases()) == 16
+def test_the_design_check_runs_18_situations_and_names_five_invariants():
+    assert len(lesson05._NEXT_REQUEST.cases()) == 18
     text = "\n".join(_markdown())
+    assert "runs your rule in\n18 situations" in text or "18 situations" in text
+    assert "`unknown_asset` or `window_unavailable`, nor once a job exists" in text
     for name in (lesson05.ONLY_UNCHANGED, lesson05.WITHIN_LIMIT, lesson05.ONE_JOB, lesson05.AS_APPROVED):
         assert f"**{name}**" in text
     assert f"**{lesson05.SECOND_TRY}**" in text and lesson05.RETRY_LIMIT == 5
@@ -522,3 +524,152 @@ def test_the_tool_requires_four_arguments_and_start_is_utc_as_the_lesson_writes_
     assert INSPECTION_TOOL["input_schema"]["required"] == ["asset_id", "duration_minutes", "start", "request_id"]
     assert validate_inspection(R7) == ()
     assert [e.field for e in validate_inspection({**R7, "start": "2026-04-02T09:00+01:00"})] == ["start"]
+
+
+# --- the business rules are handed to every service and decision the lesson shows -----------------------
+
+
+def _instructor_code() -> dict[str, str]:
+    cells = json.loads((ROOT / "notebooks" / "instructor" / LESSON).read_text(encoding="utf-8"))["cells"]
+    return {c["id"]: "".join(c["source"]) for c in cells if c["cell_type"] == "code"}
+
+
+def _hands_the_rules(call: Any) -> bool:
+    import ast
+
+    return any(
+        k.arg is None and isinstance(k.value, ast.Call) and getattr(k.value.func, "attr", "") == "kwargs"
+        for k in call.keywords
+    )
+
+
+def test_every_lesson_05_cell_that_books_hands_the_booking_rules():
+    """04-03: the service checks the register and the calendar; so every cell that builds one or decides hands both."""
+    import ast
+
+    seen = []
+    for cell_id, source in _instructor_code().items():
+        lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            name = getattr(getattr(node, "func", None), "id", None)
+            if isinstance(node, ast.Call) and name in ("InspectionService", "decide"):
+                seen.append(cell_id)
+                assert _hands_the_rules(node), f"{cell_id}: {name}(...) without **rules.kwargs()"
+    assert {"04-10", "rules-05", "04-14", "edf6f7c8", "04-22", "04-35"} <= set(seen)
+
+
+@pytest.mark.parametrize("start", ["2026-04-02T09:00Z", "2026-04-02T09:10Z", "2026-04-02T09:19Z"])
+def test_a_second_request_id_over_a_booked_visit_is_window_unavailable(start):
+    """04-15/04-16: r8 over the slot r7 booked is refused by the calendar; r8 once r7's visit ends is a second job."""
+    from botie.lessons import load_booking_rules
+
+    service = InspectionService(MemoryStore(), clock=nine_am, **load_booking_rules().kwargs())
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.CREATE
+    r8 = {**R7, "request_id": "r8", "start": start}
+    refused = service.submit(r8, **ANA, approval=Approval("tech-ana", r8))
+    assert refused.branch is Branch.WINDOW_UNAVAILABLE and len(service.store.jobs()) == 1
+    later = {**r8, "start": "2026-04-02T09:30Z"}
+    assert service.submit(later, **ANA, approval=Approval("tech-ana", later)).branch is Branch.CREATE
+
+
+def test_the_repaired_call_needs_its_own_approval(capsys):
+    """2154a04a: the lesson's own send() books the repaired 60 minutes only once tech-ana approves it."""
+    from botie.lessons import load_booking_rules
+
+    code = _instructor_code()
+    space: dict[str, Any] = {
+        "r7": R7,
+        "nine_am": nine_am,
+        "InspectionService": InspectionService,
+        "MemoryStore": MemoryStore,
+        "Approval": Approval,
+        "load_booking_rules": load_booking_rules,
+        "json": json,
+    }
+    exec(code["edf6f7c8"], space)
+    exec(code["e80615d8"], space)
+    out = capsys.readouterr().out
+    assert "not approved yet: needs_approval" in out and "once tech-ana approves it: create" in out
+    repaired = space["repaired"]
+    unapproved = space["send"](repaired)()
+    assert unapproved.branch is Branch.NEEDS_APPROVAL
+
+
+# --- what a retry promises ------------------------------------------------------------------------
+
+
+def _failing(times: int) -> Any:
+    def scheduler(order: Any) -> str:
+        scheduler.calls.append(order.idempotency_key)  # type: ignore[attr-defined]
+        if len(scheduler.calls) <= times:  # type: ignore[attr-defined]
+            raise ConnectionError("no answer")
+        return f"ext-{len(scheduler.calls)}"  # type: ignore[attr-defined]
+
+    scheduler.calls = []  # type: ignore[attr-defined]
+    return scheduler
+
+
+@pytest.mark.parametrize("limit", [1, 3, 5])
+def test_after_the_retry_limit_the_tool_result_is_not_retryable(limit):
+    """d9ae2a48: once the loop gives up, the model is told the booking is not confirmed, not to retry."""
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=_failing(99))
+    run = submit_with_retries(lambda: service.submit(R7, **ANA, approval=Approval("tech-ana", R7)), limit=limit)
+    result = run.tool_result()
+    assert result["status"] == "unavailable" and result["retryable"] is False and result["attempts"] == limit
+    assert "retry" not in result["message"] and "not confirmed" in result["message"]
+
+
+def test_the_same_key_books_once_only_if_the_scheduler_honours_it():
+    """d9ae2a48: the key goes to the scheduler, which must honour it; one that ignores it books twice."""
+    booked: list[str] = []
+
+    def ignores_the_key(order: Any) -> str:
+        booked.append(order.idempotency_key)
+        if len(booked) == 1:
+            raise ConnectionError("the reply was lost")
+        return "ext-2"
+
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=ignores_the_key)
+    first = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert "nothing is booked twice" not in first.reason and "honours" in first.reason
+    service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert len(booked) == 2 and len(set(booked)) == 1 and len(service.store.jobs()) == 1
+    said = next(m for m in _markdown("notebooks/instructor") if "Two branches are retryable" in m)
+    assert "which books once" not in said and "must honour it" in said
+
+
+def test_the_approval_first_order_is_named_the_workshops_where_it_is_first_taught():
+    """04-01 and 04-09 teach approval before the stored request; both say the order is the workshop's."""
+    cells = _markdown("notebooks/instructor")
+    first = next(m for m in cells if "What you'll learn" in m)
+    decision = next(m for m in cells if "## 2. The decision, one check at a time" in m)
+    assert "workshop's" in first and "workshop's" in decision
+
+
+# --- small truths: blank ids, a window across midnight ----------------------------------------------
+
+
+@pytest.mark.parametrize("field", ["asset_id", "request_id"])
+@pytest.mark.parametrize("blank", [" ", "\t", "   "])
+def test_an_id_of_spaces_only_is_refused_naming_the_field(field, blank):
+    (problem,) = validate_inspection({**R7, field: blank})
+    assert problem.field == field and "only spaces" in problem.message
+
+
+def test_a_window_message_across_midnight_names_the_end_date():
+    from botie.lessons import load_booking_rules
+
+    why = load_booking_rules().calendar.unavailable("P-2", dt.datetime(2026, 4, 2, 23, 50, tzinfo=dt.timezone.utc), 30)
+    assert why is not None and "2026-04-02 23:50-2026-04-03 00:20 UTC" in why
+
+
+@pytest.mark.parametrize("start", ["2026-03-20T08:59Z", "2019-01-01T03:00Z"])
+def test_a_start_in_the_past_is_refused_as_in_the_past(start):
+    """R1#18: the service's clock decides what is past; the reason says so, not that no window covers it."""
+    from botie.lessons import load_booking_rules
+
+    service = InspectionService(MemoryStore(), clock=nine_am, **load_booking_rules().kwargs())
+    past = {**R7, "start": start}
+    d = service.submit(past, **ANA, approval=Approval("tech-ana", past))
+    assert d.branch is Branch.WINDOW_UNAVAILABLE and "is in the past" in d.reason and service.store.jobs() == ()
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.CREATE

@@ -28,22 +28,35 @@ Span = tuple[_dt.datetime, _dt.datetime]
 
 
 def _clock(start: _dt.datetime, end: _dt.datetime) -> str:
-    return f"{start:%Y-%m-%d %H:%M}-{end:%H:%M} UTC"
+    """``2026-04-02 09:00-09:30 UTC``; an end on another day names its date (``23:50-2026-04-03 00:10``)."""
+    until = f"{end:%H:%M}" if end.date() == start.date() else f"{end:%Y-%m-%d %H:%M}"
+    return f"{start:%Y-%m-%d %H:%M}-{until} UTC"
 
 
 @dataclass(frozen=True)
 class MemoryCalendar:
-    """Each asset's maintenance windows and the visits already booked in them (whose, it does not keep)."""
+    """Each asset's maintenance windows and the visits already booked in them (whose, it does not keep).
+
+    ``booked`` is what the fixture lists; the service adds every job it creates through :meth:`book`
+    (see :func:`botie.actions.rules.note_booking`), so a slot once booked is refused to the next request.
+    Load a fresh calendar (``load_booking_rules()``) for each new service, as a lesson cell does.
+    """
 
     windows: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
     booked: Mapping[str, tuple[Span, ...]] = field(default_factory=dict)
+    made: dict[str, list[Span]] = field(default_factory=dict, compare=False)
+
+    def book(self, asset_id: str, start: _dt.datetime, minutes: int) -> None:
+        """Record a visit the service has just booked: the slot is taken from now on."""
+        self.made.setdefault(asset_id, []).append((start, start + _dt.timedelta(minutes=minutes)))
 
     def unavailable(self, asset_id: str, start: _dt.datetime, minutes: int) -> str | None:
         """Why a visit of ``minutes`` from ``start`` cannot be booked on ``asset_id``, or None."""
         end = start + _dt.timedelta(minutes=minutes)
         if not any(lo <= start and end <= hi for lo, hi in self.windows.get(asset_id, ())):
             return f"no maintenance window of {asset_id} covers {_clock(start, end)}"
-        if any(start < hi and lo < end for lo, hi in self.booked.get(asset_id, ())):
+        taken = (*self.booked.get(asset_id, ()), *self.made.get(asset_id, ()))
+        if any(start < hi and lo < end for lo, hi in taken):
             return f"{_clock(start, end)} overlaps a visit already booked on {asset_id}: choose another start"
         return None
 

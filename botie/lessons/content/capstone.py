@@ -317,6 +317,7 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
     r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     longer = {**r7, "duration_minutes": 30}
     k7 = {**r7, "asset_id": "K-7", "request_id": "r11"}
+    at_eleven = {**r7, "start": "2026-04-02T11:00Z"}
     states = [
         ("nothing approved yet", r7, ["P-2", "P-3"], None, None),
         ("approved, nothing stored", r7, ["P-2", "P-3"], Approval(caller, r7), None),
@@ -332,6 +333,17 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
         ("approved by someone else", r7, ["P-2", "P-3"], Approval("sup-lee", r7), None),
         # Permission comes before approval: an asset the caller may not schedule is denied, approved or not.
         ("K-7, which the caller may not schedule, nothing approved", k7, ["P-2", "P-3"], None, None),
+        # The start is part of the payload: an approval for 09:00 does not book 11:00, nor does r7 at 09:00 reuse.
+        ("approved for 09:00, the proposal now starts at 11:00", at_eleven, ["P-2", "P-3"], Approval(caller, r7), None),
+        (
+            "approved, r7 stored for 11:00",
+            r7,
+            ["P-2", "P-3"],
+            Approval(caller, r7),
+            StoredRequest.settled(at_eleven, "job-1"),
+        ),
+        # Approval comes before the stored request (lesson 05's order): nothing approved is never reuse.
+        ("nothing approved, the same r7 stored", r7, ["P-2", "P-3"], None, StoredRequest.settled(r7, "job-1")),
     ]
     cases = []
     for name, proposal, allowed, approval, previous in states:

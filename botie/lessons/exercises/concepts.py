@@ -192,12 +192,14 @@ _ALL = (
         "`unavailable`. Was an inspection booked?",
         (
             "no: unavailable means nothing was booked, so send it as a new request",
-            "perhaps: no job is confirmed; send it again with the same request id, which cannot book twice",
+            "perhaps: no job is confirmed; send it again with the same request id, the key a scheduler that "
+            "honours it books once under",
             "yes: so it must never be sent again",
         ),
         1,
         "The failure may have come after the booking was made. Sent again under the same request id, the same "
-        "key goes to the scheduler and the booking comes back; a new request would book a second inspection.",
+        "key goes to the scheduler, and one that deduplicates on it hands the booking back; one that ignores "
+        "the key would book twice. A new request would book a second inspection either way.",
     ),
     _c(
         "documents never choose an action",

@@ -62,6 +62,8 @@ def _branch_cases() -> tuple[Case, ...]:
     longer = StoredRequest.settled(_with(_P2, duration_minutes=30), "job-1")
     other_asset = StoredRequest.settled(_with(_P2, asset_id="P-3"), "job-1")
     k7 = _with(_P2, asset_id="K-7")
+    eleven = _with(_P2, start="2026-04-02T11:00Z")
+    at_eleven = StoredRequest.settled(eleven, "job-1")
     plan = [
         ("approved, nothing stored under r7", _P2, ana, allowed, ok, None, True),
         ("approved, r7 already stored with the same payload", _P2, ana, allowed, ok, same, True),
@@ -76,6 +78,8 @@ def _branch_cases() -> tuple[Case, ...]:
             True,
         ),
         ("r7 stored for P-3, now proposed for P-2", _P2, ana, allowed, ok, other_asset, False),
+        ("approved for 09:00, proposal now starts at 11:00", eleven, ana, allowed, ok, None, False),
+        ("r7 stored for 11:00, now approved for 09:00", _P2, ana, allowed, ok, at_eleven, False),
         (
             "K-7 is not allowed, even though r7 is stored with this payload",
             k7,
@@ -166,6 +170,9 @@ def _fields_cases() -> tuple[Case, ...]:
         ("start with no Z: whose nine o'clock?", _with(_P2, start="2026-04-02T09:00"), False),
         ("start in words, '2 April 09:00'", _with(_P2, start="2 April 09:00"), False),
         ("start on 30 February, a day that does not exist", _with(_P2, start="2026-02-30T09:00Z"), False),
+        ("start without its zeros, '2026-4-2T9:00Z'", _with(_P2, start="2026-4-2T9:00Z"), False),
+        ("start in fullwidth digits, which strptime reads", _with(_P2, start="２０２６-04-02T09:00Z"), False),
+        ("an asset_id of spaces only", _with(_P2, asset_id=" "), False),
         ("start as a number", _with(_P2, start=900), False),
         ("request_id None", _with(_P2, request_id=None), False),
         ("an empty object", {}, False),
@@ -193,7 +200,8 @@ _FIELD_ERRORS = Exercise(
         "Check each of asset_id, duration_minutes, start and request_id: is it present, and is it the right "
         "kind of value? Then look for any key that is not one of those four. Collect the names of the fields "
         "that fail; an empty list means the proposal is fine.",
-        "asset_id and request_id must be str and not empty. duration_minutes must pass your valid_minutes. "
+        "asset_id and request_id must be str with something besides spaces. duration_minutes must pass your "
+        "valid_minutes. "
         "start must be a str of 17 ASCII characters that datetime.strptime(value, '%Y-%m-%dT%H:%MZ') reads "
         "(it raises ValueError for 30 February). Any other key, such as admin, is itself an error named after "
         "that key. If the arguments are not a dict at all, return ['arguments'].",
@@ -238,8 +246,12 @@ def _results() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     from botie.actions.stores.memory import MemoryStore
 
     ana: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
-    service = InspectionService(MemoryStore(), clock=_nine_am)
+    from botie.lessons.content.business import load_booking_rules
+
+    service = InspectionService(MemoryStore(), clock=_nine_am, **load_booking_rules().kwargs())
     longer, r8 = _with(_P2, duration_minutes=30), _with(_P2, request_id="r8")
+    p999 = _with(_P2, asset_id="P-999", request_id="r13")
+    taken = _with(_P2, request_id="r14")  # r7's 09:00 slot, booked just above
     r10 = _with(_P2, duration_minutes=90, request_id="r10")
     found = {
         "create": (_P2, service.submit(_P2, **ana, approval=Approval("tech-ana", _P2))),
@@ -248,6 +260,13 @@ def _results() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
         "denied": (_P2, service.submit(_P2, caller="tech-ana", allowed_assets=["P-3"], approval=None)),
         "needs_approval": (r8, service.submit(r8, **ana, approval=None)),
         "invalid": (r10, service.submit(r10, **ana, approval=Approval("tech-ana", r10))),
+        "unknown_asset": (
+            p999,
+            service.submit(
+                p999, caller="tech-ana", allowed_assets=["P-2", "P-999"], approval=Approval("tech-ana", p999)
+            ),
+        ),
+        "window_unavailable": (taken, service.submit(taken, **ana, approval=Approval("tech-ana", taken))),
     }
     silent = InspectionService(MemoryStore(), clock=_nine_am, downstream=_silent)
     for name, proposal in (("unavailable", _P2), ("unavailable r12", _R12)):
@@ -266,6 +285,8 @@ def _next_request_cases() -> tuple[Case, ...]:
         ("a caller who may schedule only P-3 asks for P-2 (denied)", "denied", 1, "stop", True),
         ("r8: nobody approved it yet (needs_approval)", "needs_approval", 1, "stop", False),
         ("r7 for 30 minutes after r7 booked 20 (conflict)", "conflict", 1, "stop", False),
+        ("r13 names P-999, which no register lists (unknown_asset)", "unknown_asset", 1, "stop", False),
+        ("r14 at 09:00, a slot r7 already booked (window_unavailable)", "window_unavailable", 1, "stop", False),
         ("r7: the scheduler did not answer, attempt 1 (unavailable)", "unavailable", 1, "send", True),
         ("r7: the answer was lost, attempt 1", None, 1, "send", False),
         ("r7: still unavailable at attempt 2", "unavailable", 2, "either", False),

@@ -30,7 +30,7 @@ def test_the_reference_solutions_pass_every_set_the_note_that_supplies_its_own_q
         "tight allowances": (3, 3),
         "answer absent": (3, 3),
         "injected instructions": (5, 5),
-        "decisions": (7, 7),
+        "decisions": (10, 10),
     }
     assert [c.name for c in reference.cases if not c.passed] == []
 
@@ -49,7 +49,7 @@ def test_a_choose_branch_that_ignores_previous_gets_two_decisions_wrong():
         return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=None)
 
     report = run_capstone(choose_evidence, no_memory)
-    assert report.score("decisions") == (5, 7) and "the rules say reuse" in report.failures()
+    assert report.score("decisions") == (7, 10) and "the rules say reuse" in report.failures()
 
 
 def test_a_choose_evidence_with_no_budget_check_does_not_score_like_the_reference(reference):
@@ -86,10 +86,84 @@ def test_an_approval_first_choose_branch_misses_k7_with_nothing_approved():
         )
 
     report = run_capstone(choose_evidence, approval_first)
-    assert report.score("decisions") == (6, 7)
+    assert report.score("decisions") == (9, 10)
     assert "K-7, which the caller may not schedule, nothing approved: yours needs_approval, the rules say denied" in (
         report.failures()
     )
+
+
+def _store_first(proposal, *, caller, allowed_assets, approval, previous):
+    """Reads the stored request before the approval: the order lesson 05 says is not the workshop's."""
+    if proposal["asset_id"] not in allowed_assets:
+        return "denied"
+    if previous is not None:
+        return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
+    return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=None)
+
+
+def _ignores_start(proposal, *, caller, allowed_assets, approval, previous):
+    """Compares the approval and the stored request without their start: an approval for 09:00 books 11:00."""
+
+    def bare(d):
+        return {k: v for k, v in dict(d).items() if k != "start"}
+
+    if proposal["asset_id"] not in allowed_assets:
+        return "denied"
+    if approval is None or approval.actor != caller or bare(approval.payload) != bare(proposal):
+        return "needs_approval"
+    if previous is None:
+        return "create"
+    return "reuse" if bare(previous.payload) == bare(proposal) else "conflict"
+
+
+def _by_sorted_items(proposal, *, caller, allowed_assets, approval, previous):
+    def key(d):
+        return sorted(dict(d).items())
+
+    checks = (
+        (proposal["asset_id"] in set(allowed_assets), "denied"),
+        (approval is not None and (approval.actor, key(approval.payload)) == (caller, key(proposal)), "needs_approval"),
+    )
+    for passed, branch in checks:
+        if not passed:
+            return branch
+    return "create" if previous is None else ("reuse" if key(previous.payload) == key(proposal) else "conflict")
+
+
+def _by_json(proposal, *, caller, allowed_assets, approval, previous):
+    import json
+
+    def text(d):
+        return json.dumps(dict(d), sort_keys=True)
+
+    if proposal["asset_id"] not in list(allowed_assets):
+        return "denied"
+    if approval is None or approval.actor != caller or text(approval.payload) != text(proposal):
+        return "needs_approval"
+    if previous is None:
+        return "create"
+    return {True: "reuse", False: "conflict"}[text(previous.payload) == text(proposal)]
+
+
+def test_a_store_first_choose_branch_does_not_score_full_decisions():
+    report = run_capstone(choose_evidence, _store_first)
+    assert report.score("decisions") == (9, 10)
+    assert "nothing approved, the same r7 stored: yours reuse, the rules say needs_approval" in report.failures()
+
+
+def test_a_choose_branch_that_ignores_start_misses_both_start_cases():
+    report = run_capstone(choose_evidence, _ignores_start)
+    assert report.score("decisions") == (8, 10)
+    failures = report.failures()
+    assert (
+        "approved for 09:00, the proposal now starts at 11:00: yours create, the rules say needs_approval" in failures
+    )
+    assert "approved, r7 stored for 11:00: yours reuse, the rules say conflict" in failures
+
+
+@pytest.mark.parametrize("right", [_by_sorted_items, _by_json])
+def test_right_decisions_unlike_the_reference_score_full(right):
+    assert run_capstone(choose_evidence, right).score("decisions") == (10, 10)
 
 
 def test_stubs_show_not_yet_and_a_crash_shows_its_message_never_a_traceback():

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime
+import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
+from botie.actions.decision import Approval, StoredRequest
 from botie.lessons.exercises import catalogue
 from botie.lessons.exercises.catalogue import EXERCISES, check, hint, run
 from botie.lessons.exercises.engine import Exercise, Verdict, same_value
@@ -73,7 +76,7 @@ def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=Fals
     bad = []
     for name in ("asset_id", "request_id"):
         value = arguments.get(name)
-        if not isinstance(value, str) or (not value and not empty_ok):
+        if not isinstance(value, str) or (not value.strip() and not empty_ok):
             bad.append(name)
     if not minutes(arguments.get("duration_minutes")):
         bad.append("duration_minutes")
@@ -217,6 +220,18 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             "needs_approval" if not _approved_exactly(k["approval"], p, k["caller"]) else choose_branch(p, **k)
         ),
         "hard-coded 'create'": lambda p, **k: "create",
+        "ignores start when comparing payloads": lambda p, **k: choose_branch(
+            _no_start(p),
+            **{
+                **k,
+                "approval": None
+                if k["approval"] is None
+                else Approval(k["approval"].actor, _no_start(k["approval"].payload)),
+                "previous": None
+                if k["previous"] is None
+                else StoredRequest.settled(_no_start(k["previous"].payload), "job-1"),
+            },
+        ),
     },
     "field_errors": {
         "isinstance lets True through": lambda a: field_errors(
@@ -235,8 +250,136 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             a, start=lambda v: isinstance(v, str) and len(v) == 17 and v.endswith("Z") and v[10] == "T"
         ),
         "names each field twice": lambda a: field_errors(a) + field_errors(a),
+        "strptime alone decides start (no 17 ASCII characters)": lambda a: field_errors(a, start=_strptime_reads),
+        "an id of spaces only accepted": lambda a: _spaces_ok(a),
     },
 }
+
+
+def _no_start(payload):
+    return {k: v for k, v in dict(payload).items() if k != "start"}
+
+
+def _strptime_reads(value):
+    try:
+        datetime.datetime.strptime(value, "%Y-%m-%dT%H:%MZ")
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _spaces_ok(arguments):
+    bad = field_errors(arguments)
+    if isinstance(arguments, dict):
+        bad = [
+            n
+            for n in bad
+            if not (
+                n in ("asset_id", "request_id")
+                and isinstance(arguments.get(n), str)
+                and arguments[n]
+                and not arguments[n].strip()
+            )
+        ]
+    return bad
+
+
+# Two right answers unlike the reference: each must pass, so the check is not the reference in disguise.
+def _branch_by_json(proposal, *, caller, allowed_assets, approval, previous):
+    """Payloads compared as canonical JSON text, the checks as a table walked in order."""
+    same = lambda a, b: json.dumps(dict(a), sort_keys=True) == json.dumps(dict(b), sort_keys=True)  # noqa: E731
+    steps = (
+        (proposal["asset_id"] in set(allowed_assets), "denied"),
+        (approval is not None and approval.actor == caller and same(approval.payload, proposal), "needs_approval"),
+    )
+    for passed, branch in steps:
+        if not passed:
+            return branch
+    if previous is None:
+        return "create"
+    return "reuse" if same(previous.payload, proposal) else "conflict"
+
+
+def _branch_by_sorted_items(proposal, *, caller, allowed_assets, approval, previous):
+    def key(d):
+        return sorted(dict(d).items())
+
+    if proposal["asset_id"] not in list(allowed_assets):
+        return "denied"
+    if approval is None or (approval.actor, key(approval.payload)) != (caller, key(proposal)):
+        return "needs_approval"
+    return "create" if previous is None else ("reuse" if key(previous.payload) == key(proposal) else "conflict")
+
+
+def _fields_by_regex(arguments):
+    """A start written exactly YYYY-MM-DDTHH:MMZ in ASCII digits, then a real moment; a set, sorted at the end."""
+    if type(arguments) is not dict:
+        return ["arguments"]
+    bad = {n for n in ("asset_id", "request_id") if type(arguments.get(n)) is not str or not arguments[n].strip()}
+    if not valid_minutes(arguments.get("duration_minutes")):
+        bad.add("duration_minutes")
+    start = arguments.get("start")
+    if not (
+        isinstance(start, str)
+        and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}Z", start)
+        and _strptime_reads(start)
+    ):
+        bad.add("start")
+    return sorted(bad | (set(arguments) - set(FIELDS)))
+
+
+def _fields_by_round_trip(arguments):
+    """start is right when formatting the parsed moment gives back the very same text."""
+    if not isinstance(arguments, dict):
+        return ["arguments"]
+    bad = [n for n in FIELDS if n not in arguments]
+    for name in ("asset_id", "request_id"):
+        if name in arguments and (not isinstance(arguments[name], str) or arguments[name].strip() == ""):
+            bad.append(name)
+    if "duration_minutes" in arguments and not valid_minutes(arguments["duration_minutes"]):
+        bad.append("duration_minutes")
+    if "start" in arguments:
+        start = arguments["start"]
+        try:
+            ok = datetime.datetime.strptime(start, "%Y-%m-%dT%H:%MZ").strftime("%Y-%m-%dT%H:%MZ") == start
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            bad.append("start")
+    return bad + [k for k in arguments if k not in FIELDS]
+
+
+OTHER_RIGHT = {
+    "choose_branch": {"canonical JSON, a table of steps": _branch_by_json, "sorted items": _branch_by_sorted_items},
+    "field_errors": {
+        "a regex, then strptime": _fields_by_regex,
+        "a round trip through strftime": _fields_by_round_trip,
+    },
+}
+
+
+@pytest.mark.parametrize(("name", "label"), [(n, label) for n, family in OTHER_RIGHT.items() for label in family])
+def test_a_right_answer_unlike_the_reference_passes(name, label):
+    report = run(name, OTHER_RIGHT[name][label])
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.PASSED, report.text()
+
+
+def test_a_choose_branch_that_ignores_start_is_caught_on_both_start_cases():
+    report = run("choose_branch", WRONG["choose_branch"]["ignores start when comparing payloads"])
+    assert not isinstance(report, str)
+    failed = {r.case.label for r in report.results if not r.passed}
+    assert failed == {
+        "approved for 09:00, proposal now starts at 11:00",
+        "r7 stored for 11:00, now approved for 09:00",
+    }
+
+
+def test_a_field_errors_without_the_strict_start_is_caught_on_both_loose_spellings():
+    report = run("field_errors", WRONG["field_errors"]["strptime alone decides start (no 17 ASCII characters)"])
+    assert not isinstance(report, str)
+    failed = {r.case.label for r in report.results if not r.passed}
+    assert failed == {"start without its zeros, '2026-4-2T9:00Z'", "start in fullwidth digits, which strptime reads"}
 
 
 # Lessons 02, 03 and 06 register their exercises from their own module; their solutions live

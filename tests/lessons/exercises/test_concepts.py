@@ -256,6 +256,30 @@ def test_unavailable_not_nothing():
     assert lost.retryable and options[2].startswith("yes: so it must never")
 
 
+class _IgnoresTheKey:
+    """A scheduler that books on every call, key or not, and loses its first answer."""
+
+    def __init__(self):
+        self.bookings = []
+
+    def __call__(self, order):
+        self.bookings.append(order.idempotency_key)
+        if len(self.bookings) == 1:
+            raise ConnectionError("the answer was lost")
+        return f"booking-{len(self.bookings)}"
+
+
+def test_unavailable_not_nothing_says_the_scheduler_must_honour_the_key():
+    options, key = _options("unavailable-not-nothing")
+    scheduler = _IgnoresTheKey()
+    service = InspectionService(MemoryStore(), downstream=scheduler)
+    _submit(service, R7)
+    again = _submit(service, R7)
+    # the same key went twice, and a scheduler that ignores it booked twice: the retry alone cannot prevent that
+    assert str(again.branch) == "create" and len(scheduler.bookings) == 2 and len(set(scheduler.bookings)) == 1
+    assert "cannot book twice" not in options[key] and "honours" in options[key]
+
+
 def test_documents_never_act():
     options, key = _options("documents-never-act")
     injections = run_slice("botie").injections

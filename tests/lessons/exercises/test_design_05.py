@@ -92,6 +92,22 @@ def _gives_up_at_once(proposal, result, attempts):
     return None
 
 
+def _retries_the_business_rules_too(proposal, result, attempts):
+    """Retries unknown_asset and window_unavailable as if they were transient."""
+    again = ("unavailable", "in_progress", "unknown_asset", "window_unavailable")
+    if attempts >= 3 or not (result is None or result["status"] in again):
+        return None
+    return proposal
+
+
+def _stops_only_on_the_six_it_knows(proposal, result, attempts):
+    """Stops on the six statuses it was told about and retries anything else."""
+    known = ("create", "reuse", "invalid", "denied", "needs_approval", "conflict")
+    if attempts >= 3 or (result is not None and result["status"] in known):
+        return None
+    return proposal
+
+
 WRONG: dict[str, Callable[..., Any]] = {
     lesson05.ONLY_UNCHANGED: _retries_everything_but_success,
     lesson05.WITHIN_LIMIT: _never_stops,
@@ -108,6 +124,8 @@ WRONG_FOR_CHECKS = {
         "never stops": _never_stops,
         "a fresh request id on every retry": _fresh_request_id,
         "gives up at once": _gives_up_at_once,
+        "retries unknown_asset and window_unavailable": _retries_the_business_rules_too,
+        "retries every status it was not told to stop on": _stops_only_on_the_six_it_knows,
         "hard-coded r7": lambda proposal, result, attempts: (
             {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
             if attempts < 3 and (result is None or result["retryable"])
@@ -201,6 +219,8 @@ def test_the_situations_are_the_real_services_results():
         "conflict",
         "unavailable",
         "in_progress",
+        "unknown_asset",
+        "window_unavailable",
     }
 
 
@@ -270,3 +290,26 @@ def test_the_instructor_edition_next_request_keeps_the_invariants_on_held_out_si
     proposal, result, attempts, expected = _held_out_situation(seed)
     assert result is None or result["status"] in SITUATIONS  # the service gave the situation asked for
     assert lesson05.same_request_or_stop(design(proposal, result, attempts), expected) is None
+
+
+@pytest.mark.parametrize("wrong", [_retries_the_business_rules_too, _stops_only_on_the_six_it_knows])
+def test_retrying_a_business_rule_refusal_breaks_only_what_may_succeed_unchanged(wrong):
+    """unknown_asset and window_unavailable would get the same answer again: the service says not retryable."""
+    report = run("next_request", wrong)
+    assert not isinstance(report, str) and report.verdict is Verdict.FAILED
+    failed = {r.case.label: r.message for r in report.results if not r.passed}
+    assert set(failed) == {
+        "r13 names P-999, which no register lists (unknown_asset)",
+        "r14 at 09:00, a slot r7 already booked (window_unavailable)",
+    }
+    assert all(f"breaks '{lesson05.ONLY_UNCHANGED}'" in m for m in failed.values())
+
+
+def test_the_valid_designs_still_pass_the_business_rule_refusals():
+    cases = {c.label: c for c in lesson05._NEXT_REQUEST.cases()}
+    for label in (
+        "r13 names P-999, which no register lists (unknown_asset)",
+        "r14 at 09:00, a slot r7 already booked (window_unavailable)",
+    ):
+        assert cases[label].args[1]["retryable"] is False
+        assert all(rule(*cases[label].args) is None for rule in VALID.values())
