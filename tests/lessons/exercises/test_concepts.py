@@ -16,7 +16,6 @@ from botie.context.citations import verify_citations
 from botie.context.evidence import render_evidence
 from botie.context.provenance import trust_of
 from botie.lessons.content.adversarial import run_slice
-from botie.lessons.content.injections import admitted
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.exercises.concepts import CHECKS, CONCEPTS, check_name
 from botie.lessons.exercises.questions import QUESTIONS, judge

@@ -113,7 +113,7 @@ def test_the_prediction_s_trade_is_held_back_by_name():
 def only_some_sets_veto(before, after):
     """Vetoes a loss in three sets of the slice and forgets the fourth, 1.6x the ceiling."""
     watched = [s for s in slice_sets(before) if s != "1.6x the ceiling"]
-    if any(change(before, after, s) < 0 for s in watched + [ORDINARY]):
+    if any(change(before, after, s) < 0 for s in [*watched, ORDINARY]):
         return False
     return any(change(before, after, s) > 0 for s in before)
 
