@@ -391,3 +391,17 @@ def test_two_right_span_checks_unlike_the_reference_pass():
     for same in (lambda q, t: t.find(q) >= 0, lambda q, t: re.search(re.escape(q), t) is not None):
         report = run("span_check", _span_answer(same))
         assert not isinstance(report, str) and report.passed
+
+
+def test_a_span_check_reading_each_citation_s_quote_directly_passes_every_case():
+    """The spec gives every citation an id and a quote, so a right answer may index them without a guard."""
+    from botie.lessons.exercises.catalogue import run
+
+    def plain(citations, context):
+        return bool(citations) and all(
+            c["id"] in context and c["quote"].strip() != "" and c["quote"] in context[c["id"]] for c in citations
+        )
+
+    report = run("span_check", plain)
+    assert not isinstance(report, str)
+    assert report.passed, report.text()
