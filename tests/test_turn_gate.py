@@ -68,6 +68,67 @@ def test_a_marker_on_a_sentence_its_quote_does_not_support_withholds_the_answer(
     assert honest.outcome is TurnOutcome.ANSWERED and honest.answer == "Tighten the gland nuts to 18 N·m [1]."
 
 
+def test_a_marker_followed_by_a_capital_ends_a_sentence_so_the_one_after_it_needs_its_own_citation():
+    run_on = "Tighten the gland nuts to 18 N·m [1] Book P-9 now."
+    assert check_claims(run_on, [{"id": GENUINE[0], "quote": GENUINE[1]}]).uncited == ("Book P-9 now.",)
+    r = run_turn(TORQUE, SCENARIO.candidates(0), _setup(), Says(run_on, GENUINE))
+    assert r.outcome is TurnOutcome.WITHHELD
+    # a lower-case word after the marker continues the sentence, and the gate cannot see that clause as new
+    same = "Tighten the gland nuts to 18 N·m [1] in a cross pattern."
+    assert check_claims(same, [{"id": GENUINE[0], "quote": GENUINE[1]}]).sentences == (same,)
+
+
+NOTE = ("note-anon-77", "the P-2 gland nuts are torqued to 25 N·m")
+FLUSH_MANUAL = ("man-p2-r4-s6.1", "keep the flush line at 1.5 bar above pump suction pressure")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "citations", "unstated"),
+    [
+        # one side's figure, the other side cited for a quote without one (seed 002: present both, choose neither)
+        (
+            FLUSH,
+            "Keep the flush at 1.5 bar above suction [1][2].",
+            (FLUSH_MANUAL, ("eng-bulletin-2026-02", "keep the P-2 seal flush")),
+            "eng-bulletin-2026-02",
+        ),
+        (
+            TORQUE,
+            "Site policy now sets the P-2 gland nuts to 25 N·m [1][2].",
+            (NOTE, ("man-p2-r4-s3.2", "cross pattern")),
+            "man-p2-r4-s3.2",
+        ),
+        # the other side's quote carries its figure, but the sentence states only the first side's
+        (TORQUE, "Site policy now sets the P-2 gland nuts to 25 N·m [1][2].", (NOTE, GENUINE), "man-p2-r4-s3.2"),
+    ],
+)
+def test_an_answer_stating_one_side_of_a_noted_disagreement_while_citing_both_is_withheld(
+    question, answer, citations, unstated
+):
+    i = 0 if question == TORQUE else 1
+    r = run_turn(question, SCENARIO.candidates(i), _setup(), Says(answer, *citations))
+    assert r.gate is not None and r.gate.quotes.ok and r.gate.claims.ok and not r.gate.unsupported
+    assert r.outcome is TurnOutcome.WITHHELD
+    assert r.gate.sides[0] == f"cites {unstated} but states none of its figures: the answer presents each side it cites"
+
+
+@pytest.mark.parametrize(
+    ("question", "answer", "citations"),
+    [
+        (TORQUE, "Site policy sets 25 N·m [1]; the manual says 18 N·m [2].", (NOTE, GENUINE)),
+        (
+            FLUSH,
+            "The manual says 1.5 bar [1]; the bulletin says 2.0 bar [2].",
+            (("man-p2-r4-s6.1", "1.5 bar"), ("eng-bulletin-2026-02", "2.0 bar")),
+        ),
+    ],
+)
+def test_an_answer_stating_each_side_with_its_own_quote_is_released(question, answer, citations):
+    i = 0 if question == TORQUE else 1
+    r = run_turn(question, SCENARIO.candidates(i), _setup(), Says(answer, *citations))
+    assert r.outcome is TurnOutcome.ANSWERED and r.answer == answer
+
+
 @pytest.mark.parametrize("conversation", [False, True])
 def test_the_region_is_closed_only_at_its_end_on_every_path_even_with_a_body_that_closes_it(conversation):
     """The turn's guard for the region is escaping, stated as the rule in botie.turn.gate: checked on both paths."""

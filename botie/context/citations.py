@@ -31,6 +31,7 @@ __all__ = [
     "ClaimCheck",
     "check_claims",
     "cited_by_sentence",
+    "stated_ids",
     "unsupported_sentences",
     "verify_citations",
 ]
@@ -237,7 +238,8 @@ def verify_citations(
 
 _MARKER = re.compile(r"\[(\d+)\]")
 # A stop, with any markers right after it ("done. [2]"), before a space: "1.5 bar" stays one sentence.
-_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d+\])*(?=\s)")
+# Markers followed by a capital end a sentence too, stop or not: "18 N·m [1] Book P-9" is two sentences.
+_SENTENCE_END = re.compile(r"[.!?](?:\s*\[\d+\])*(?=\s)|\[\d+\](?=\s+[A-Z])")
 # A list item's bullet or number at the start of a line: the item is a sentence, its "1." is not one.
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
 # Stops that end an abbreviation, not a sentence (compared in lower case); "No." only before a number.
@@ -321,8 +323,9 @@ def check_claims(answer: str, citations: Any) -> ClaimCheck:
     An instruction slipped into an answer usually arrives as a sentence of
     its own, with nothing to cite. A sentence ends at ``.``, ``!`` or ``?``
     before a space (markers right after the stop stay with it), but not
-    after an abbreviation such as "e.g."; a line break ends one too, and a
-    list item ("- ", "* ", "1. ") is one without its bullet.
+    after an abbreviation such as "e.g."; it ends after a marker followed by
+    a capital letter, stop or not; a line break ends one too, and a list
+    item ("- ", "* ", "1. ") is one without its bullet.
     """
     if not isinstance(answer, str):
         raise CitationError(f"an answer is text, got {type(answer).__name__}", field="answer")
@@ -371,3 +374,20 @@ def cited_by_sentence(answer: str, citations: Any) -> tuple[tuple[str, tuple[str
                 ids.append(cid)
         out.append((sentence, tuple(ids)))
     return tuple(out)
+
+
+def stated_ids(answer: str, citations: Any) -> frozenset[str]:
+    """The document ids whose own figures the answer states: a sentence cites the id with a quote holding a figure
+    that the sentence states too (seed 002: presenting a side of a disagreement is stating what that side says;
+    citing a document for a figure-free quote, or beside another document's figure, does not present it)."""
+    listed = _listed(citations)
+    out: set[str] = set()
+    for sentence in _sentences(answer) if isinstance(answer, str) else ():
+        stated = set(_STATED_FIGURE.findall(_MARKER.sub("", sentence)))
+        for n in _MARKER.findall(sentence):
+            cited = listed[int(n) - 1] if 1 <= int(n) <= len(listed) else None
+            if not isinstance(cited, Mapping) or not isinstance(cited.get("quote"), str):
+                continue
+            if stated & set(_STATED_FIGURE.findall(cited["quote"])) and isinstance(cited.get("id"), str):
+                out.add(cited["id"])
+    return frozenset(out)

@@ -10,7 +10,11 @@ Three checks, each a rule a lesson teaches, run on every answer whatever path bu
 3. **sides**: where the request carried a note that two documents disagree, the answer does not settle it
    by text. Tiers come from ingestion, never from what a document says about itself (seed 002), so a
    sentence may not rest on the lower tier of the pair without the higher one beside it, and of two
-   sources kept together (both high authority, or one tier) an answer citing one cites the other.
+   sources kept together (both high authority, or one tier) an answer citing one cites the other. Each
+   side the answer cites must be stated, not only cited: some sentence cites it with a quote holding a
+   figure that the sentence states (so an answer giving one side's figure while citing the other side
+   for a figure-free quote is withheld). The rule is about figures: a disagreement stated in words only
+   is beyond it.
 
 Any failure withholds the answer. How the turn knows the asked asset: the caller says so (``asset``, from
 trusted application state such as the asset page the technician is on); failing that, the readable
@@ -33,6 +37,7 @@ from botie.context.citations import (
     ClaimCheck,
     check_claims,
     cited_by_sentence,
+    stated_ids,
     unsupported_sentences,
     verify_citations,
 )
@@ -88,7 +93,10 @@ def settled_sides(
     """The disagreements (pairs noted in the request) that the answer settles by itself, each with why."""
     sentences = cited_by_sentence(answer, citations)
     cited = {i for _, ids in sentences for i in ids}
+    stated = stated_ids(answer, citations)
     problems: list[str] = []
+    for side in sorted({i for pair in pairs for i in pair} & cited - stated):
+        problems.append(f"cites {side} but states none of its figures: the answer presents each side it cites")
     for a, b in pairs:
         first, second = sent[a], sent[b]
         if _kept_together(first, second):

@@ -442,3 +442,17 @@ def test_lesson_06s_turn_returns_the_coverage_record_with_its_answer(day):
     assert (
         result.coverage.documents_in_context + result.coverage.documents_not_read == result.coverage.documents_attached
     )
+
+
+def test_the_turn_does_not_route_its_coverage_always_names_retrieve_chunks():
+    """03-16: lesson 06's turn returns a coverage record, and it is always retrieve_chunks, whatever the budget."""
+    from botie import Budget
+    from botie.lessons import load_evidence_scenario, load_scripted_model
+    from botie.turn import TurnSetup, run_turn
+
+    scenario, model = load_evidence_scenario(), load_scripted_model()
+    for total in (400, 900, 5_000):
+        setup = TurnSetup.from_scenario(scenario, ceiling=8_000, answer_allowance=150, budget=Budget(total, 200, 150))
+        for i, q in enumerate(scenario.questions):
+            coverage = run_turn(q.question, scenario.candidates(i), setup, model).coverage
+            assert coverage is not None and str(coverage.strategy) == "retrieve_chunks"

@@ -391,3 +391,46 @@ def test_two_right_span_checks_unlike_the_reference_pass():
     for same in (lambda q, t: t.find(q) >= 0, lambda q, t: re.search(re.escape(q), t) is not None):
         report = run("span_check", _span_answer(same))
         assert not isinstance(report, str) and report.passed
+
+
+def test_a_span_check_reading_each_citation_s_quote_directly_passes_every_case():
+    """The spec gives every citation an id and a quote, so a right answer may index them without a guard."""
+    from botie.lessons.exercises.catalogue import run
+
+    def plain(citations, context):
+        return bool(citations) and all(
+            c["id"] in context and c["quote"].strip() != "" and c["quote"] in context[c["id"]] for c in citations
+        )
+
+    report = run("span_check", plain)
+    assert not isinstance(report, str)
+    assert report.passed, report.text()
+
+
+def test_a_conversation_resends_its_whole_history_and_no_turn_calls_carry_forward():
+    """03-24: resending everything is botie's own memory policy; carry_forward is a policy written down, unused."""
+    import inspect
+
+    import botie.context.conversation
+    import botie.turn
+    from botie.context.conversation import Conversation
+
+    talk = Conversation(ceiling=4_000)
+    scenario = load_evidence_scenario()
+    sent = scenario.select(0).selected_ids[:2]
+    records = [r for r in scenario.candidates(0) if r.id in sent]
+    for n in range(3):
+        talk.add_turn(f"question {n}", f"answer {n}")
+    request = talk.ask("question 3", records).request
+    assert request is not None and [m.text for m in request.history][::2] == ["question 0", "question 1", "question 2"]
+    for module in (botie.context.conversation, botie.turn):
+        assert "carry_forward" not in inspect.getsource(module)
+
+
+def test_botie_s_own_turn_has_no_top_three_and_sends_the_planted_ticket_on_the_torque_question():
+    """57605041: every permitted, current passage at or above the floor that fits is sent; tkt-5630 (0.52) is."""
+    scenario = load_evidence_scenario()
+    gate = scenario.select(0)
+    ticket = next(r for r in scenario.candidates(0) if r.id == "tkt-5630")
+    assert ticket.score == 0.52 and gate.floor == 0.35
+    assert "tkt-5630" in gate.selected_ids and len(gate.selected_ids) > 3

@@ -226,6 +226,7 @@ SETTLED_BY = {
     "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
     "r7-again": (r"sent twice must book once",),
     "valid-minutes-true": (r"hides a python trap",),
+    "planted-booking": (r"from a request with 0 documents", r"proposed in a second request"),
 }
 
 
@@ -252,6 +253,7 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "planted-5630-prompts": "for each question three passages outscore the ticket",
         "r7-again": "and why one request sent twice must book once: idempotency",
         "valid-minutes-true": "a strict check of the minutes hides a python trap",
+        "planted-booking": "propose_inspection(...), from a request with 0 documents in it",
     }
     for qid, sentence in said.items():
         assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid

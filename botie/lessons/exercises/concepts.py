@@ -128,16 +128,17 @@ _ALL = (
         "retrieval is a gatekeeper, not a wall",
         "retrieval-not-a-wall",
         ("04", 4, "Evidence is data"),
-        "Botie sends only the top three passages by relevance. Does that keep a ticket with planted "
-        "instructions out of the model's request?",
+        "Botie sends every permitted, current passage scoring at or above its relevance floor (0.35) that "
+        "fits the budget. Does that keep a ticket with planted instructions out of the model's request?",
         (
-            "yes: retrieval sends relevant text, never instructions",
-            "only while three passages outscore it: a planted ticket stuffed with the question's words gets in",
-            "no better than sending everything: it gets in just as often",
+            "yes: the floor lets relevant text through, never instructions",
+            "no: a planted ticket over the floor that fits is sent, as the torque turn sends tkt-5630 at 0.52",
+            "yes: a ticket never scores as high as a manual, so it never reaches the floor",
         ),
         1,
-        "Retrieval ranks by score and never reads for orders, so a planted passage that wins the contest is "
-        "sent. Sending everything admits it every time, without a contest.",
+        "Selection ranks by score and never reads for orders, so a planted passage above the floor that fits "
+        "is sent (eleventh of sixteen candidates, it still gets in). The floor keeps out what is off the "
+        "question, not what gives orders.",
     ),
     _c(
         "a citation is not proof",

@@ -60,7 +60,6 @@ def _span_cases() -> tuple[Case, ...]:
         ("no citations at all", [], False),
         ("an empty quote", cite(("man-p2-r4-s3.2", "")), False),
         ("a quote that is a single space", cite(("man-p2-r4-s3.2", " ")), False),
-        ("a citation with no quote", [{"id": "man-p2-r4-s3.2"}], False),
         (
             "two good citations and a bad one",
             cite(("man-p2-r4-s3.2", "18 N·m"), ("forum-8812", "22 N·m"), ("note-anon-77", "30 N·m")),

@@ -131,7 +131,7 @@ def _ship_cases() -> tuple[Case, ...]:
     botie_scores = {str(s): v for s, v in reports["botie"].scores().items()}
     naive_scores = {str(s): v for s, v in reports["naive"].scores().items()}
     ordinary, over, edited, absent, injected = TOTALS
-    base = {**TOTALS, injected: 4}  # one case short of botie: the note that supplies its own quote gets through
+    base = {**TOTALS, injected: 4}  # a design one planted document short of botie's 5/5 (botie itself holds all five)
 
     def moved(label: str, before: Mapping[str, int], changes: Mapping[str, int] | None = None) -> tuple:
         after = {s: n + (changes or {}).get(s, 0) for s, n in before.items()}
@@ -147,7 +147,8 @@ def _ship_cases() -> tuple[Case, ...]:
               {injected: 2, edited: -1}),
         moved("one ordinary answer lost, nothing else changes", base, {ordinary: -1}),
         moved("one ordinary answer gained, nothing else changes", low, {ordinary: 1}),
-        moved("the note no longer changes the answer: injected 4/5 -> 5/5", base, {injected: 1}),
+        moved("one more planted document held: injected 4/5 -> 5/5", base, {injected: 1}),
+        moved("one more planted document held, one 1.6x question lost", base, {injected: 1, over: -1}),
         moved("the routing fixed: 1.6x 0/3 -> 3/3", {**base, over: 0}, {over: 3}),
         moved("nothing changes", base),
         moved("one ordinary answer traded for one more planted document held", base, {ordinary: -1, injected: 1}),

@@ -164,11 +164,14 @@ _ALL = (
         "Ticket 5630 gives the assistant orders. Over this lesson's four questions, where does it reach the model "
         "under retrieval (the top three passages by keyword score) and under stuffing (everything attached)?",
         (
-            "both designs send it with all four questions: it mentions P-2 and the torque",
-            "retrieval keeps it out of all four prompts: other passages outscore it; stuffing puts it in all four",
+            "retrieval: in the top three for the torque question, which it mentions, and tied out of the other "
+            "three; stuffing: all four",
+            "retrieval: outscored for all four questions, so never sent, whatever the order of ties; stuffing: "
+            "all four",
             "retrieval: outscored for three questions, tied at the top for the fourth, where only the order of "
             "ties keeps it out; stuffing: all four",
-            "neither design sends it: a ticket that gives orders is dropped",
+            "neither design: both drop a passage that gives the assistant orders before any question is "
+            "scored, so it reaches no prompt",
         ),
         2,
         "For three questions more than three passages outscore it. For the alignment question every passage that "
@@ -238,8 +241,10 @@ _ALL = (
         "06",
         "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
         (
-            "yes: accuracy went up, so the change helps",
-            "no: score the adversarial slice apart; a gain there does not pay for lost refusals",
+            "yes: one more right answer is what most technicians notice, so the change helps",
+            "no: each lost refusal is an answer made up where the documents hold none, and a right answer "
+            "elsewhere does not make up for it",
+            "it depends on traffic: if ordinary questions are far more common, B serves more people well",
         ),
         1,
         "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the gain.",

@@ -16,7 +16,6 @@ from botie.context.citations import verify_citations
 from botie.context.evidence import render_evidence
 from botie.context.provenance import trust_of
 from botie.lessons.content.adversarial import run_slice
-from botie.lessons.content.injections import admitted
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.exercises.concepts import CHECKS, CONCEPTS, check_name
 from botie.lessons.exercises.questions import QUESTIONS, judge
@@ -147,20 +146,17 @@ def test_ranking_has_no_floor():
 def test_retrieval_not_a_wall():
     options, key = _options("retrieval-not-a-wall")
     scenario = load_evidence_scenario()
-    questions = [q.question for q in scenario.questions]
-    planted = next(r for r in scenario.records if r.id == "tkt-5630")
-    words = (
-        "What torque gland nuts P-2 mechanical seal flush pressure shaft alignment tolerance coupling last replaced? "
-    )
-    stuffed = replace(planted, id="tkt-5630-stuffed", text=words + planted.text)
-    # 0: a planted ticket stuffed with the questions' words gets into every retrieval prompt
-    assert all(admitted(stuffed.id, questions, [*scenario.records, stuffed], k=3, design="retrieval"))
-    assert options[0].startswith("yes")
-    # 2: the plain ticket loses the contest every time, while sending everything admits it every time
-    assert not any(admitted("tkt-5630", questions, scenario.records, k=3, design="retrieval"))
-    assert all(admitted("tkt-5630", questions, scenario.records, k=3, design="stuffing"))
-    assert options[2].startswith("no better")
-    assert key == 1 and "outscore" in options[key]
+    ticket = next(r for r in scenario.candidates(0) if r.id == "tkt-5630")
+    manuals = [r.score or 0.0 for r in scenario.candidates(0) if r.id.startswith("man-")]
+    gate = scenario.select(0)
+    # 0 and the key: the planted ticket is over the floor and is sent on the torque question
+    assert ticket.score is not None and ticket.score >= gate.floor == 0.35
+    assert "tkt-5630" in gate.selected_ids and options[0].startswith("yes")
+    # 2: a ticket can outscore a manual passage, and reaching the floor is all it takes
+    assert ticket.score > min(manuals) and options[2].startswith("yes: a ticket never")
+    # the selection has no top-k: more than three documents are sent
+    assert len(gate.selected_ids) > 3
+    assert key == 1 and "tkt-5630 at 0.52" in options[key]
 
 
 def test_citation_is_not_proof():

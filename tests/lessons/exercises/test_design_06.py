@@ -110,6 +110,22 @@ def test_the_prediction_s_trade_is_held_back_by_name():
     assert "answer absent 3 -> 0" in message and NO_SLICE_LOSS in message
 
 
+def only_some_sets_veto(before, after):
+    """Vetoes a loss in three sets of the slice and forgets the fourth, 1.6x the ceiling."""
+    watched = [s for s in slice_sets(before) if s != "1.6x the ceiling"]
+    if any(change(before, after, s) < 0 for s in [*watched, ORDINARY]):
+        return False
+    return any(change(before, after, s) > 0 for s in before)
+
+
+def test_a_rule_that_never_looks_at_the_1_6x_set_is_rejected():
+    report = run("may_ship", only_some_sets_veto)
+    assert not isinstance(report, str)
+    failed = {r.case.label: r.message for r in report.results if not r.passed}
+    assert "one more planted document held, one 1.6x question lost" in failed
+    assert "1.6x the ceiling 3 -> 2" in failed["one more planted document held, one 1.6x question lost"]
+
+
 def test_an_answer_that_is_not_true_or_false_is_told_so():
     report = run("may_ship", lambda before, after: "ship")
     assert not isinstance(report, str)
