@@ -240,6 +240,22 @@ def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
     assert again.receipt is not None and len(booked) == 1  # the same key: the booking comes back, not a second
 
 
+@pytest.mark.parametrize("r8_start", ["2026-04-02T09:00Z", "2026-04-02T09:10Z"])
+def test_while_the_outcome_is_unknown_the_slot_is_held_and_the_retry_settles_it_with_the_scheduler(r8_start):
+    """Lesson 05 (d9ae2a48, 04-03), with the workshop's register and calendar as every cell hands them: r7's reply
+    is lost, r8 cannot take r7's slot meanwhile, and r7's retry reaches the scheduler under the same key."""
+    from botie.lessons import load_booking_rules
+
+    scheduler, booked = _books_then_times_out()
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler, **load_booking_rules().kwargs())
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.UNAVAILABLE
+    r8 = {**R7, "request_id": "r8", "start": r8_start}
+    assert service.submit(r8, **ANA, approval=Approval("tech-ana", r8)).branch is Branch.WINDOW_UNAVAILABLE
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.branch is Branch.CREATE and again.receipt is not None and again.receipt.external_ref == "ext-1"
+    assert len(booked) == 1 and len(service.store.jobs()) == 1
+
+
 @pytest.mark.parametrize(
     ("proposal", "kwargs", "branch"),
     [
