@@ -391,7 +391,7 @@ class InspectionService:
         return decision, token
 
     def _tell_calendar(self, payload: Mapping[str, Any]) -> None:
-        """A calendar that learns bookings is told of each job as it is made, inside the transaction that makes it."""
+        """Tell a calendar that learns bookings of the visit, in the transaction making its job or reserving its key."""
         start = parse_start(payload["start"])
         if start is not None:  # (always: the proposal was validated before anything was created)
             note_booking(self.calendar, payload["asset_id"], start, payload["duration_minutes"])
