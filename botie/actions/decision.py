@@ -32,7 +32,10 @@ an asset exists only for assets they may schedule: ``P-999`` and ``K-7``
 outside their scope are both plainly ``denied``. They come after the stored
 request, so they judge only a booking that would be *new*: a retry of
 ``r7`` with the same payload reuses ``job-1`` even though ``job-1`` itself
-now fills that window (or the asset has since left the register), and a
+now fills that window (or the asset has since left the register), a retry
+of an attempt whose outcome is unknown (``failed``: the scheduler may have
+booked it) goes to the scheduler again under the same key, since the
+service held its slot from the first attempt, and a
 changed payload under ``r7`` is a conflict whatever the calendar says. The
 cost of that order: approval is asked before the calendar is, so an
 approval screen should offer only windows the calendar shows free.
@@ -372,6 +375,8 @@ _NOTHING_NEW = {
     Branch.CONFLICT: "not reached: the request id already names another payload",
     Branch.IN_PROGRESS: "not reached: an earlier attempt under this request id is still being booked",
 }
+#: Why a retry of an attempt whose outcome is unknown is not judged again: its slot was held from the first try.
+_RETRY_NOT_NEW = "not needed: a retry of an attempt whose outcome is unknown is not a new booking (its slot is held)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,7 +531,10 @@ def _idempotency(
     if previous.state is KeyState.PENDING:
         reason = f"an earlier attempt of {rid} is still being booked: ask again with the same request id shortly"
         return Branch.IN_PROGRESS, Check(CheckName.IDEMPOTENCY, Verdict.FAILED, reason), None
-    reason = f"the earlier attempt of {rid} ended without a confirmed job: try again under the same key"
+    reason = (
+        f"the earlier attempt of {rid} ended without a confirmed job (it may have booked one): "
+        "try again under the same key"
+    )
     return Branch.CREATE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), None
 
 
@@ -597,4 +605,6 @@ def decide(
     path = (_WELL_FORMED, permitted, approved, stored)
     if branch is not Branch.CREATE:
         return Decision(branch, (*path, *rules.not_reached(_NOTHING_NEW[branch])), (), receipt)
+    if previous is not None:  # (a failed attempt with this payload): the same booking, tried again under its key
+        return Decision(branch, (*path, *rules.not_reached(_RETRY_NOT_NEW)))
     return rules.check(path, proposal)

@@ -11,8 +11,9 @@ store and a clock:
 * a :class:`MaintenanceCalendar`: it says why a visit of ``minutes`` from
   ``start`` cannot be booked on an asset, or None when it can. A calendar
   that also offers ``book(asset_id, start, minutes)`` is told of every job
-  the service creates (see :func:`note_booking`), so a second booking of
-  the same slot is refused; one without it is read-only, and the slot it
+  the service creates, or asks a scheduler to book (see :func:`note_booking`),
+  so a second booking of the same slot is refused, even while the first
+  one's outcome is unknown; one without it is read-only, and the slot it
   does not know is taken stays free to it.
 
 The workshop's in-memory versions, loaded from the fixtures, are in
@@ -71,7 +72,7 @@ def need_calendar(calendar: Any) -> MaintenanceCalendar | None:
 
 
 def note_booking(calendar: MaintenanceCalendar | None, asset_id: str, start: _dt.datetime, minutes: int) -> bool:
-    """Tell ``calendar`` of a job just created, if it can learn bookings (offers ``book``); True if it was told."""
+    """Tell ``calendar`` of a job just created or reserved, if it can learn bookings (offers ``book``); True if told."""
     book = getattr(calendar, "book", None)
     if not callable(book):
         return False

@@ -7,7 +7,8 @@
   unapproved proposal never reads anything stored, so it cannot leak it.
 * Business rules (``asset_register``, ``calendar``: see :mod:`botie.actions.rules`)
   are checked inside the transaction, after the stored request: a retry of
-  a booking already made reuses it, and only a new booking must name an
+  a booking already made reuses it, a retry of an attempt whose outcome is
+  unknown tries again under its key, and only a new booking must name an
   asset in the register and fit a free maintenance window.
 * Then, in one store transaction, it looks up the key (caller, request id),
   decides again with what is stored, and either creates the job together
@@ -26,7 +27,10 @@ When creating the job means calling another service (``downstream``), one
 transaction cannot cover both sides, and a crash can fall between the call
 and the receipt. The service then reserves the key first (pending), calls
 the downstream with the key's token as *its* idempotency key, and completes
-the receipt in a second transaction. A request that finds its key pending is
+the receipt in a second transaction. The calendar is told of the visit when
+the key is reserved, so the slot stays held while the outcome is unknown
+(pending, or failed: the scheduler may have booked it and lost the reply),
+and no other request id can take it. A request that finds its key pending is
 told ``in_progress`` (the IETF Idempotency-Key draft answers 409 Conflict
 here). :meth:`InspectionService.recover` settles reservations left behind by
 a crash. This is a documented protocol, not a distributed transaction: it
@@ -376,16 +380,18 @@ class InspectionService:
             if previous is not None:  # a failed reservation left behind by a setup that had a downstream
                 tx.forget(caller, rid)
             receipt = tx.create(caller, payload, fingerprint(payload), now)
-            self._tell_calendar(payload)
+            if previous is None:  # (a failed reservation's slot was held when it was made)
+                self._tell_calendar(payload)
             return decision.with_receipt(receipt), None
-        if previous is not None:  # the earlier attempt failed: try again under the same key and token
+        if previous is not None:  # the earlier attempt failed: try again under the same key and token (slot held)
             return decision, tx.retake(caller, rid)
         token = uuid.uuid4().hex
         tx.reserve(caller, payload, fingerprint(payload), now, token)
+        self._tell_calendar(payload)  # held from now: the scheduler may book it even if its answer is lost
         return decision, token
 
     def _tell_calendar(self, payload: Mapping[str, Any]) -> None:
-        """A calendar that learns bookings is told of each job as it is made, inside the transaction that makes it."""
+        """Tell a calendar that learns bookings of the visit, in the transaction making its job or reserving its key."""
         start = parse_start(payload["start"])
         if start is not None:  # (always: the proposal was validated before anything was created)
             note_booking(self.calendar, payload["asset_id"], start, payload["duration_minutes"])
@@ -441,9 +447,8 @@ class InspectionService:
             now = self._now()
             with self.store.transaction() as tx:
                 receipt = tx.complete(caller, rid, token, external_ref, now)
-                if receipt is not None:
+                if receipt is not None:  # (its slot was held in the calendar when the key was reserved)
                     done = decision.with_receipt(receipt)
-                    self._tell_calendar(payload)
                 else:  # recovery settled this key while the downstream was answering us
                     stored = tx.lookup(caller, rid)
                     done = self._settled_meanwhile(decision, stored)
@@ -531,10 +536,7 @@ class InspectionService:
             return self._record_recovery(r, RecoveryOutcome.FAILED, mark_failed)
 
         def complete(tx: Transaction, now: _dt.datetime) -> Receipt | None:
-            receipt = tx.complete(r.caller, r.request_id, r.token, external_ref, now)
-            if receipt is not None:
-                self._tell_calendar(p)
-            return receipt
+            return tx.complete(r.caller, r.request_id, r.token, external_ref, now)
 
         return self._record_recovery(r, RecoveryOutcome.COMPLETED, complete)
 

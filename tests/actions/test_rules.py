@@ -161,8 +161,8 @@ def test_a_calendar_that_answers_with_something_other_than_a_reason_raises():
 @examples(300)
 @given(decision_cases(), st.frozensets(st.sampled_from(["P-1", "P-2", "P-3", "K-7"])), st.booleans())
 def test_property_the_rules_change_only_a_create(inputs, register, full):
-    """With any register and calendar, every branch but create is as without them; a create becomes a rule branch
-    exactly when its rule fails, the register first."""
+    """With any register and calendar, every branch but create is as without them; a new booking becomes a rule
+    branch exactly when its rule fails, the register first; a retry of a failed attempt is not new and stays create."""
     proposal, allowed, approval, previous = inputs
     bare = decide(proposal, caller=ANA, allowed_assets=allowed, approval=approval, previous=previous)
     calendar = Full() if full else MemoryCalendar()
@@ -176,7 +176,7 @@ def test_property_the_rules_change_only_a_create(inputs, register, full):
         calendar=calendar,
     )
     events({f"branch {ruled.branch}"})
-    if bare.branch is not Branch.CREATE:
+    if bare.branch is not Branch.CREATE or previous is not None:
         assert ruled.branch is bare.branch and ruled.receipt == bare.receipt
         assert all(c.verdict is Verdict.NOT_REACHED for c in ruled.checks[4:])
     elif proposal["asset_id"] not in register:
@@ -265,19 +265,60 @@ def test_the_workshop_calendar_learns_each_booking_the_service_makes():
     assert len(service.store.jobs()) == 2
 
 
-def test_a_booking_through_the_downstream_fills_the_calendar_only_once_it_is_confirmed():
+def test_a_retry_of_an_attempt_whose_outcome_is_unknown_is_not_judged_as_a_new_booking():
+    """r7 failed downstream (the scheduler may have booked it): its retry creates under the same key, though the
+    register and calendar would now refuse it; a new r8 would not be let through."""
+    failed = StoredRequest(P2, state="failed")
+    again = _decide(previous=failed, asset_register=frozenset(), calendar=Full())
+    assert again.branch is Branch.CREATE and "same key" in again.reason
+    assert [(c.name, c.verdict) for c in again.checks[-2:]] == [
+        (CheckName.REGISTER, Verdict.NOT_REACHED),
+        (CheckName.CALENDAR, Verdict.NOT_REACHED),
+    ]
+    assert "not a new booking" in again.checks[-1].reason
+    assert _decide(_with(request_id="r8"), calendar=Full()).branch is Branch.WINDOW_UNAVAILABLE
+
+
+def _lose_first_reply():
     calls = []
 
     def downstream(order):
-        calls.append(order)
+        calls.append(order.idempotency_key)
         if len(calls) == 1:
-            raise ConnectionError("no answer")
+            raise ConnectionError("the reply was lost")
+        return f"ext-{len(calls)}"
+
+    return downstream, calls
+
+
+@pytest.mark.parametrize("start", ["2026-04-02T09:00Z", "2026-04-02T09:10Z", "2026-04-02T09:19Z"])
+def test_a_slot_is_held_while_its_booking_outcome_is_unknown_and_the_retry_still_reaches_the_scheduler(start):
+    """The scheduler loses r7's reply: r8 overlapping it is refused, and r7's retry goes out under the same key."""
+    downstream, calls = _lose_first_reply()
+    service = InspectionService(MemoryStore(), clock=_nine, downstream=downstream, **load_booking_rules().kwargs())
+    assert _submit(service).branch is Branch.UNAVAILABLE
+    other = _submit(service, _with(request_id="r8", start=start))
+    assert other.branch is Branch.WINDOW_UNAVAILABLE and "overlaps a visit already booked on P-2" in other.reason
+    retry = _submit(service)
+    assert retry.branch is Branch.CREATE and retry.receipt.external_ref == "ext-2"
+    assert len(calls) == 2 and calls[0] == calls[1]  # the same key went out twice: one booking if honoured
+    assert [j.job_id for j in service.store.jobs()] == [retry.receipt.job_id]
+    assert _submit(service, _with(request_id="r9", start="2026-04-02T09:20Z")).branch is Branch.CREATE
+
+
+def test_a_slot_is_held_from_the_reservation_while_the_scheduler_is_still_answering():
+    """While r7's call is in flight (its key pending), r8 at the same slot is refused."""
+    seen = []
+    service = None
+
+    def downstream(order):
+        seen.append(_submit(service, _with(request_id="r8")))
         return "ext-1"
 
     service = InspectionService(MemoryStore(), clock=_nine, downstream=downstream, **load_booking_rules().kwargs())
-    assert _submit(service).branch is Branch.UNAVAILABLE
-    assert _submit(service).branch is Branch.CREATE  # the retry of r7 is not blocked by its own failed attempt
-    assert _submit(service, _with(request_id="r8")).branch is Branch.WINDOW_UNAVAILABLE
+    assert _submit(service).branch is Branch.CREATE
+    assert [d.branch for d in seen] == [Branch.WINDOW_UNAVAILABLE]
+    assert len(service.store.jobs()) == 1
 
 
 def test_a_window_message_that_crosses_midnight_names_both_dates():

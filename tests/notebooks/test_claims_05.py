@@ -240,6 +240,22 @@ def test_unavailable_confirms_no_job_though_one_may_be_booked_already():
     assert again.receipt is not None and len(booked) == 1  # the same key: the booking comes back, not a second
 
 
+@pytest.mark.parametrize("r8_start", ["2026-04-02T09:00Z", "2026-04-02T09:10Z"])
+def test_while_the_outcome_is_unknown_the_slot_is_held_and_the_retry_settles_it_with_the_scheduler(r8_start):
+    """Lesson 05 (d9ae2a48, 04-03), with the workshop's register and calendar as every cell hands them: r7's reply
+    is lost, r8 cannot take r7's slot meanwhile, and r7's retry reaches the scheduler under the same key."""
+    from botie.lessons import load_booking_rules
+
+    scheduler, booked = _books_then_times_out()
+    service = InspectionService(MemoryStore(), clock=nine_am, downstream=scheduler, **load_booking_rules().kwargs())
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.UNAVAILABLE
+    r8 = {**R7, "request_id": "r8", "start": r8_start}
+    assert service.submit(r8, **ANA, approval=Approval("tech-ana", r8)).branch is Branch.WINDOW_UNAVAILABLE
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.branch is Branch.CREATE and again.receipt is not None and again.receipt.external_ref == "ext-1"
+    assert len(booked) == 1 and len(service.store.jobs()) == 1
+
+
 @pytest.mark.parametrize(
     ("proposal", "kwargs", "branch"),
     [
@@ -673,3 +689,39 @@ def test_a_start_in_the_past_is_refused_as_in_the_past(start):
     d = service.submit(past, **ANA, approval=Approval("tech-ana", past))
     assert d.branch is Branch.WINDOW_UNAVAILABLE and "is in the past" in d.reason and service.store.jobs() == ()
     assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.CREATE
+
+
+def test_a_retry_that_moves_the_start_breaks_exactly_what_was_approved():
+    """Lesson 05 design-05: the invariant holds the whole payload, the start as much as the asset and duration."""
+    from botie.lessons.exercises.catalogue import run
+
+    def later_start(proposal, result, attempts):
+        if attempts >= 3 or (result is not None and not result["retryable"]):
+            return None
+        return {**proposal, "start": "2026-04-02T09:30Z"}
+
+    report = run("next_request", later_start)
+    assert not isinstance(report, str)
+    failed = [r for r in report.results if not r.passed]
+    assert failed and all(f"breaks '{lesson05.AS_APPROVED}': you changed start" in r.message for r in failed)
+    assert "the whole payload unchanged, its start as much as its asset and duration" in " ".join(
+        " ".join(cell.split()) for cell in _markdown("notebooks/instructor")
+    )
+
+
+@pytest.mark.parametrize("hours", [25, 48])
+def test_after_its_retention_the_same_request_id_is_a_new_booking_refused_the_slot_its_own_job_fills(hours):
+    """Lesson 05 (04-15): a day later r7 is a new booking, and job-1 holds its slot."""
+    from botie.lessons import load_booking_rules
+
+    now = [nine_am()]
+    service = InspectionService(MemoryStore(), clock=lambda: now[0], **load_booking_rules().kwargs())
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.CREATE
+    now[0] += DEFAULT_RETENTION - dt.timedelta(minutes=1)
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.REUSE
+    now[0] = nine_am() + dt.timedelta(hours=hours)
+    later = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert later.branch is Branch.WINDOW_UNAVAILABLE and "overlaps a visit already booked on P-2" in later.reason
+    assert "its key has expired, so this is a new request" in later.explain()
+    said = " ".join(" ".join(cell.split()) for cell in _markdown("notebooks/instructor"))
+    assert "after that the same id is a new booking" in said

@@ -39,6 +39,8 @@ class MemoryCalendar:
 
     ``booked`` is what the fixture lists; the service adds every job it creates through :meth:`book`
     (see :func:`botie.actions.rules.note_booking`), so a slot once booked is refused to the next request.
+    With a scheduler downstream, the slot is added when the service reserves the key, before asking: while
+    the outcome is unknown (the scheduler may have booked it and lost the reply) no other request takes it.
     Load a fresh calendar (``load_booking_rules()``) for each new service, as a lesson cell does.
     """
 
@@ -47,7 +49,7 @@ class MemoryCalendar:
     made: dict[str, list[Span]] = field(default_factory=dict, compare=False)
 
     def book(self, asset_id: str, start: _dt.datetime, minutes: int) -> None:
-        """Record a visit the service has just booked: the slot is taken from now on."""
+        """Record a visit the service has just booked, or is booking: the slot is taken from now on."""
         self.made.setdefault(asset_id, []).append((start, start + _dt.timedelta(minutes=minutes)))
 
     def unavailable(self, asset_id: str, start: _dt.datetime, minutes: int) -> str | None:

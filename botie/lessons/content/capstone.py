@@ -344,6 +344,14 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
         ),
         # Approval comes before the stored request (lesson 05's order): nothing approved is never reuse.
         ("nothing approved, the same r7 stored", r7, ["P-2", "P-3"], None, StoredRequest.settled(r7, "job-1")),
+        # ... nor conflict: a store-first branch reads the stored 30 minutes before asking for the approval.
+        (
+            "nothing approved, r7 stored for 30 minutes",
+            r7,
+            ["P-2", "P-3"],
+            None,
+            StoredRequest.settled(longer, "job-1"),
+        ),
     ]
     cases = []
     for name, proposal, allowed, approval, previous in states:

@@ -172,6 +172,7 @@ def _fields_cases() -> tuple[Case, ...]:
         ("start on 30 February, a day that does not exist", _with(_P2, start="2026-02-30T09:00Z"), False),
         ("start without its zeros, '2026-4-2T9:00Z'", _with(_P2, start="2026-4-2T9:00Z"), False),
         ("start in fullwidth digits, which strptime reads", _with(_P2, start="２０２６-04-02T09:00Z"), False),
+        ("start with a space for the T, '2026-04-02 09:00Z'", _with(_P2, start="2026-04-02 09:00Z"), False),
         ("an asset_id of spaces only", _with(_P2, asset_id=" "), False),
         ("start as a number", _with(_P2, start=900), False),
         ("request_id None", _with(_P2, request_id=None), False),

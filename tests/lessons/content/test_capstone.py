@@ -30,7 +30,7 @@ def test_the_reference_solutions_pass_every_set_the_note_that_supplies_its_own_q
         "tight allowances": (3, 3),
         "answer absent": (3, 3),
         "injected instructions": (5, 5),
-        "decisions": (10, 10),
+        "decisions": (11, 11),
     }
     assert [c.name for c in reference.cases if not c.passed] == []
 
@@ -49,7 +49,7 @@ def test_a_choose_branch_that_ignores_previous_gets_two_decisions_wrong():
         return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=None)
 
     report = run_capstone(choose_evidence, no_memory)
-    assert report.score("decisions") == (7, 10) and "the rules say reuse" in report.failures()
+    assert report.score("decisions") == (8, 11) and "the rules say reuse" in report.failures()
 
 
 def test_a_choose_evidence_with_no_budget_check_does_not_score_like_the_reference(reference):
@@ -86,7 +86,7 @@ def test_an_approval_first_choose_branch_misses_k7_with_nothing_approved():
         )
 
     report = run_capstone(choose_evidence, approval_first)
-    assert report.score("decisions") == (9, 10)
+    assert report.score("decisions") == (10, 11)
     assert "K-7, which the caller may not schedule, nothing approved: yours needs_approval, the rules say denied" in (
         report.failures()
     )
@@ -147,13 +147,29 @@ def _by_json(proposal, *, caller, allowed_assets, approval, previous):
 
 def test_a_store_first_choose_branch_does_not_score_full_decisions():
     report = run_capstone(choose_evidence, _store_first)
-    assert report.score("decisions") == (9, 10)
+    assert report.score("decisions") == (9, 11)
     assert "nothing approved, the same r7 stored: yours reuse, the rules say needs_approval" in report.failures()
+    assert "nothing approved, r7 stored for 30 minutes: yours conflict, the rules say needs_approval" in (
+        report.failures()
+    )
+
+
+def _conflict_first(proposal, *, caller, allowed_assets, approval, previous):
+    """Asks the approval before a reuse, but reports a stored different payload as a conflict before asking it."""
+    if proposal["asset_id"] in allowed_assets and previous is not None and dict(previous.payload) != dict(proposal):
+        return "conflict"
+    return choose_branch(proposal, caller=caller, allowed_assets=allowed_assets, approval=approval, previous=previous)
+
+
+def test_a_choose_branch_that_reads_a_conflict_before_the_approval_does_not_score_full_decisions():
+    report = run_capstone(choose_evidence, _conflict_first)
+    assert report.score("decisions") == (10, 11)
+    assert report.failures().count("yours conflict, the rules say needs_approval") == 1
 
 
 def test_a_choose_branch_that_ignores_start_misses_both_start_cases():
     report = run_capstone(choose_evidence, _ignores_start)
-    assert report.score("decisions") == (8, 10)
+    assert report.score("decisions") == (9, 11)
     failures = report.failures()
     assert (
         "approved for 09:00, the proposal now starts at 11:00: yours create, the rules say needs_approval" in failures
@@ -163,7 +179,7 @@ def test_a_choose_branch_that_ignores_start_misses_both_start_cases():
 
 @pytest.mark.parametrize("right", [_by_sorted_items, _by_json])
 def test_right_decisions_unlike_the_reference_score_full(right):
-    assert run_capstone(choose_evidence, right).score("decisions") == (10, 10)
+    assert run_capstone(choose_evidence, right).score("decisions") == (11, 11)
 
 
 def test_stubs_show_not_yet_and_a_crash_shows_its_message_never_a_traceback():

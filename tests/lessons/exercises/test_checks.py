@@ -252,8 +252,20 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "names each field twice": lambda a: field_errors(a) + field_errors(a),
         "strptime alone decides start (no 17 ASCII characters)": lambda a: field_errors(a, start=_strptime_reads),
         "an id of spaces only accepted": lambda a: _spaces_ok(a),
+        "fromisoformat reads start (a space will do for the T)": lambda a: field_errors(a, start=_isoformat_reads),
     },
 }
+
+
+def _isoformat_reads(value):
+    """17 ASCII characters ending in Z whose rest ``fromisoformat`` reads: it reads a space as readily as a T."""
+    if not isinstance(value, str) or len(value) != 17 or not value.isascii() or not value.endswith("Z"):
+        return False
+    try:
+        datetime.datetime.fromisoformat(value[:-1])
+    except ValueError:
+        return False
+    return True
 
 
 def _no_start(payload):
@@ -380,6 +392,13 @@ def test_a_field_errors_without_the_strict_start_is_caught_on_both_loose_spellin
     assert not isinstance(report, str)
     failed = {r.case.label for r in report.results if not r.passed}
     assert failed == {"start without its zeros, '2026-4-2T9:00Z'", "start in fullwidth digits, which strptime reads"}
+
+
+def test_a_field_errors_that_reads_start_with_fromisoformat_is_caught_on_the_space_for_the_t():
+    report = run("field_errors", WRONG["field_errors"]["fromisoformat reads start (a space will do for the T)"])
+    assert not isinstance(report, str)
+    failed = {r.case.label for r in report.results if not r.passed}
+    assert failed == {"start with a space for the T, '2026-04-02 09:00Z'"}
 
 
 # Lessons 02, 03 and 06 register their exercises from their own module; their solutions live

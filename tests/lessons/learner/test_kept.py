@@ -153,7 +153,7 @@ def test_the_kept_function_loads_and_runs_in_a_fresh_process(folder, capsys):
         "['man-p2-r4-s3.2', 'tkt-5521']",
         "choose_evidence: yours, kept when lesson 01's check passed",
         "choose_branch: yours, kept when lesson 05's check passed",
-        "(10, 10)",
+        "(11, 11)",
     ]
 
 
