@@ -240,6 +240,29 @@ def test_a_provider_that_sends_nothing_is_the_outcome_of_the_stage_it_hit_after_
     assert failed.trace().endswith("-> overloaded")
 
 
+def test_when_only_the_booking_request_fails_the_answer_stands_and_the_action_notice_says_no_booking_was_made(world):
+    """05-05: the technician is shown the answer, the notice and the action notice, never the trace; a failed
+    booking request must reach them through the action notice, since the answer's notice stays None."""
+    from botie.lessons import overloaded_model
+
+    scenario, model, setup, booking = world
+    overloaded = overloaded_model()
+
+    class BookingFails:
+        def reply(self, request):
+            return overloaded.reply(request) if request.tools else model.reply(request)
+
+    question, candidates = scenario.questions[0].question, scenario.candidates(0)
+    failed = run_turn(question, candidates, setup, BookingFails(), action=booking)
+    assert failed.outcome is TurnOutcome.ANSWERED and failed.answer is not None and failed.notice is None
+    assert failed.action_notice is not None and failed.action_notice.startswith("no booking was made: overloaded")
+    booked = run_turn(question, candidates, setup, model, action=booking)
+    assert booked.decision is not None and str(booked.decision.branch) == "create" and booked.action_notice is None
+    denied = run_turn(question, candidates, setup.with_(schedule_assets=("P-3",)), model, action=booking)
+    assert denied.action_notice is not None and denied.action_notice.startswith("no booking was made: denied")
+    assert run_turn(question, candidates, setup, model).action_notice is None  # no action asked for
+
+
 @pytest.mark.parametrize("total", [900, 1_000])
 def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_text_takes(world, total):
     """Five where seven at the lesson's 900 (the schema and the escaping are paid for); at 1,000, six where eight."""
