@@ -460,6 +460,18 @@ def test_a_failed_action_request_keeps_the_checked_answer_and_says_nothing_was_b
     assert result.stage("decision").status is StageStatus.SKIPPED
 
 
+@pytest.mark.parametrize(("api", "fail", "outcome", "status", "retries"), FAILURE_CASES)
+def test_a_failed_action_request_tells_the_technician_no_booking_was_made(lesson, api, fail, outcome, status, retries):
+    """Not only the trace: the answer's notice stays None (the answer stands) and the action notice says why."""
+    scenario, setup, script = lesson
+    answers = {"anthropic": claude_answers, "chat": gpt_answers, "responses": responses_answers}[api](script)
+    model, _ = adapter(api, lambda body: fail(body) if "tools" in body else answers(body), max_retries=1)
+    result = turn(scenario, setup, model)
+    assert str(result.outcome) == "answered" and result.notice is None
+    assert result.action_notice is not None and result.action_notice.startswith(f"no booking was made: {outcome}")
+    assert status is None or f"HTTP {status}" in result.action_notice
+
+
 def test_an_exception_that_is_not_the_providers_is_raised_as_the_bug_it_is(lesson):
     scenario, setup, _ = lesson
 

@@ -24,8 +24,8 @@ The stages run in a fixed order:
 9. **proposal**: when the technician asked for an action, a *separate*
    request that carries their message and trusted facts and no document
    text, so nothing a document says can choose a tool or an argument (if the
-   provider fails here, the answer already checked stands and the trace says
-   nothing was proposed or booked);
+   provider fails here, the answer already checked stands, and the trace and
+   :attr:`TurnResult.action_notice` say nothing was proposed or booked);
 10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
     caller, the allowed assets and the approval from trusted state.
 
@@ -51,7 +51,7 @@ from botie.context.provenance import EvidenceSelection, EvidenceStatus
 from botie.context.records import Record, unique_records
 from botie.context.routing import DocumentCoverage, passage_coverage, source_document
 from botie.model import Model
-from botie.turn.action import action_instructions, action_step, offered_tools
+from botie.turn.action import action_instructions, action_notice, action_step, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
 from botie.turn.gate import Gate, asked_assets
 from botie.turn.losses import find_losses
@@ -139,6 +139,7 @@ def run_turn(
         gate=answered.gate,
         coverage=_coverage(records, selection, answered.request),
         action_reply=acted.reply if acted else None,
+        action_notice=action_notice(acted) if acted else None,
     )
 
 

@@ -21,7 +21,7 @@ from botie.model import Model, Reply, ReplyFault, StopReason, ToolProposal
 from botie.turn.pricing import UNCHECKED_CEILING, measured
 from botie.turn.types import ActionRequest, Stage, StageResult, StageStatus, TurnSetup, plural, skipped
 
-__all__ = ["Acted", "action_instructions", "action_step", "offered_tools"]
+__all__ = ["Acted", "action_instructions", "action_notice", "action_step", "offered_tools"]
 
 
 def offered_tools(setup: TurnSetup) -> tuple[dict[str, Any], ...]:
@@ -56,6 +56,19 @@ def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tup
     """The action stages when the proposal fails before any decision: nothing to decide."""
     stages = [StageResult(Stage.PROPOSAL, StageStatus.FAILED, (), why), skipped(Stage.DECISION, "nothing to decide")]
     return Acted(request=request, proposal=proposal, decision=None, leaked=leaked, stages=stages)
+
+
+def action_notice(acted: Acted) -> str | None:
+    """What the technician is told about the action they asked for when it was not carried out, else None.
+
+    The answer's notice is about the answer alone; a booking that failed beside a released answer would
+    otherwise be told only in the operator's trace.
+    """
+    if acted.decision is None:
+        return f"no booking was made: {acted.stages[0].detail}"
+    if acted.decision.branch.value in ("create", "reuse"):
+        return None
+    return f"no booking was made: {acted.decision.branch}: {acted.decision.reason}"
 
 
 def _invalid(field: str, problem: Problem, message: str) -> Decision:

@@ -285,6 +285,9 @@ class TurnResult:
     #: passages took. It travels with the answer, so the reader can check it against what they attached.
     coverage: DocumentCoverage | None = None
     action_reply: Reply | None = None  # the reply to the action request (its usage, or why the provider failed)
+    #: What the technician is told when the action they asked for was not carried out (no call proposed, the
+    #: provider failed, or the decision was not create or reuse); None when none was asked for or it was done.
+    action_notice: str | None = None
 
     def stage(self, stage: Stage | str) -> StageResult:
         for s in self.stages:

@@ -182,6 +182,16 @@ def test_a_request_over_the_hard_ceiling_is_refused_not_truncated(torque_evidenc
     assert isinstance(err.value, BudgetError)
 
 
+@pytest.mark.parametrize("short", [1, 37, 200])
+def test_a_request_over_the_ceiling_is_refused_with_an_error_that_says_by_how_much(torque_evidence, short):
+    """Seed 003: the refusal names the amount over, so the caller knows how much to select away."""
+    fits = build_request("What torque?", torque_evidence, ceiling=10_000)
+    with pytest.raises(RequestTooLargeError) as err:
+        build_request("What torque?", torque_evidence, ceiling=fits.tokens - short)
+    assert f"needs {fits.tokens} tokens" in str(err.value)
+    assert f"over the {fits.tokens - short}-token ceiling by {short};" in str(err.value)
+
+
 def test_the_answer_allowance_counts_against_the_ceiling(torque_evidence):
     t = build_request("Q", torque_evidence, ceiling=10_000).tokens
     assert build_request("Q", torque_evidence, ceiling=t + 100, answer_allowance=100).load == t + 100

@@ -240,6 +240,29 @@ def test_a_provider_that_sends_nothing_is_the_outcome_of_the_stage_it_hit_after_
     assert failed.trace().endswith("-> overloaded")
 
 
+def test_when_only_the_booking_request_fails_the_answer_stands_and_the_action_notice_says_no_booking_was_made(world):
+    """05-05: the technician is shown the answer, the notice and the action notice, never the trace; a failed
+    booking request must reach them through the action notice, since the answer's notice stays None."""
+    from botie.lessons import overloaded_model
+
+    scenario, model, setup, booking = world
+    overloaded = overloaded_model()
+
+    class BookingFails:
+        def reply(self, request):
+            return overloaded.reply(request) if request.tools else model.reply(request)
+
+    question, candidates = scenario.questions[0].question, scenario.candidates(0)
+    failed = run_turn(question, candidates, setup, BookingFails(), action=booking)
+    assert failed.outcome is TurnOutcome.ANSWERED and failed.answer is not None and failed.notice is None
+    assert failed.action_notice is not None and failed.action_notice.startswith("no booking was made: overloaded")
+    booked = run_turn(question, candidates, setup, model, action=booking)
+    assert booked.decision is not None and str(booked.decision.branch) == "create" and booked.action_notice is None
+    denied = run_turn(question, candidates, setup.with_(schedule_assets=("P-3",)), model, action=booking)
+    assert denied.action_notice is not None and denied.action_notice.startswith("no booking was made: denied")
+    assert run_turn(question, candidates, setup, model).action_notice is None  # no action asked for
+
+
 @pytest.mark.parametrize("total", [900, 1_000])
 def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_text_takes(world, total):
     """Five where seven at the lesson's 900 (the schema and the escaping are paid for); at 1,000, six where eight."""
@@ -362,3 +385,40 @@ def test_the_trace_names_the_restricted_vendor_file_and_the_budget_fits_in_the_c
 def test_the_capstone_with_the_references_passes_every_injected_case():
     capstone = run_capstone()
     assert "injected instructions    5/5" in capstone.table() and "every case passed" in capstone.failures()
+
+
+_M18 = (("man-p2-r4-s3.2", "cross pattern to 18 N·m"),)
+
+
+@pytest.mark.parametrize(
+    ("added", "outcome"),
+    [
+        (". Book P-9 now.", TurnOutcome.WITHHELD),  # a new sentence: a capital after a full stop
+        (" Book P-9 now.", TurnOutcome.WITHHELD),  # a capital after the marker
+        (" book P-9 now.", TurnOutcome.ANSWERED),  # lower case: the same sentence
+        (" (Book P-9 now).", TurnOutcome.ANSWERED),  # in brackets: the same sentence
+        ("; book P-9 now.", TurnOutcome.ANSWERED),  # after a semicolon: the same sentence
+    ],
+)
+def test_an_unmarked_sentence_withholds_the_answer_only_where_a_sentence_starts(world, added, outcome):
+    """06-gate-md: a sentence starts after '.', '!' or '?' and a space, or after a marker before a capital;
+    words joined to a cited sentence any other way are part of it and pass with its citation."""
+    text = "Tighten the gland nuts to 18 N·m [1]" + added
+    assert _answer(world, 0, text, _M18).outcome is outcome
+
+
+def test_a_figure_written_in_words_is_not_a_figure_the_gate_checks(world):
+    """06-gate-md: the gate checks figures written in digits; 'twenty-five' passes on any verified quote."""
+    words = "Tighten the gland nuts to 18 N·m [1]. Use twenty-five newton metres if it leaks [1]."
+    digits = "Tighten the gland nuts to 18 N·m [1]. Use 25 newton metres if it leaks [1]."
+    assert _answer(world, 0, words, _M18).outcome is TurnOutcome.ANSWERED
+    assert _answer(world, 0, digits, _M18).outcome is TurnOutcome.WITHHELD
+
+
+def test_the_note_gains_no_tier_from_its_text_but_a_sentence_citing_the_manual_beside_it_is_released(world):
+    """05-17: resting on the note alone is withheld; the same 25 N·m beside the manual's 18 N·m is answered."""
+    note, manual = ("note-anon-77", "25 N·m"), _M18[0]
+    alone = _answer(world, 0, "Site policy now sets the P-2 gland nuts to 25 N·m [1].", (note,))
+    beside = _answer(world, 0, "Use 25 N·m [1], not the manual's 18 N·m [2].", (note, manual))
+    assert alone.outcome is TurnOutcome.WITHHELD and "tier comes from ingestion" in (alone.notice or "")
+    assert beside.outcome is TurnOutcome.ANSWERED

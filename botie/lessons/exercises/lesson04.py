@@ -192,9 +192,15 @@ def honest_answer(rng: random.Random, question: int, count: int, *, reverse: boo
     """``count`` claims about ``question``, each sentence marked for its own citation.
 
     ``reverse`` lists the citations in the opposite order to the sentences, so the first sentence
-    cites the last entry: a rule must follow the markers, not the positions.
+    cites the last entry: a rule must follow the markers, not the positions. An answer about the flush
+    (question 1, ``count`` at least 2) states both sides of the disagreement ingestion flagged, the
+    manual's 1.5 bar and the bulletin's 2.0 bar: botie's answer gate withholds an answer that gives one
+    side alone, so an honest answer here never does.
     """
-    claims = rng.sample(CLAIMS[question], count)
+    pool = CLAIMS[question]
+    sides = pool[:2] if question == 1 else ()
+    chosen = [*sides, *rng.sample(pool[len(sides) :], count - len(sides))]
+    claims = rng.sample(chosen, count)  # both sides kept, in any order
     listed = claims[::-1] if reverse else claims
     sentences = tuple(_marked(c.sentence, listed.index(c) + 1) for c in claims)
     return Answer(sentences, tuple((c.source, c.quote) for c in listed), sent_documents(question))
@@ -225,7 +231,7 @@ def _honest(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
     return (
         (HONEST, "honest: one sentence, one quote", honest_answer(rng, 0, 1)),
         (HONEST, "honest: three sentences, citations listed in reverse", honest_answer(rng, 0, 3, reverse=True)),
-        (HONEST, "honest: a figure such as '2.0 bar' inside a sentence", honest_answer(rng, 1, 2)),
+        (HONEST, "honest: both sides, the figures '1.5 bar' and '2.0 bar' inside sentences", honest_answer(rng, 1, 2)),
         (HONEST, "honest: two sentences cite the same quote", Answer(twice, cite_both[:1], sent_documents(0))),
         (
             HONEST,

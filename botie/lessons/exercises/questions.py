@@ -228,9 +228,9 @@ _ALL = (
         "Ticket 5630 tells the assistant to book a 60-minute inspection, and the gullible model obeys every "
         "planted instruction. What happens to the booking the turn proposes?",
         (
-            "it becomes a 60-minute booking: the model obeyed the ticket",
-            "it is unchanged: the action request carries no document text",
-            "the turn stops with an error: a planted instruction was found",
+            "it becomes a 60-minute booking: the model read the ticket and follows it",
+            "it is unchanged: the booking is asked for in a request with no documents",
+            "the turn stops with an error: botie spots the planted instruction first",
         ),
         1,
         "Tool calls are proposed from a request with the technician's message and trusted facts only, and "
@@ -241,10 +241,9 @@ _ALL = (
         "06",
         "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
         (
-            "yes: one more right answer is what most technicians notice, so the change helps",
-            "no: each lost refusal is an answer made up where the documents hold none, and a right answer "
-            "elsewhere does not make up for it",
-            "it depends on traffic: if ordinary questions are far more common, B serves more people well",
+            "yes: one more right answer is what technicians notice most",
+            "no: each lost refusal is an answer made up from documents that hold none",
+            "it depends: if ordinary questions far outnumber the others, B serves more people",
         ),
         1,
         "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the gain.",

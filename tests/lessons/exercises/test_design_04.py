@@ -23,6 +23,7 @@ from botie.lessons.exercises.lesson04 import (
     VERBATIM,
     _release_cases,
     generated_answers,
+    sent_documents,
 )
 from tests.lessons.exercises.instructor import instructor_solution
 from tests.strategies import design_seeds, examples
@@ -119,6 +120,16 @@ def always_release(answer, citations, context):
     return True
 
 
+_SIDES = ("eng-bulletin-2026-02", "man-p2-r4-s6.1")  # the pair ingestion flagged as disagreeing
+
+
+def also_both_sides(answer, citations, context):
+    """A third right design: botie's two checks, and of the flagged pair, both sides cited or neither."""
+    ids = {c.get("id") for c in citations}
+    one_side = all(s in context for s in _SIDES) and (_SIDES[0] in ids) != (_SIDES[1] in ids)
+    return library_design(answer, citations, context) and not one_side
+
+
 #: For the generic exercise tests (tests/lessons/exercises/test_exercises_evidence.py): a reference and wrong solutions.
 REFERENCE = {"release": library_design}
 WRONG = {
@@ -159,6 +170,30 @@ def test_the_check_holds_four_invariants_over_twenty_answers_the_first_two_shown
 @pytest.mark.parametrize("design", [library_design, sentence_by_sentence], ids=lambda f: f.__name__)
 def test_two_different_valid_designs_pass(design):
     assert _failures(design) == (Verdict.PASSED, [])
+
+
+@pytest.mark.parametrize("seed", [2026, *range(40)])
+def test_a_design_that_also_asks_for_both_sides_of_a_flagged_pair_passes(seed):
+    """botie's gate withholds an answer giving one side of the manual/bulletin pair; a learner's rule that
+    does the same withholds no honest answer, because every honest flush answer states both sides."""
+    assert _failures(also_both_sides, _release_cases(seed)) == (Verdict.PASSED, [])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_every_honest_answer_is_one_the_turn_releases(seed):
+    """The exercise agrees with run_turn's answer gate: each answer the check calls honest is answered."""
+    from botie import Budget, TurnSetup, run_turn
+    from botie.lessons import AnswerScript, load_evidence_scenario, load_scripted_model
+
+    s, model = load_evidence_scenario(), load_scripted_model()
+    setup = TurnSetup.from_scenario(s, ceiling=1_200, answer_allowance=150, budget=Budget(900, 200, 150))
+    honest = [a for invariant, _, a in generated_answers(seed) if invariant == HONEST]
+    for answer in honest:
+        q = next(q for q in (0, 1) if dict(answer.context) == sent_documents(q))
+        question = s.questions[q].question
+        scripted = model.with_(answers={question: AnswerScript(answer.text, answer.citations)})
+        result = run_turn(question, s.candidates(q), setup, scripted)
+        assert result.outcome == "answered", (answer.text, result.notice)
 
 
 @pytest.mark.parametrize("seed", range(40))
