@@ -466,6 +466,20 @@ def test_which_revision_is_in_force_does_not_hang_on_what_retrieval_returned(day
         assert set(REV4_SECTIONS) <= set(picked.selected_ids)
 
 
+@pytest.mark.parametrize("day", ["2026-03-10", "2026-03-15", "2026-03-31"])
+@pytest.mark.parametrize("budget", [40, 150, 250])
+def test_what_is_sent_before_1_april_does_not_hang_on_whether_rev_5_was_retrieved(day, budget):
+    """02-07/02-10: rev 5 is not in force yet, so the posts marked against rev 4 and rev 5 are judged the same
+    with or without rev 5's chunk: no "disagrees with man-p2-r5-s3.2, which was not retrieved"."""
+    s = load_evidence_scenario()
+    full = s.select(0, observed_on=day, budget=budget)
+    partial = s.select(0, candidates=[r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"], observed_on=day,
+                       budget=budget)  # fmt: skip
+    for rid in ("forum-8812", "note-anon-77", "tkt-5630"):
+        assert partial.outcome(rid).status is full.outcome(rid).status, (rid, partial.outcome(rid).reason)
+    assert partial.selected_ids == tuple(i for i in full.selected_ids if i != "man-p2-r5-s3.2")
+
+
 def test_the_scene_loads_its_register_and_refuses_a_chunk_that_names_no_document(tmp_path):
     """02-07: the register comes with the scene; a chunk with no document is refused when the scene is loaded."""
     from botie.errors import FixtureError
