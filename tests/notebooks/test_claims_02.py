@@ -540,3 +540,16 @@ def test_cell_02_07_promises_no_demonstration_it_does_not_give():
     prose = text(next(c for c in learner_cells() if c["id"] == "02-07"))
     assert not prose.rstrip().endswith(":") and "refused when the scene is loaded:" not in prose
     assert "**chunks**" in prose  # defined where it is first used
+
+
+def test_every_selector_call_in_the_lesson_passes_the_register():
+    """02-07: "Every call in this lesson passes the register" (scenario.select passes it itself)."""
+    cells = json.loads((ROOT / "notebooks" / "instructor" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))["cells"]
+    calls = [
+        c for c in cells if c["cell_type"] == "code" and re.search(r"select_(evidence|per_subquestion)\(", text(c))
+    ]
+    assert {c["id"] for c in calls} >= {"d24c779e", "02-27", "bf9e0105"}
+    for c in calls:
+        for call in re.split(r"(?=select_(?:evidence|per_subquestion)\()", text(c))[1:]:
+            assert "register=scenario.register" in call.split("\n\n")[0], c["id"]
+    assert "Every call in this lesson passes the\nregister" in text(next(c for c in cells if c["id"] == "02-07"))
