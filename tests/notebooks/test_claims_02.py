@@ -298,9 +298,9 @@ def instructor_cell(cell_id: str) -> str:
     return next(text(c) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c.get("id") == cell_id)
 
 
-def test_the_design_check_runs_nineteen_cases():
-    assert len(EXERCISES["design_pack"].cases()) == 19
-    assert "runs nineteen cases" in instructor_cell("02-36")
+def test_the_design_check_runs_twenty_cases():
+    assert len(EXERCISES["design_pack"].cases()) == 20
+    assert "runs twenty cases" in instructor_cell("02-36")
 
 
 def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_holds_every_selector_step():

@@ -433,7 +433,7 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         if why:
             problems.append(f"freshness: sends {r.id}, {why}")
     problems += _copies_sent(sent) + _below_floor(sent) + _incomplete(sent, set(send))
-    for pair in sorted({frozenset((r.id, o)) for r in sent for o in r.conflicts_with if o in send} - flags, key=sorted):
+    for pair in sorted(_marked_pairs(sent, case["candidates"]) - flags, key=sorted):
         a, b = sorted(pair)
         problems.append(
             f"conflict: sends {a} and {b}, which ingestion marked as disagreeing, without flagging the pair"
@@ -443,6 +443,17 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
     if used > case["budget"]:
         problems.append(f"budget: sends {used} tokens, over the {case['budget']}-token budget")
     return problems + _untraced(set(send), case, by_id)
+
+
+def _marked_pairs(sent: list[Any], candidates: list[Any]) -> set[frozenset[str]]:
+    """Sent pairs that ingestion marked as disagreeing; a copy carries its original's disagreements."""
+    by_id = {r.id: r for r in candidates}
+
+    def root(rid: str) -> str:
+        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+
+    marked = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
+    return {frozenset((a.id, b.id)) for a in sent for b in sent if frozenset((root(a.id), root(b.id))) in marked}
 
 
 def _copies_sent(sent: list[Any]) -> list[str]:
@@ -700,6 +711,15 @@ def _design_cases() -> tuple[Case, ...]:
         (
             "rev 4 was not retrieved, only its two copies",
             without_rev4,
+            allowed,
+            today,
+            250,
+            (("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"), exception),
+            False,
+        ),
+        (
+            "neither rev 4 nor rev 5 was retrieved: a copy stands in and carries rev 4's disagreements",
+            _without(torque, "man-p2-r4-s3.2", "man-p2-r5-s3.2"),
             allowed,
             today,
             250,

@@ -31,8 +31,14 @@ def current(record, register, on):
 
 
 def flags_among(sent, candidates):
+    """Every sent pair marked as disagreeing; a copy carries its original's disagreements."""
     by_id = {r.id: r for r in candidates}
-    return [(rid, other) for rid in sent for other in by_id[rid].conflicts_with if other in sent]
+
+    def root(rid):
+        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+
+    marked = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
+    return [(a, b) for a in sent for b in sent if a < b and frozenset((root(a), root(b))) in marked]
 
 
 def usable(candidates, allowed, on, register, *, permission=True, freshness=True):
@@ -64,7 +70,7 @@ def high_rivals(record, ranked, pool=(), *, lower=True):
     while todo:
         r = todo.pop()
         for o in everyone.values():
-            if o in group or root(o.id) == root(r.id) or not linked(r, o):
+            if root(o.id) in {root(g.id) for g in group} or not linked(r, o):  # one copy of a section
                 continue
             needed = {r.trust, o.trust} <= HIGH or (lower and tier(o) > tier(r))
             if needed and o in ranked:
@@ -464,3 +470,20 @@ def test_two_right_answers_unlike_the_reference_pass_where_the_lower_tier_rule_b
     r, _ = reference(*full.args)
     assert "forum-8812" not in [x if isinstance(x, str) else x.id for x in b] and "forum-8812" not in r
     assert a != r
+
+
+def flags_only_the_ids_named(candidates, allowed, on, budget, register):
+    """Design A's pack, flagging only pairs conflicts_with names by id: a copy's inherited disagreement is missed."""
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
+    by_id = {r.id: r for r in candidates}
+    return sent, [(rid, o) for rid in sent for o in by_id[rid].conflicts_with if o in sent]
+
+
+def test_a_copy_standing_in_for_its_original_carries_its_disagreements_into_the_flags():
+    report = run("design_pack", flags_only_the_ids_named)
+    assert not isinstance(report, str) and not report.passed
+    failed = [r for r in report.results if not r.passed]
+    assert [r.case.label for r in failed] == [
+        "neither rev 4 nor rev 5 was retrieved: a copy stands in and carries rev 4's disagreements"
+    ]
+    assert "conflict: sends forum-8812 and portal-p2-r4-s3.2" in failed[0].message, failed[0].message
