@@ -24,6 +24,7 @@ from botie._checks import whole_number
 from botie.context.budget import Budget
 from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection, select_evidence
 from botie.context.records import Record
+from botie.context.register import DocumentRegister
 from botie.errors import BudgetError, InputError
 
 __all__ = ["SubQuestion", "SubquestionPack", "select_per_subquestion"]
@@ -72,8 +73,12 @@ def select_per_subquestion(
     observed_on: _dt.date | str,
     floor: float = DEFAULT_FLOOR,
     band: float = 0.1,
+    register: DocumentRegister | None = None,
 ) -> SubquestionPack:
-    """Run :func:`select_evidence` once per sub-question and pack the union of what each selected."""
+    """Run :func:`select_evidence` once per sub-question and pack the union of what each selected.
+
+    ``register`` is passed on: with it, the revision in force is document control's, whatever retrieval returned.
+    """
     parts: list[_Part] = []
     cost: dict[str, int] = {}
     allowed = tuple(allowed_assets) if not isinstance(allowed_assets, str) else allowed_assets
@@ -86,7 +91,7 @@ def select_per_subquestion(
                 sub.budget, field="budget", what=what, error=BudgetError, where=f"sub-question {sub.question!r}"
             )
         selection = select_evidence(
-            sub.candidates, allowed, sub.budget, observed_on=observed_on, floor=floor, band=band
+            sub.candidates, allowed, sub.budget, observed_on=observed_on, floor=floor, band=band, register=register
         )
         parts.append(_Part(sub.question, selection))
         by_id = {r.id: r for r in sub.candidates}

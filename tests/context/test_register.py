@@ -166,3 +166,29 @@ def test_a_section_carried_into_the_new_revision_is_not_a_second_reading():
     conversation = Conversation(ceiling=10_000)
     assert conversation.ask("Q", [rev4, rev5]).branch is TurnBranch.ASSEMBLED
     assert conversation.revisions == {"m": "rev 5"}
+
+
+RIVALS_OF_BOTH = ("forum-8812", "note-anon-77", "tkt-5630")  # each marked against rev 4 and rev 5 of §3.2
+
+
+@pytest.mark.parametrize("day", ["2026-03-10", "2026-03-15", "2026-03-31"])
+@pytest.mark.parametrize("budget", [40, 120, 250, 10_000])
+def test_a_disagreement_with_a_revision_not_in_force_decides_nothing_whether_or_not_it_was_retrieved(
+    scenario, day, budget
+):
+    """Before 1 April rev 5 is not in force (the register says so), so a post that disagrees with it and with
+    rev 4 goes in beside rev 4 whether or not retrieval returned rev 5's chunk: same outcomes, same pack."""
+    full = _pick(scenario, scenario.candidates(0), day, budget=budget)
+    partial = _pick(scenario, _without_rev5(scenario), day, budget=budget)
+    for rid in RIVALS_OF_BOTH:
+        assert partial.outcome(rid).status is full.outcome(rid).status, (rid, partial.outcome(rid).reason)
+        assert partial.outcome(rid).status is not EvidenceStatus.CONTRADICTED, partial.outcome(rid).reason
+    assert partial.selected_ids == tuple(i for i in full.selected_ids if i != REV5)
+
+
+def test_without_a_register_a_missing_successor_still_keeps_the_lower_rivals_out(scenario):
+    """A bare call cannot tell whether rev 5 is in force, so it plays safe: rev 4 is out, and so are its rivals."""
+    bare = select_evidence(_without_rev5(scenario), scenario.allowed_assets, 10_000, observed_on="2026-03-15")
+    for rid in RIVALS_OF_BOTH:
+        assert bare.outcome(rid).status is EvidenceStatus.CONTRADICTED, rid
+    assert bare.outcome("man-p2-r4-s3.2").status is EvidenceStatus.SUPERSEDED

@@ -103,3 +103,14 @@ def test_explain_shows_each_need_its_picks_or_its_refusal_and_what_was_sent():
         "the documents do not appear to contain an answer\n"
         "sent: 2 records, 20 tokens"
     )
+
+
+def test_the_register_reaches_every_sub_question():
+    """With rev 5's chunk missing on 15 March, a bare call plays safe and sends no rev 4; the register sends it."""
+    s = load_evidence_scenario()
+    missing = [r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"]
+    needs = [SubQuestion("torque?", missing, 150), SubQuestion("replaced?", s.candidates(3), 40)]
+    bare = select_per_subquestion(needs, s.allowed_assets, observed_on="2026-03-15")
+    told = select_per_subquestion(needs, s.allowed_assets, observed_on="2026-03-15", register=s.register)
+    assert "man-p2-r4-s3.2" not in bare.selected_ids
+    assert "man-p2-r4-s3.2" in told.selected_ids

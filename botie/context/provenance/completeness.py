@@ -17,7 +17,9 @@ floor does not count: retrieval judged it beside this question, so the fact the
 two disagree on is not one the question needs (but if it travels along as a
 dependency, the pair is listed all the same, so the request notes it). A rival
 revision not in force is answered by its document's revision in force, when
-the lower one disagrees with that one too. A copy standing in for an original
+the lower one disagrees with that one too; so is one that was not retrieved,
+when a retrieved chunk still in force names it as its successor (with a
+register, retrieval cannot change which revision applies). A copy standing in for an original
 carries the original's disagreements. Every conflict met is listed.
 """
 
@@ -205,6 +207,9 @@ def _stranded(
         if target == r.id or target in open_ids:
             continue
         if target is None and named not in by_id:
+            document = _later_revision_of(named, by_id, decided)
+            if document is not None and _answered_in_force(r, document, by_id, sendable, decided):
+                continue  # judged as if it had been retrieved: a revision not in force decides nothing alone
             return f"disagrees with {named}, which was not retrieved"
         other = by_id[target or named]
         if _beside_the_question(other, by_id, decided):
@@ -234,6 +239,38 @@ def _beside_the_question(other: Record, by_id: Mapping[str, Record], decided: Ma
     if other.document is None or decided[other.id].check != "freshness":
         return False
     return any(r.document == other.document and below(r.id) for r in by_id.values())
+
+
+def _later_revision_of(named: str, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> str | None:
+    """The document of which ``named`` (not retrieved) is a revision not in force on the day, if that can be told.
+
+    It can when ingestion marked a retrieved chunk as replaced by ``named`` and that chunk passed the freshness
+    check: its revision applies on the day, so its successor does not yet. Only a register lets such a chunk
+    pass (without one, a successor that was not retrieved makes it superseded), so a bare call still plays safe.
+    """
+    for p in by_id.values():
+        outcome = decided.get(p.id)
+        passed = outcome is None or outcome.check not in ("permission", "freshness")
+        if p.superseded_by == named and p.document is not None and passed and not p.carried_into:
+            return p.document
+    return None
+
+
+def _answered_in_force(
+    r: Record,
+    document: str,
+    by_id: Mapping[str, Record],
+    sendable: list[Record],
+    decided: Mapping[str, EvidenceOutcome],
+) -> bool:
+    """A rival revision of ``document`` that is not in force, treated as :func:`_stranded` treats a retrieved one:
+    beside the question when the document's revision in force is below the floor, or answered by it when r
+    disagrees with it too and it is sent with r."""
+    below = any(
+        x.document == document and x.id in decided and decided[x.id].status is EvidenceStatus.BELOW_FLOOR
+        for x in by_id.values()
+    )
+    return below or any(s.document == document and _travels_with(r, s) for s in sendable)
 
 
 def _in_force_alongside(

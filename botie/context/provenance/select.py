@@ -89,7 +89,9 @@ def _replaced_by_link(r: Record, by_id: Mapping[str, Record], today: _dt.date) -
         return None
     successor = by_id.get(successor_id)
     if successor is None:
-        return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id} (marked at ingestion)"
+        why = f"marked at ingestion as replaced by {successor_id}, which was not retrieved"
+        why += ": with no register to say when that takes effect, left out to play safe"
+        return EvidenceStatus.SUPERSEDED, why
     when = successor.effective_date
     if when is not None and when > today:
         return None  # the new revision is not in force yet, so this one still applies

@@ -433,16 +433,27 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         if why:
             problems.append(f"freshness: sends {r.id}, {why}")
     problems += _copies_sent(sent) + _below_floor(sent) + _incomplete(sent, set(send))
-    for pair in sorted({frozenset((r.id, o)) for r in sent for o in r.conflicts_with if o in send} - flags, key=sorted):
+    for pair in sorted(_marked_pairs(sent, case["candidates"]) - flags, key=sorted):
         a, b = sorted(pair)
         problems.append(
             f"conflict: sends {a} and {b}, which ingestion marked as disagreeing, without flagging the pair"
         )
-    problems += _stranded_rivals(sent, case)
+    problems += _stranded_rivals(sent, case) + _lower_tiers_alone(sent, case)
     used = sum(r.cost for r in sent)
     if used > case["budget"]:
         problems.append(f"budget: sends {used} tokens, over the {case['budget']}-token budget")
     return problems + _untraced(set(send), case, by_id)
+
+
+def _marked_pairs(sent: list[Any], candidates: list[Any]) -> set[frozenset[str]]:
+    """Sent pairs that ingestion marked as disagreeing; a copy carries its original's disagreements."""
+    by_id = {r.id: r for r in candidates}
+
+    def root(rid: str) -> str:
+        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+
+    marked = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
+    return {frozenset((a.id, b.id)) for a in sent for b in sent if frozenset((root(a.id), root(b.id))) in marked}
 
 
 def _copies_sent(sent: list[Any]) -> list[str]:
@@ -514,6 +525,40 @@ def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
                     f"together: sends {r.id} without {other}; both are high authority ({r.trust}, "
                     f"{usable[other].trust}) and disagree, so both go in, flagged, or neither"
                 )
+    return problems
+
+
+def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
+    """Section 4: a lower tier goes in only alongside the higher source it contradicts, else it stays out.
+
+    A copy carries its original's disagreements. Two exceptions, as in the selector: a rival below the floor
+    is not about this question, and a rival revision not in force is answered by its document's revision in
+    force when that one is sent and the lower record disagrees with it too.
+    """
+    candidates, on, register = case["candidates"], case["on"], case["register"]
+    by_id = {r.id: r for r in candidates}
+
+    def root(rid: str) -> str:
+        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+
+    marks = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
+    sent_roots = {root(r.id) for r in sent}
+    problems = []
+    for r in sent:
+        rivals = {o for pair in marks if root(r.id) in pair for o in pair if o != root(r.id)}
+        for o in sorted(rivals - sent_roots):
+            family = [x for x in candidates if root(x.id) == o]
+            higher = [x for x in family if _TIERS.get(x.trust or "unverified", 0) > _TIERS.get(r.trust or "", 0)]
+            if not higher or all((x.score or 0.0) < FLOOR for x in family):
+                continue
+            if all(_out_of_date(x, register, on) for x in family) and any(
+                x.document == higher[0].document and root(x.id) in rivals for x in sent
+            ):
+                continue  # answered by the revision in force, sent beside it
+            problems.append(
+                f"together: sends {r.id} ({r.trust}) without {o} ({higher[0].trust}), which it disagrees with: "
+                "a lower tier goes in only alongside the higher source it contradicts, else it stays out"
+            )
     return problems
 
 
@@ -643,6 +688,15 @@ def _design_cases() -> tuple[Case, ...]:
         ("the same on 2026-04-01, the day rev 5 takes effect", torque, allowed, april, 250, (rev5,), False),
         ("the torque candidates at 60 tokens", torque, allowed, today, 60, (rule,), False),
         (
+            "the torque candidates at 40 tokens: the open ticket may not go in without rev 4, which it contradicts",
+            torque,
+            allowed,
+            today,
+            40,
+            (),
+            False,
+        ),
+        (
             "a caller who may also read the vendor file",
             torque,
             [*allowed, "VENDOR-P2"],
@@ -657,6 +711,15 @@ def _design_cases() -> tuple[Case, ...]:
         (
             "rev 4 was not retrieved, only its two copies",
             without_rev4,
+            allowed,
+            today,
+            250,
+            (("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"), exception),
+            False,
+        ),
+        (
+            "neither rev 4 nor rev 5 was retrieved: a copy stands in and carries rev 4's disagreements",
+            _without(torque, "man-p2-r4-s3.2", "man-p2-r5-s3.2"),
             allowed,
             today,
             250,
@@ -730,15 +793,17 @@ _DESIGN = Exercise(
         "section (a marked copy gives way to its original); nothing below the 0.35 floor unless a sent "
         "record depends on it; every record with what it depends on; every sent pair that ingestion marked "
         "as disagreeing flagged; two "
-        "high-authority records (approved or reviewed) that disagree together or not at all; costs within "
-        "the budget; and the section that answers, with its exception, in the version in force. How you rank "
-        "and what you do with a lower-tier rival is yours.",
+        "high-authority records (approved or reviewed) that disagree together or not at all; a lower tier "
+        "only alongside the higher source it contradicts (a copy carries its original's disagreements), else "
+        "left out; costs within the budget; and the section that answers, with its exception, in the version "
+        "in force. How you rank, and whether a lower-tier rival goes in beside its source or stays out, is yours.",
         "Filter first: asset in allowed_assets; of the revision in force (rev = register.in_force(r.document, "
         "observed_on); keep r only when rev is not None and rev.version == r.version: the register knows "
         "revisions retrieval did not return). Rank only what scores at least FLOOR "
         "and is not a copy of a usable original (duplicate_of). Then pack whole units while used + cost <= "
-        "budget: a record, its high-authority rivals (all fit, or none goes in) and everything in their "
-        "depends_on; skip a unit whose dependency cannot be sent, or that repeats a section already sent. "
+        "budget: a record, its high-authority rivals (all fit, or none goes in), for a lower tier the higher "
+        "rival it contradicts (none to be had: leave it out), and everything in their depends_on; skip a unit "
+        "whose dependency cannot be sent, or that repeats a section already sent. "
         "Flag every sent pair in conflicts_with.",
         "usable = {r.id: r for r in candidates if allowed and of the revision in force}; "
         "ranked = [r for r in usable.values() if r.duplicate_of not in usable and r.score >= FLOOR]; "

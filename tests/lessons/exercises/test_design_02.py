@@ -31,8 +31,14 @@ def current(record, register, on):
 
 
 def flags_among(sent, candidates):
+    """Every sent pair marked as disagreeing; a copy carries its original's disagreements."""
     by_id = {r.id: r for r in candidates}
-    return [(rid, other) for rid in sent for other in by_id[rid].conflicts_with if other in sent]
+
+    def root(rid):
+        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+
+    marked = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
+    return [(a, b) for a in sent for b in sent if a < b and frozenset((root(a), root(b))) in marked]
 
 
 def usable(candidates, allowed, on, register, *, permission=True, freshness=True):
@@ -48,31 +54,55 @@ def eligible(candidates, allowed, on, register, *, floor=True, copies=True):
     return [r for r in ok if (not floor or r.score >= FLOOR) and (not copies or r.duplicate_of not in ids)]
 
 
-def high_rivals(record, ranked):
-    """The record and every high-authority record linked to it by disagreements, however long the chain."""
+def high_rivals(record, ranked, pool=(), *, lower=True):
+    """The record and every rival it may not go in without, however long the chain: two high tiers go together,
+    and a lower tier goes only alongside the higher one (a copy carries its original's disagreements). None when
+    such a rival cannot be ranked, unless every copy of it is below the floor (then it is beside the question)."""
+    everyone = {r.id: r for r in [*pool, *ranked]}
+
+    def root(rid):
+        return everyone[rid].duplicate_of or rid if rid in everyone else rid
+
+    def linked(a, b):
+        return root(b.id) in {root(o) for o in a.conflicts_with} or root(a.id) in {root(o) for o in b.conflicts_with}
+
     group, todo = [record], [record]
     while todo:
         r = todo.pop()
-        for o in ranked:
-            linked = o.id in r.conflicts_with or r.id in o.conflicts_with
-            if linked and o not in group and {r.trust, o.trust} <= HIGH:
+        for o in everyone.values():
+            if root(o.id) in {root(g.id) for g in group} or not linked(r, o):  # one copy of a section
+                continue
+            needed = {r.trust, o.trust} <= HIGH or (lower and tier(o) > tier(r))
+            if needed and o in ranked:
                 group.append(o)
                 todo.append(o)
+            elif needed and tier(o) > tier(r) and not any(root(x.id) == root(o.id) for x in ranked):
+                if any(root(x.id) == root(o.id) and x.score >= FLOOR for x in everyone.values()):
+                    return None
     return group
 
 
-def pack(ranked, budget, pool, *, stop=False, together=True, dependencies=True, copies=True):
-    """Whole units while they fit: a record, its high-authority rivals and what they depend on (from ``pool``)."""
+def pack(
+    ranked, budget, pool, *, stop=False, together=True, dependencies=True, copies=True, seen=(), join=False, lower=True
+):
+    """Whole units while they fit: a record, its rivals (see :func:`high_rivals`) and what they depend on (from
+    ``pool``); ``seen`` is every candidate, so a rival that cannot be sent is known. ``join``: a unit some of whose
+    members are already sent brings the rest (a lower tier joins the manual sent before it) instead of being skipped;
+    ``lower=False`` packs as the old reference did, minding only two high tiers."""
     by_id = {r.id: r for r in pool}
     sent: list[str] = []
     used, sections = 0, set[str]()
     for r in ranked:
-        unit = high_rivals(r, ranked) if together else [r]
+        unit = high_rivals(r, ranked, [*seen, *pool], lower=lower) if together else [r]
+        if unit is None:
+            continue
         if dependencies:
             needs = [d for u in unit for d in u.depends_on]
             if any(d not in by_id for d in needs):
                 continue
             unit = list({u.id: u for u in [*unit, *(by_id[d] for d in needs)]}.values())
+        if join and r.id not in sent:
+            unit = [u for u in unit if u.id not in sent]
         if any(u.id in sent or (copies and (u.duplicate_of or u.id) in sections) for u in unit):
             continue
         cost = sum(u.cost for u in unit)
@@ -95,7 +125,7 @@ def tier(record):
 def authority_first(candidates, allowed, on, budget, register):
     """Design A (the instructor edition's): authority, then score; skip what does not fit; flag every pair."""
     ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on, register))
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), seen=candidates, join=True)
     return sent, flags_among(sent, candidates)
 
 
@@ -111,7 +141,7 @@ def rivals_stay_out(candidates, allowed, on, budget, register):
         return any(tier(o) > tier(r) and tier(r) < high for o in rivals)
 
     ranked = sorted((r for r in ok if not outranked(r)), key=lambda r: r.score, reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on, register), stop=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), stop=True, seen=candidates)
     return [candidates[[c.id for c in candidates].index(i)] for i in sent], [
         tuple(p) for p in flags_among(sent, candidates)
     ]
@@ -242,7 +272,7 @@ def sends_below_the_floor(candidates, allowed, on, budget, register):
 def rows_without_headings(candidates, allowed, on, budget, register):
     """Breaks completeness only: packs as design A but never brings a dependency along."""
     ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on, register), dependencies=False)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), dependencies=False, seen=candidates)
     return sent, flags_among(sent, candidates)
 
 
@@ -255,13 +285,15 @@ def flags_nothing(candidates, allowed, on, budget, register):
 def one_at_a_time(candidates, allowed, on, budget, register):
     """Breaks the together rule only: packs two high-authority rivals one at a time, so one may go in alone."""
     ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
-    sent = pack(ranked, budget, usable(candidates, allowed, on, register), together=False)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), together=False, seen=candidates)
     return sent, flags_among(sent, candidates)
 
 
 def sends_everything_usable(candidates, allowed, on, budget, register):
     """Breaks the budget only: every eligible record and its dependencies, flagged, with no packing."""
-    sent = pack(eligible(candidates, allowed, on, register), 10**9, usable(candidates, allowed, on, register))
+    sent = pack(
+        eligible(candidates, allowed, on, register), 10**9, usable(candidates, allowed, on, register), seen=candidates
+    )
     return sent, flags_among(sent, candidates)
 
 
@@ -270,7 +302,7 @@ def newest_first(candidates, allowed, on, budget, register):
     ranked = sorted(
         eligible(candidates, allowed, on, register), key=lambda r: (r.effective_date, r.score), reverse=True
     )
-    sent = pack(ranked, budget, usable(candidates, allowed, on, register), stop=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), stop=True, seen=candidates)
     return sent, flags_among(sent, candidates)
 
 
@@ -401,3 +433,57 @@ def test_botie_own_selector_without_the_register_plays_safe_where_rev_5_was_not_
     failed = {r.case.label: r.message for r in report.results if not r.passed}
     march = "rev 5 was not retrieved, 2026-03-15: rev 4's own section still answers"
     assert list(failed) == [march] and failed[march].startswith("trace:"), report.text()
+
+
+def reference_before_the_lower_tier_rule(candidates, allowed, on, budget, register):
+    """The instructor edition's design before the check held section 4's lower-tier rule: only two high tiers
+    were kept together, so at 40 tokens it sent the open ticket alone, without the manual it contradicts."""
+    ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, usable(candidates, allowed, on, register), seen=candidates, lower=False)
+    return sent, flags_among(sent, candidates)
+
+
+def test_a_lower_tier_rival_whose_higher_source_is_not_sent_fails_the_check():
+    report = run("design_pack", reference_before_the_lower_tier_rule)
+    assert not isinstance(report, str) and not report.passed
+    failed = [r for r in report.results if not r.passed]
+    tight = next(r for r in failed if r.case.label.startswith("the torque candidates at 40 tokens"))
+    assert tight.message.startswith("together: sends tkt-5630 (internal) without man-p2-r4-s3.2 (approved)")
+    assert reference_before_the_lower_tier_rule(*tight.case.args)[0] == ["tkt-5630"]
+    named = {line.split(":", 1)[0] for r in failed for line in r.message.splitlines()}
+    assert named == {"together"}, report.text()
+
+
+def test_two_right_answers_unlike_the_reference_pass_where_the_lower_tier_rule_binds():
+    """With rev 5 not retrieved, design A sends the forum post beside the manual, flagged; design B leaves it out,
+    and so does the reference (it skips a unit whose manual is already sent). At 40 tokens none sends the ticket."""
+    reference = instructor_solution("02", "design_pack", "02-19")
+    cases = EXERCISES["design_pack"].cases()
+    tight = next(c for c in cases if c.label.startswith("the torque candidates at 40 tokens"))
+    for design in (*VALID.values(), reference):
+        sent, _ = design(*tight.args)
+        assert "tkt-5630" not in [r if isinstance(r, str) else r.id for r in sent]
+    full = next(c for c in cases if c.label.startswith("rev 5 was not retrieved, 2026-03-15"))
+    a, flags = authority_first(*full.args)
+    assert {"forum-8812", "man-p2-r4-s3.2"} <= set(a) and ("forum-8812", "man-p2-r4-s3.2") in flags
+    b, _ = rivals_stay_out(*full.args)
+    r, _ = reference(*full.args)
+    assert "forum-8812" not in [x if isinstance(x, str) else x.id for x in b] and "forum-8812" not in r
+    assert a != r
+
+
+def flags_only_the_ids_named(candidates, allowed, on, budget, register):
+    """Design A's pack, flagging only pairs conflicts_with names by id: a copy's inherited disagreement is missed."""
+    sent, _ = authority_first(candidates, allowed, on, budget, register)
+    by_id = {r.id: r for r in candidates}
+    return sent, [(rid, o) for rid in sent for o in by_id[rid].conflicts_with if o in sent]
+
+
+def test_a_copy_standing_in_for_its_original_carries_its_disagreements_into_the_flags():
+    report = run("design_pack", flags_only_the_ids_named)
+    assert not isinstance(report, str) and not report.passed
+    failed = [r for r in report.results if not r.passed]
+    assert [r.case.label for r in failed] == [
+        "neither rev 4 nor rev 5 was retrieved: a copy stands in and carries rev 4's disagreements"
+    ]
+    assert "conflict: sends forum-8812 and portal-p2-r4-s3.2" in failed[0].message, failed[0].message
