@@ -361,7 +361,7 @@ def _fields_by_round_trip(arguments):
     return bad + [k for k in arguments if k not in FIELDS]
 
 
-OTHER_RIGHT = {
+OTHER_RIGHT: dict[str, dict[str, Callable[..., Any]]] = {
     "choose_branch": {"canonical JSON, a table of steps": _branch_by_json, "sorted items": _branch_by_sorted_items},
     "field_errors": {
         "a regex, then strptime": _fields_by_regex,
