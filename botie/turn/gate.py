@@ -42,7 +42,7 @@ from botie.context.citations import (
     verify_citations,
 )
 from botie.context.evidence import ModelRequest, conflicts_in
-from botie.context.provenance import HIGH_AUTHORITY, authority, trust_of
+from botie.context.provenance import authority, kept_together, trust_of
 from botie.context.records import Record
 from botie.model import Reply
 
@@ -82,11 +82,6 @@ def asked_assets(question: str, readable: Iterable[str], asset: str | Iterable[s
     return named or None
 
 
-def _kept_together(a: Record, b: Record) -> bool:
-    both_high = trust_of(a) in HIGH_AUTHORITY and trust_of(b) in HIGH_AUTHORITY
-    return both_high or authority(a) == authority(b)
-
-
 def settled_sides(
     answer: str, citations: object, pairs: Iterable[tuple[str, str]], sent: Mapping[str, Record]
 ) -> tuple[str, ...]:
@@ -99,7 +94,7 @@ def settled_sides(
         problems.append(f"cites {side} but states none of its figures: the answer presents each side it cites")
     for a, b in pairs:
         first, second = sent[a], sent[b]
-        if _kept_together(first, second):
+        if kept_together(first, second):
             if (a in cited) != (b in cited):
                 one, other = (a, b) if a in cited else (b, a)
                 problems.append(f"cites {one} but not {other}: the two disagree, so the answer presents both")

@@ -16,10 +16,19 @@ from botie.context.provenance.outcomes import (
     EvidenceStatus,
 )
 from botie.context.provenance.select import select_evidence
-from botie.context.provenance.trust import AUTHORITY, HIGH_AUTHORITY, TRUST_LABELS, Trust, authority, trust_of
+from botie.context.provenance.trust import (
+    AUTHORITY,
+    HIGH_AUTHORITY,
+    TRUST_LABELS,
+    Trust,
+    authority,
+    kept_together,
+    trust_of,
+)
 from botie.context.records import version_hash
 
 __all__ = [
+    "kept_together",
     "AUTHORITY",
     "CHECKS",
     "DEFAULT_FLOOR",

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from botie.context.provenance.outcomes import Conflict, EvidenceOutcome, EvidenceStatus
-from botie.context.provenance.trust import HIGH_AUTHORITY, authority, trust_of
+from botie.context.provenance.trust import HIGH_AUTHORITY, authority, kept_together, trust_of
 from botie.context.records import Record
 from botie.context.selection import Selection, Status
 
@@ -319,7 +319,7 @@ def _rivals(
             other = by_id[other_id]
             pair = frozenset((x.id, other_id))
             if pair not in conflicts:
-                both_ways = _travels_with(x, other) and _travels_with(other, x)
+                both_ways = kept_together(x, other)
                 conflicts[pair] = Conflict((x.id, other_id), (trust_of(x), trust_of(other)), both_ways, False)
             if _travels_with(x, other) and other_id not in claimed and other_id not in seen:
                 seen.add(other_id)

@@ -9,7 +9,7 @@ from botie._enum import ShortName
 from botie.context.records import Record
 from botie.errors import RecordError
 
-__all__ = ["AUTHORITY", "HIGH_AUTHORITY", "TRUST_LABELS", "Trust", "authority", "trust_of"]
+__all__ = ["AUTHORITY", "HIGH_AUTHORITY", "TRUST_LABELS", "Trust", "authority", "kept_together", "trust_of"]
 
 
 class Trust(ShortName):
@@ -64,3 +64,10 @@ def trust_of(record: Record) -> Trust:
 def authority(record: Record) -> int:
     """The record's place in the authority order (see :data:`AUTHORITY`)."""
     return AUTHORITY[trust_of(record)]
+
+
+def kept_together(a: Record, b: Record) -> bool:
+    """Do two disagreeing sources go in both or neither? Yes when both are of high authority, or of one tier;
+    otherwise the lower goes only alongside the higher (seed 002's rule, with the workshop's same-tier case)."""
+    both_high = trust_of(a) in HIGH_AUTHORITY and trust_of(b) in HIGH_AUTHORITY
+    return both_high or authority(a) == authority(b)
