@@ -266,7 +266,7 @@ def measure(nb, lesson: str, exercise_names: Iterable[str], run_seconds: float =
 
 
 def learner_notebooks(folder: Path = LEARNER) -> dict[str, Path]:
-    return {p.stem[:2]: p for p in sorted(folder.glob("[0-9][0-9]_*.ipynb"))}
+    return {p.stem.split("_")[0]: p for p in sorted(folder.glob("[0-9][0-9]*_*.ipynb"))}
 
 
 def _exercise_names() -> dict[str, list[str]]:

@@ -20,7 +20,7 @@ from botie.lessons.content.fixtures import fixture_path, load_records, load_scen
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTOR = ROOT / "notebooks" / "instructor"
 GUIDE = (INSTRUCTOR / "README.md").read_text(encoding="utf-8")
-LESSONS = {p.stem[:2]: p for p in sorted(INSTRUCTOR.glob("0*.ipynb"))}
+LESSONS = {p.stem.split("_")[0]: p for p in sorted(INSTRUCTOR.glob("0*.ipynb"))}
 
 
 def sections(lesson: str) -> set[str]:

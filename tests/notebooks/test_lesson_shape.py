@@ -33,7 +33,7 @@ def _read(path: Path):
 
 
 def _lesson(path: Path) -> str:
-    return path.stem[:2]
+    return path.stem.split("_")[0]  # "02", or "02a" for the first part of a split lesson
 
 
 def prose_words(nb) -> int:

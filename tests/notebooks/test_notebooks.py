@@ -155,7 +155,7 @@ def test_every_next_link_names_the_next_lesson_by_its_own_title():
     titles = {}
     for path in LEARNER:
         first = next(c for c in read(path).cells if c.cell_type == "markdown" and c.source.startswith("# "))
-        titles[path.name[:2]] = first.source.splitlines()[0][2:].strip()
+        titles[path.name.split("_")[0]] = first.source.splitlines()[0][2:].strip()
     for path in LEARNER:
         text = "\n".join(c.source for c in read(path).cells if c.cell_type == "markdown")
         for number, title in re.findall(r"Next: \*\*(\d\d) · ([^*]+)\*\*", text):
@@ -175,7 +175,7 @@ def test_every_lesson_ends_by_showing_the_learners_progress(path):
     assert shown.cell_type == "code" and "show_progress()" in shown.source
     assert last.cell_type == "markdown"
     table = stream_text(shown)
-    lesson = path.name[:2]
+    lesson = path.name.split("_")[0]
     for name, (where, number) in PLACES.items():
         row = re.search(rf"^{where}\s+{number}\. {name}\s+(-|passed\*?|not yet)\s+(\d+)\s+(\d+)$", table, re.M)
         assert row, f"{_id(path)}: no row for {name}"

@@ -169,7 +169,7 @@ def _places_from_notebooks():
     """(lesson, n) for each exercise as the learner notebooks order them: stub cell, then its check cell."""
     found = {}
     for path in LEARNER:
-        lesson = path.name[:2]
+        lesson = path.name.split("_")[0]
         cells = [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"]
         number = 0
         for index, cell in enumerate(cells):
