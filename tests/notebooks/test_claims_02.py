@@ -605,3 +605,32 @@ def test_no_retriever_takes_a_caller_so_retrieval_cannot_know_who_is_asking():
     for fn in (rank, rerank, keyword_score, embedding_score):
         params = set(inspect.signature(fn).parameters)
         assert not params & {"caller", "allowed_assets", "assets", "user"}, fn.__name__
+
+
+# --- 02b, section 2: the panel's things to try, beside the design exercise ---------------------------------------
+
+
+def test_the_02b_panel_at_150_leaves_the_exception_clause_not_considered_and_at_250_sends_it():
+    from botie.lessons import provenance_panel
+
+    panel = provenance_panel(load_evidence_scenario())
+    panel.budget.value = 150
+    assert panel.selection.outcome("man-p2-r4-s3.2.1").status == EvidenceStatus.NOT_CONSIDERED
+    panel.budget.value = 250
+    assert panel.selection.outcome("man-p2-r4-s3.2.1").status == EvidenceStatus.SELECTED
+
+
+@pytest.mark.parametrize("budget", [36, 60, 65])
+def test_the_flush_pair_goes_in_together_or_not_at_all_though_each_fits_alone(scenario, budget):
+    """02b-panel-text: at 60 neither goes in; each would fit alone (31 and 35 tokens), both need 66."""
+    pair = ("man-p2-r4-s6.1", "eng-bulletin-2026-02")
+    costs = {r.id: r.cost for r in scenario.candidates(1) if r.id in pair}
+    assert max(costs.values()) <= budget < sum(costs.values())
+    flush = scenario.select(1, budget=budget)
+    assert not set(pair) & set(flush.selected_ids)
+    assert set(pair) <= set(scenario.select(1, budget=sum(costs.values())).selected_ids)
+
+
+def test_on_1_april_no_chunk_of_rev_4_is_sent(scenario):
+    april = scenario.select(0, observed_on="2026-04-01")
+    assert not [i for i in april.selected_ids if "-r4-" in i] and "man-p2-r5-s3.2" in april.selected_ids
