@@ -21,6 +21,12 @@ The sum, rounded up to the next 5 minutes, is the lesson's slot; no lesson may n
 The cast card (a cell tagged ``cast-card``) is folded reference, consulted rather than read through, so its
 words are not counted.
 
+Homework is optional work done after the lesson: every cell of it is tagged ``homework`` and sits under a
+``## Homework`` heading that says so to the learner (``tests/tools/test_agenda.py`` holds the tag and the
+heading together). Its cells and exercises are left out of the lesson's counts and minutes and timed apart, at
+the same rates (running included), as the lesson's homework minutes; the guide states them beside the lesson's
+time, never inside it, and ``--time`` leaves homework cells out of the Run All it measures.
+
 ``docs/lesson_times.json`` is the one source for every time and count the guide and the instructor notes
 state: ``--write`` regenerates it from the notebooks (keeping the measured Run All seconds and the
 read-through), then the guide's tables and each instructor note's "Timing: about N minutes" from it.
@@ -61,6 +67,8 @@ __all__ = [
     "Measure",
     "day_plan",
     "day_table",
+    "homework_minutes",
+    "is_homework",
     "measure",
     "measure_all",
     "measured_table",
@@ -87,6 +95,7 @@ PREDICTION_MINUTES = 2  # read the options, choose, reveal, read why
 PANEL_MINUTES = 3  # the lesson's first panel: its controls and its "things to try"
 MORE_PANEL_MINUTES = 1.5  # each further panel (your function's, one wrong on purpose): the controls are known
 CELL_SECONDS = 10  # select a cell, run it, see that it finished; the machine's own time is added as measured
+HOMEWORK = "homework"  # the cell tag of an optional part done after the lesson: timed apart, never in the hour
 SLOT_STEP = 5
 MAX_LESSON_MINUTES = 60  # no lesson needs more of a competent learner; one that does is split
 
@@ -127,6 +136,8 @@ class Measure:
     output_lines: int = 0
     invariants: int = 0  # the design exercise's invariants, as its heading cell lists them
     run_seconds: float = 0.0  # a Run All with the reference solutions, measured by --time
+    homework: tuple[str, ...] = ()  # the exercises of its homework cells: in none of the counts above
+    homework_minutes: float = 0.0  # the homework cells' minutes at the same rates, running included
 
     @property
     def minutes(self) -> dict[str, float]:
@@ -173,6 +184,14 @@ def words(text: str) -> int:
 
 def _tags(cell) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
+
+
+def is_homework(cell) -> bool:
+    return HOMEWORK in _tags(cell)
+
+
+def _defines(cells: Sequence, name: str) -> bool:
+    return any(c.cell_type == "code" and f"def {name}(" in c.source for c in cells)
 
 
 def _headings(cell) -> list[str]:
@@ -244,17 +263,22 @@ def invariants(cells: Sequence) -> int:
 
 
 def measure(nb, lesson: str, exercise_names: Iterable[str], run_seconds: float = 0.0) -> Measure:
-    """Count one notebook; ``exercise_names`` are the lesson's exercises, in order."""
-    cells = list(nb.cells)
-    names = list(exercise_names)
-    title = next((h.lstrip("# ").strip() for c in cells for h in _headings(c) if h.startswith("# ")), lesson)
+    """Count one notebook; ``exercise_names`` are the lesson's exercises, in order.
+
+    Cells tagged ``homework``, and the exercises they define, are counted apart: not in the lesson's time."""
+    every, exercise_names = list(nb.cells), list(exercise_names)
+    cells = [c for c in every if not is_homework(c)]
+    extra = [c for c in every if is_homework(c)]
+    homework = [n for n in exercise_names if _defines(extra, n)]
+    names = [n for n in exercise_names if n not in homework]
+    title = next((h.lstrip("# ").strip() for c in every for h in _headings(c) if h.startswith("# ")), lesson)
     return Measure(
         lesson=lesson,
         title=title,
-        cells=len(cells),
+        cells=len(every),
         words=prose_words(cells),
         exercises=len(names),
-        design=sum(_is_design(cells, n) for n in names),
+        design=sum(_is_design(every, n) for n in names),
         predictions=_count(cells, "predict("),
         panels=_count(cells, "_panel("),
         code_cells=sum(1 for c in cells if c.cell_type == "code"),
@@ -262,7 +286,16 @@ def measure(nb, lesson: str, exercise_names: Iterable[str], run_seconds: float =
         output_lines=output_lines(cells),
         invariants=invariants(cells),
         run_seconds=run_seconds,
+        homework=tuple(homework),
+        homework_minutes=homework_minutes(extra, homework),
     )
+
+
+def homework_minutes(cells: Sequence, names: Iterable[str]) -> float:
+    """The homework cells' minutes: read, write and run at the lesson's rates (no Run All is measured for them)."""
+    if not cells:
+        return 0.0
+    return _chunk(cells, names).total + sum(c.cell_type == "code" for c in cells) * CELL_SECONDS / 60
 
 
 def learner_notebooks(folder: Path = LEARNER) -> dict[str, Path]:
@@ -315,6 +348,8 @@ def times_record(measures: Sequence[Measure], previous: dict | None = None) -> d
             "minutes": {part: round(v, 1) for part, v in m.minutes.items()},
             "total_minutes": round(m.total, 1),
             "slot": m.slot,
+            "homework_exercises": list(m.homework),
+            "homework_minutes": round(m.homework_minutes, 1),
             **({"read_through": kept["read_through"]} if "read_through" in kept else {}),
         }
     return {
@@ -349,7 +384,16 @@ def measured_table(measures: Sequence[Measure]) -> str:
         f"{sum(m.exercises for m in measures)} | {sums} | {sum(m.total for m in measures):.1f} | "
         f"{sum(m.slot for m in measures)} |"
     )
+    homework = [
+        f"{m.lesson} {_names(m.homework)} (about {m.homework_minutes:.0f} minutes)" for m in measures if m.homework
+    ]
+    if homework:
+        lines += ["", f"Homework, optional and done after the lesson, so in no minutes above: {'; '.join(homework)}."]
     return "\n".join(lines)
+
+
+def _names(names: Iterable[str]) -> str:
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def clock(minutes: int) -> str:
@@ -413,9 +457,12 @@ def parts(nb, exercise_names: Iterable[str]) -> list[tuple[str, float]]:
     for n, i in enumerate(starts):
         chunk = cells[i : starts[n + 1] if n + 1 < len(starts) else len(cells)]
         heading = next(h for h in _headings(cells[i]) if h.startswith(("## ", "### ")))
-        out.append((heading, _chunk(chunk).total))
+        marked = is_homework(cells[i]) and "homework" not in heading.lower()  # say so once, if its heading does not
+        out.append((heading + (" (homework)" if marked else ""), _chunk(chunk).total))
+    homework = [c for c in cells if is_homework(c)]
     for name in exercise_names:
-        out.append((f"`{name}`", DESIGN_MINUTES if _is_design(cells, name) else EXERCISE_MINUTES))
+        label = f"`{name}`" + (" (homework)" if _defines(homework, name) else "")
+        out.append((label, DESIGN_MINUTES if _is_design(cells, name) else EXERCISE_MINUTES))
     return out
 
 
@@ -474,9 +521,15 @@ TIMING = re.compile(r"^\*\*Timing\.\*\* .*?(?=\n\n)", re.M | re.S)
 
 
 def timing_paragraph(m: Measure) -> str:
+    homework = (
+        f" Its homework ({_names(m.homework)}, about {m.homework_minutes:.0f} minutes) is optional, done after "
+        "the lesson, and not in that time."
+        if m.homework
+        else ""
+    )
     return (
         f"**Timing.** About {m.slot} minutes by the measured table above ({m.total:.0f} before rounding), and the "
-        f"day gives it {m.slot}; the notebook's note states the same, from `docs/lesson_times.json`."
+        f"day gives it {m.slot}; the notebook's note states the same, from `docs/lesson_times.json`.{homework}"
     )
 
 
@@ -521,7 +574,9 @@ def write_notes(measures: Sequence[Measure], folder: Path = INSTRUCTOR) -> list[
 
 
 def time_run_all(lesson_path: Path, cwd: Path = LEARNER) -> float:
-    """Seconds of one Run All of the learner edition with the reference solutions left in (a fresh kernel)."""
+    """Seconds of one Run All of the learner edition with the reference solutions left in (a fresh kernel).
+
+    Homework cells are left out: they are run after the lesson, and their time is counted apart."""
     import time
 
     from botie.lessons.tooling import editions
@@ -529,7 +584,7 @@ def time_run_all(lesson_path: Path, cwd: Path = LEARNER) -> float:
     source = nbformat.read(lesson_path, as_version=4)
     nb = nbformat.v4.new_notebook(metadata=dict(source.metadata))
     for cell in source.cells:
-        if editions.INSTRUCTOR_ONLY in _tags(cell):
+        if editions.INSTRUCTOR_ONLY in _tags(cell) or is_homework(cell):
             continue
         if cell.cell_type == "code":
             kept = [line for line in cell.source.splitlines() if line.strip() not in (editions.BEGIN, editions.END)]

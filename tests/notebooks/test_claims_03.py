@@ -373,7 +373,7 @@ def test_the_design_exercise_has_a_heading_a_stub_a_check_and_a_place():
         assert f"**{name}**" in cells[heading].source
     assert 'raise NotImplementedError("your code here")' in cells[heading + 1].source
     assert cells[heading + 2].source.strip() == "check(choose_documents)"
-    assert PLACES["choose_documents"] == ("03", 3)
+    assert PLACES["choose_documents"] == ("03", 2)
     instructor = _notebook("notebooks/instructor").cells
     solution = next(c for c in instructor if c.get("id") == "03-design-code").source
     assert "# BEGIN SOLUTION" in solution and "# END SOLUTION" in solution

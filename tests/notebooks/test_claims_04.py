@@ -355,7 +355,10 @@ def test_terms_are_explained_where_the_lesson_first_uses_them():
 def test_the_progress_block_follows_the_last_sections_closing_paragraph():
     cells = _cells()
     heading = next(i for i, c in enumerate(cells) if c.source.startswith("## Where you stand"))
-    assert cells[heading - 1].cell_type == "markdown" and cells[heading - 2].cell_type == "code"
+    # The homework (span_check) comes last before it; section 7 closes with a paragraph after its code.
+    homework = next(i for i, c in enumerate(cells) if c.source.startswith("## Homework"))
+    assert all("homework" in c.metadata.get("tags", []) for c in cells[homework:heading])
+    assert cells[homework - 1].cell_type == "markdown" and cells[homework - 2].cell_type == "code"
     assert cells[heading + 2].source.startswith("## Summary") and heading + 3 == len(cells)
 
 

@@ -25,7 +25,7 @@ MAX_CELLS = 45
 MEASURES = {m.lesson: m for m in agenda.measure_all()}
 # Over the hour by the calibrated model (tools/agenda.py), each to be split or cut (issue 33); strict, so the
 # mark must go once a lesson fits.
-OVER_THE_HOUR = {"03", "04", "05", "06"}
+OVER_THE_HOUR = {"05", "06"}
 
 
 def _read(path: Path):
@@ -229,6 +229,8 @@ SETTLED_BY = {
     "planted-booking": (r"from a request with 0 documents", r"proposed in a second request"),
     # The retrievers not knowing who is asking leaves only a filter that does: said before the question, it told.
     "internal-policy-layer": (r"\b(?:knows?|knew) who (?:is|was) asking\b",),
+    "soft-fraction-one": (r"request carries the documents[^.]*\binstructions\b", r"documents alone fill the window"),
+    "floor-0-11": (r"never which is good enough", r"\bfloor\b[^.]*\bcount as evidence\b"),
 }
 
 
@@ -257,6 +259,10 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "valid-minutes-true": "a strict check of the minutes hides a python trap",
         "planted-booking": "propose_inspection(...), from a request with 0 documents in it",
         "internal-policy-layer": "none of them knows who is asking: p-1's manual, which tech-ana may not read, shares",
+        "soft-fraction-one": "each request carries the documents, the instructions, room for the answer, and the "
+        "conversation so far",
+        "floor-0-11": "botie also keeps lesson 02's *relevance floor*: the lowest score a passage needs to count as "
+        "evidence, 0.35 here",
     }
     for qid, sentence in said.items():
         assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid

@@ -70,6 +70,56 @@ def test_a_second_panel_costs_less_than_the_first():
     assert dataclasses.replace(m, panels=0).minutes["panels"] == 0
 
 
+def homework_cells(tag: bool = True):
+    """An optional exercise after the lesson: 140 words (a minute), 3 lines of code, an exercise, 2 code cells."""
+    cells = [
+        new_markdown_cell("## Homework (optional, after the lesson): extra\n\n" + " ".join(["more"] * 134)),
+        new_code_cell("def extra(x):\n    return x"),
+        new_code_cell("check(extra)"),
+    ]
+    for cell in cells:
+        cell.metadata["tags"] = ["homework"] if tag else []
+    return cells
+
+
+def test_homework_is_timed_apart_and_leaves_the_lessons_minutes_as_they_were():
+    lesson = agenda.measure(tiny_notebook(), "09", ["plain", "mine"])
+    nb = tiny_notebook()
+    nb.cells += homework_cells()
+    m = agenda.measure(nb, "09", ["plain", "extra", "mine"])
+    assert m.minutes == lesson.minutes and (m.exercises, m.cells) == (2, lesson.cells + 3)
+    assert m.homework == ("extra",)
+    assert m.homework_minutes == pytest.approx(140 / 140 + 3 / 15 + 8 + 2 * 10 / 60)
+    # The same cells untagged are the lesson's own work: its minutes grow by exactly the homework's.
+    nb.cells[-3:] = homework_cells(tag=False)
+    untagged = agenda.measure(nb, "09", ["plain", "extra", "mine"])
+    assert untagged.homework == () and untagged.exercises == 3
+    assert untagged.total == pytest.approx(lesson.total + m.homework_minutes)
+
+
+def test_homework_is_stated_beside_the_lessons_time_never_inside_it():
+    nb = tiny_notebook()
+    nb.cells += homework_cells()
+    m = agenda.measure(nb, "09", ["plain", "extra", "mine"])
+    paragraph = agenda.timing_paragraph(m)
+    assert f"About {m.slot} minutes" in paragraph and "homework (`extra`, about 10 minutes)" in paragraph
+    assert "09 `extra` (about 10 minutes)" in agenda.measured_table([m])
+    parts = dict(agenda.parts(nb, ["plain", "extra", "mine"]))
+    assert "`extra` (homework)" in parts and "## Homework (optional, after the lesson): extra" in parts
+    assert "homework" not in agenda.timing_paragraph(agenda.measure(tiny_notebook(), "09", ["plain", "mine"]))
+
+
+@pytest.mark.parametrize("path", sorted(agenda.learner_notebooks().values()), ids=lambda p: p.stem)
+def test_a_learner_sees_as_homework_exactly_the_cells_timed_as_homework(path):
+    """Each cell tagged homework sits under a "## Homework" heading that says so, and every cell there is tagged."""
+    heading = ""
+    for cell in nbformat.read(path, as_version=4).cells:
+        tops = [h for h in agenda._headings(cell) if h.startswith("## ")]
+        heading = tops[-1] if tops else heading
+        under = heading.startswith("## Homework") and "optional" in heading.lower()
+        assert agenda.is_homework(cell) == under, (cell.get("id"), heading)
+
+
 def test_the_slot_rounds_up_to_the_next_five():
     assert (agenda.round_up(30.0), agenda.round_up(30.01), agenda.round_up(59.9)) == (30, 35, 60)
 
@@ -137,7 +187,7 @@ def cut_rows() -> list[tuple[str, str, str, int]]:
 
 def test_no_cut_claims_to_save_more_than_its_part_costs():
     rows = cut_rows()
-    assert len(rows) >= 4
+    assert len(rows) >= 3
     for what, lesson, part, saves in rows:
         nb = nbformat.read(agenda.learner_notebooks()[lesson], as_version=4)
         if part.startswith("section"):
@@ -149,7 +199,7 @@ def test_no_cut_claims_to_save_more_than_its_part_costs():
 
 def test_the_cut_lists_total_is_its_rows():
     rows = cut_rows()
-    words = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    words = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
     assert f"All {words[len(rows)]} cuts give back {sum(r[3] for r in rows)} minutes." in GUIDE
 
 

@@ -377,6 +377,6 @@ _CHOOSE = _DesignExercise(
 #: This lesson's exercises, in the order the notebook asks them.
 EXERCISES = (
     _ROUTE,
-    _COVERAGE,
     _CHOOSE,
+    _COVERAGE,  # the lesson's homework, after section 6
 )

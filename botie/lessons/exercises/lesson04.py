@@ -1,4 +1,4 @@
-"""Lesson 04's exercises: the span check, then a release rule of the learner's own design.
+"""Lesson 04's exercises: a release rule of the learner's own design, then the span check alone (homework).
 
 ``span_check`` has one right answer per case. ``release`` is open: the learner decides how to split
 sentences, which citations to look at and whether to ask for more. Its check holds four invariants
@@ -349,13 +349,15 @@ _RELEASE = Exercise(
     _release_cases,
     _keeps_invariant,
     (
-        "Two questions decide it: is every quote genuine, in the document it names, which was sent (your "
-        "span_check answers that), and does every sentence point at a citation? Withhold when either says no.",
+        "Two questions decide it: is every quote genuine (its id a key of context, the quote not blank and found "
+        "character for character in context[id]), and does every sentence point at a citation? Withhold when "
+        "either says no.",
         "Split the answer where '.', '!' or '?' is followed by a space: splitting at every '.' cuts '1.5 bar' in "
         "two. A sentence cites when it carries a marker [n] with n from 1 to the number of citations; [3] with "
         "two citations cites nothing. Follow the markers, not the order of the sentences.",
-        "One design: return span_check(citations, context) and all(any(1 <= int(n) <= len(citations) for n in "
-        "re.findall(r'\\[(\\d+)\\]', s)) for s in re.split(r'(?<=[.!?])\\s+', answer.strip())). Another checks "
+        "One design: withhold when there is no citation, or a quote is blank or not in context.get(id, ''); "
+        "then return all(any(1 <= int(n) <= len(citations) for n in re.findall(r'\\[(\\d+)\\]', s)) for s in "
+        "re.split(r'(?<=[.!?])\\s+', answer.strip())). Another checks "
         "sentence by sentence, only the quotes each one cites, and may also ask that every figure it states is "
         "in those quotes.",
     ),
@@ -363,4 +365,4 @@ _RELEASE = Exercise(
 
 
 #: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (_SPAN, _RELEASE)
+EXERCISES = (_RELEASE, _SPAN)  # span_check is the lesson's homework, after section 7
