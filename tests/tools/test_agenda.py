@@ -108,9 +108,9 @@ def test_the_guide_lists_exactly_the_lessons_present():
 
     present = sorted(agenda.learner_notebooks())
     measured = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
-    in_table = re.findall(r"^\| (\d\d) · ", measured, flags=re.M)
+    in_table = re.findall(r"^\| (\d\d[a-z]?) · ", measured, flags=re.M)
     day = GUIDE.split("<!-- agenda:day -->", 1)[1].split("<!-- /agenda:day -->", 1)[0]
-    in_day = re.findall(r"^\| \d\d:\d\d \| (\d\d) · ", day, flags=re.M)
+    in_day = re.findall(r"^\| \d\d:\d\d \| (\d\d[a-z]?) · ", day, flags=re.M)
     assert present == sorted(BY_LESSON) == sorted(agenda.learner_notebooks(ROOT / "notebooks" / "instructor"))
     assert in_table == in_day == present
 
@@ -118,7 +118,7 @@ def test_the_guide_lists_exactly_the_lessons_present():
 @pytest.mark.parametrize("lesson", sorted(MEASURES))
 def test_the_guides_slot_for_a_lesson_is_at_least_its_measurement(lesson):
     day = GUIDE.split("<!-- agenda:day -->", 1)[1].split("<!-- /agenda:day -->", 1)[0]
-    slots = {n: int(minutes) for n, minutes in re.findall(r"^\| \d\d:\d\d \| (\d\d) · .+? \| (\d+) \|$", day, re.M)}
+    slots = {n: int(minutes) for n, minutes in re.findall(r"^\| \d\d:\d\d \| (\d\d[a-z]?) · .+? \| (\d+) \|$", day, re.M)}
     assert slots[lesson] >= MEASURES[lesson].slot, (
         f"lesson {lesson} measures {MEASURES[lesson].slot} minutes; run `python tools/agenda.py --write`"
     )
@@ -129,7 +129,7 @@ def cut_rows() -> list[tuple[str, str, str, int]]:
     return [
         (w, lesson, part, int(n))
         for w, lesson, part, n in re.findall(
-            r"^\| (.+?) \| (\d\d) \| (section \d+|`\w+`) \| (\d+) \|$", cuts, flags=re.M
+            r"^\| (.+?) \| (\d\d[a-z]?) \| (section \d+|`\w+`) \| (\d+) \|$", cuts, flags=re.M
         )
     ]
 
@@ -199,7 +199,7 @@ def test_every_lesson_has_a_measured_run_all_and_a_read_through(lesson):
 def test_the_guides_measured_table_is_the_times_files():
     measured = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
     stated = {
-        n: (float(t), int(s)) for n, t, s in re.findall(r"^\| (\d\d) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
+        n: (float(t), int(s)) for n, t, s in re.findall(r"^\| (\d\d[a-z]?) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
     }
     assert stated == {n: (row["total_minutes"], row["slot"]) for n, row in TIMES["lessons"].items()}
 
