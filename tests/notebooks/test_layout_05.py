@@ -28,7 +28,9 @@ def _tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
 
-@pytest.mark.parametrize(("part", "card_id", "says"), [("05a", "cast-05", "| `tkt-5630` |"), ("05b", "cast-05b", "uses no records")])
+@pytest.mark.parametrize(
+    ("part", "card_id", "says"), [("05a", "cast-05", "| `tkt-5630` |"), ("05b", "cast-05b", "uses no records")]
+)
 def test_the_cast_card_follows_what_youll_learn_and_names_the_ticket_in_05a_only(part, card_id, says):
     cells = _cells(part)
     learn = next(i for i, c in enumerate(cells) if "**What you'll learn**" in _text(c))

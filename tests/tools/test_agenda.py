@@ -118,7 +118,9 @@ def test_the_guide_lists_exactly_the_lessons_present():
 @pytest.mark.parametrize("lesson", sorted(MEASURES))
 def test_the_guides_slot_for_a_lesson_is_at_least_its_measurement(lesson):
     day = GUIDE.split("<!-- agenda:day -->", 1)[1].split("<!-- /agenda:day -->", 1)[0]
-    slots = {n: int(minutes) for n, minutes in re.findall(r"^\| \d\d:\d\d \| (\d\d[a-z]?) · .+? \| (\d+) \|$", day, re.M)}
+    slots = {
+        n: int(minutes) for n, minutes in re.findall(r"^\| \d\d:\d\d \| (\d\d[a-z]?) · .+? \| (\d+) \|$", day, re.M)
+    }
     assert slots[lesson] >= MEASURES[lesson].slot, (
         f"lesson {lesson} measures {MEASURES[lesson].slot} minutes; run `python tools/agenda.py --write`"
     )
@@ -199,7 +201,8 @@ def test_every_lesson_has_a_measured_run_all_and_a_read_through(lesson):
 def test_the_guides_measured_table_is_the_times_files():
     measured = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
     stated = {
-        n: (float(t), int(s)) for n, t, s in re.findall(r"^\| (\d\d[a-z]?) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
+        n: (float(t), int(s))
+        for n, t, s in re.findall(r"^\| (\d\d[a-z]?) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
     }
     assert stated == {n: (row["total_minutes"], row["slot"]) for n, row in TIMES["lessons"].items()}
 
