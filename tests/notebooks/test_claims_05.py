@@ -1,4 +1,5 @@
-"""Lesson 05's sentences about botie, each checked by running botie (no notebook execution needed).
+"""Lesson 05's sentences about botie, in both parts (05a, 05b), each checked by running botie (no notebook
+execution needed).
 
 Each test is named after the claim it pins. Where the lesson shows one input, the test also tries others
 and the defaults, so a sentence that happens to hold for the printed example only would fail here.
@@ -25,7 +26,7 @@ from botie.actions.tool import validate_inspection
 from botie.lessons.exercises import lesson05
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSON = "05_suggestion_to_action.ipynb"
+PARTS = ("05a_suggestion_to_action.ipynb", "05b_retries.ipynb")
 R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
 ANA: dict[str, Any] = {"caller": "tech-ana", "allowed_assets": ["P-2", "P-3"]}
 
@@ -52,9 +53,13 @@ def _submit_at_once(store, workers: int = 4) -> list:
     return decisions
 
 
-def _markdown(edition: str = "notebooks") -> list[str]:
-    cells = json.loads((ROOT / edition / LESSON).read_text(encoding="utf-8"))["cells"]
-    return ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+def _cells(edition: str, parts: tuple[str, ...] = PARTS) -> list[dict]:
+    """The cells of both parts, 05a's first: a sentence of lesson 05 may be in either."""
+    return [c for part in parts for c in json.loads((ROOT / edition / part).read_text(encoding="utf-8"))["cells"]]
+
+
+def _markdown(edition: str = "notebooks", parts: tuple[str, ...] = PARTS) -> list[str]:
+    return ["".join(c["source"]) for c in _cells(edition, parts) if c["cell_type"] == "markdown"]
 
 
 # --- section 1: strict minutes ---------------------------------------------------------------------
@@ -386,7 +391,7 @@ def test_the_race_is_described_with_the_number_of_workers_it_runs():
 
 @pytest.mark.parametrize("edition", ["notebooks", "notebooks/instructor"])
 def test_the_last_sections_closing_paragraph_comes_before_the_progress_block(edition):
-    cells = _markdown(edition)
+    cells = _markdown(edition, PARTS[:1])  # 05a ends with the ticket; 05b's last section ends with its challenge
     stand = next(i for i, text in enumerate(cells) if text.startswith("## Where you stand"))
     assert "cannot make the" in cells[stand - 1] and "*agree*" in cells[stand - 1]
     assert not re.search(r"\*agree\*", "\n".join(cells[stand:]))
@@ -482,6 +487,22 @@ def test_inside_the_scope_the_register_then_the_calendar_judge_a_new_booking(cha
     assert _ruled({**R7, **change}, ["P-2", "P-3", "P-999"]).branch is branch
 
 
+def test_the_retry_of_r7_reuses_job_1_though_the_calendar_now_holds_nine_for_it():
+    """05a, 04-15: the stored request is read before the register and the calendar, which judge a new booking only."""
+    from botie.lessons import load_booking_rules
+
+    service = InspectionService(MemoryStore(), clock=nine_am, **load_booking_rules().kwargs())
+    assert service.submit(R7, **ANA, approval=Approval("tech-ana", R7)).branch is Branch.CREATE
+    r8 = {**R7, "request_id": "r8"}
+    assert service.submit(r8, **ANA, approval=Approval("tech-ana", r8)).branch is Branch.WINDOW_UNAVAILABLE
+    again = service.submit(R7, **ANA, approval=Approval("tech-ana", R7))
+    assert again.branch is Branch.REUSE and again.receipt is not None and again.receipt.job_id == "job-1"
+    path = again.explain()
+    assert path.index("idempotency") < path.index("register") < path.index("calendar")
+    said = " ".join(" ".join(cell.split()) for cell in _markdown("notebooks/instructor"))
+    assert "what is stored under the request id is read before the register and the calendar" in said
+
+
 def test_a_retry_of_r7_at_ten_reuses_job_1_though_the_calendar_shows_that_slot_taken():
     at_ten = {**R7, "start": "2026-04-02T10:00Z"}
     assert _ruled(at_ten, ["P-2"]).branch is Branch.WINDOW_UNAVAILABLE  # as a new booking it is refused
@@ -546,8 +567,7 @@ def test_the_tool_requires_four_arguments_and_start_is_utc_as_the_lesson_writes_
 
 
 def _instructor_code() -> dict[str, str]:
-    cells = json.loads((ROOT / "notebooks" / "instructor" / LESSON).read_text(encoding="utf-8"))["cells"]
-    return {c["id"]: "".join(c["source"]) for c in cells if c["cell_type"] == "code"}
+    return {c["id"]: "".join(c["source"]) for c in _cells("notebooks/instructor") if c["cell_type"] == "code"}
 
 
 def _hands_the_rules(call: Any) -> bool:

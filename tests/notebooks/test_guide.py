@@ -367,7 +367,7 @@ def predictions_by_section(lesson: str) -> dict[str, str]:
     return found
 
 
-@pytest.mark.parametrize("lesson", ["00", "02a", "02b", "04", "05", "06"])
+@pytest.mark.parametrize("lesson", ["00", "02a", "02b", "04", "05a", "05b", "06"])
 def test_each_prediction_the_block_names_is_asked_in_the_section_it_gives(lesson):
     from botie.lessons.exercises.questions import questions_for
 

@@ -1,4 +1,5 @@
-"""Lesson 05's shape: its size, its cast card, and predictions posed before the text that answers them."""
+"""Lesson 05's shape, in both parts (05a and 05b): each cast card, and predictions posed before the text that
+answers them."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ import pytest
 from botie.lessons.exercises.questions import QUESTIONS, questions_for
 
 ROOT = Path(__file__).resolve().parents[2]
-LEARNER = ROOT / "notebooks" / "05_suggestion_to_action.ipynb"
+PARTS = {"05a": ROOT / "notebooks" / "05a_suggestion_to_action.ipynb", "05b": ROOT / "notebooks" / "05b_retries.ipynb"}
 WORD = r"[A-Za-z0-9'’-]+"
 
 
-def _cells() -> list[dict]:
-    return json.loads(LEARNER.read_text(encoding="utf-8"))["cells"]
+def _cells(part: str) -> list[dict]:
+    return json.loads(PARTS[part].read_text(encoding="utf-8"))["cells"]
 
 
 def _text(cell: dict) -> str:
@@ -27,12 +28,15 @@ def _tags(cell: dict) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
 
 
-def test_the_cast_card_follows_what_youll_learn_and_names_the_ticket():
-    cells = _cells()
+@pytest.mark.parametrize(
+    ("part", "card_id", "says"), [("05a", "cast-05", "| `tkt-5630` |"), ("05b", "cast-05b", "uses no records")]
+)
+def test_the_cast_card_follows_what_youll_learn_and_names_the_ticket_in_05a_only(part, card_id, says):
+    cells = _cells(part)
     learn = next(i for i, c in enumerate(cells) if "**What you'll learn**" in _text(c))
     card = cells[learn + 1]
-    assert card["id"] == "cast-05" and "cast-card" in _tags(card)
-    assert "| `tkt-5630` |" in _text(card)
+    assert card["id"] == card_id and "cast-card" in _tags(card)
+    assert says in _text(card)
 
 
 def _distinctive(qid: str) -> set[str]:
@@ -45,9 +49,9 @@ def _distinctive(qid: str) -> set[str]:
     return words(q.options[q.answer]) - wrong
 
 
-@pytest.mark.parametrize("qid", [q.id for q in questions_for("05")])
-def test_a_prediction_is_posed_before_its_answer_and_resolved_by_a_run(qid):
-    cells = _cells()
+@pytest.mark.parametrize(("part", "qid"), [(part, q.id) for part in PARTS for q in questions_for(part)])
+def test_a_prediction_is_posed_before_its_answer_and_resolved_by_a_run(part, qid):
+    cells = _cells(part)
     at = next(i for i, c in enumerate(cells) if c["cell_type"] == "code" and f'predict("{qid}")' in _text(c))
     above, j = [], at - 1
     while j >= 0 and cells[j]["cell_type"] == "markdown":

@@ -25,7 +25,7 @@ MAX_CELLS = 45
 MEASURES = {m.lesson: m for m in agenda.measure_all()}
 # Over the hour by the calibrated model (tools/agenda.py), each to be split or cut (issue 33); strict, so the
 # mark must go once a lesson fits.
-OVER_THE_HOUR = {"05", "06"}
+OVER_THE_HOUR = {"06"}
 
 
 def _read(path: Path):
@@ -147,7 +147,9 @@ def test_the_cast_card_names_every_record_the_lesson_mentions_and_only_real_ones
         assert not mentioned, f"{path.name} mentions {sorted(mentioned)} but has no cast card"
         return
     rows = re.findall(r"^\| `([^`]+)` \|", card.source, flags=re.M)
-    assert rows, "the card has rows"
+    if not rows:  # a lesson that uses no fixture records (05b writes its own requests) says so on its card
+        assert not mentioned and "uses no records" in card.source, "a card with no rows says the lesson uses none"
+        return
     assert set(rows) <= FIXTURE_IDS, f"not in any fixture: {sorted(set(rows) - FIXTURE_IDS)}"
     assert mentioned <= set(rows), f"mentioned but not on the card: {sorted(mentioned - set(rows))}"
 
@@ -224,7 +226,7 @@ SETTLED_BY = {
     "words-not-tokens": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
     "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
     "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
-    "r7-again": (r"sent twice must book once",),
+    "r7-again": (r"sent twice must book once", r"sent again:? reuse"),
     "valid-minutes-true": (r"hides a python trap",),
     "planted-booking": (r"from a request with 0 documents", r"proposed in a second request"),
     # The retrievers not knowing who is asking leaves only a filter that does: said before the question, it told.
@@ -255,7 +257,10 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "words-not-tokens": "a model reads text as tokens, and each record carries a cost, the room it takes",
         "skip-3-8-2-in-7": "so the loop stops, though position 2 (cost 2) would have fitted",
         "planted-5630-prompts": "for each question three passages outscore the ticket",
-        "r7-again": "and why one request sent twice must book once: idempotency",
+        "r7-again": (
+            "and why one request sent twice must book once: idempotency",
+            "r7 at 10:00, sent again: reuse -> job-1",
+        ),
         "valid-minutes-true": "a strict check of the minutes hides a python trap",
         "planted-booking": "propose_inspection(...), from a request with 0 documents in it",
         "internal-policy-layer": "none of them knows who is asking: p-1's manual, which tech-ana may not read, shares",
@@ -264,8 +269,9 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "floor-0-11": "botie also keeps lesson 02's *relevance floor*: the lowest score a passage needs to count as "
         "evidence, 0.35 here",
     }
-    for qid, sentence in said.items():
-        assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid
+    for qid, sentences in said.items():
+        for sentence in (sentences,) if isinstance(sentences, str) else sentences:
+            assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), (qid, sentence)
 
 
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
@@ -321,23 +327,20 @@ def test_every_question_is_asked_in_its_lesson():
 # --- design exercises and the progress block --------------------------------------------------------------------
 
 
-#: Lessons without a design exercise of their own, each with the reason. 02a is the first half of lesson 02, split
-#: to fit the hour: its design exercise (design_pack) asks for a filter, ranking and conflict rule held to all of
-#: 02a's rules at once, so it opens 02b; a second one in 02a would take 02a over the hour (agenda: 15 minutes).
-NO_DESIGN_EXERCISE = {"02a": "lesson 02's design exercise, design_pack, is in 02b and checks 02a's rules"}
+#: A lesson without a design exercise of its own, and the part of the same lesson that carries it. Each split
+#: lesson's design exercise needs the first part's rules whole, so it opens the second part, and a second design
+#: exercise (15 minutes) would put the first part over the hour. 02a: design_pack (a filter, ranking and conflict
+#: rule held to all of 02a's rules at once) is 02b's. 05a teaches rules with one right answer each (strict
+#: validation; the order of the decision, the seed's); when to send a request again needs 05a's whole decision.
+DESIGN_IN_PARTNER = {"02a": "02b", "05a": "05b"}
 
 
-def test_a_lesson_without_a_design_exercise_is_half_of_a_split_whose_other_half_has_it():
-    for lesson in NO_DESIGN_EXERCISE:
-        other = {f"{lesson[:2]}{part}" for part in "ab"} - {lesson}
-        assert lesson[-1] in "ab" and other <= set(MEASURES), lesson
-        assert all(MEASURES[o].design == 1 for o in other), lesson
-
-
-@pytest.mark.parametrize(
-    "path", [p for p in LEARNER if _lesson(p) >= "02" and _lesson(p) not in NO_DESIGN_EXERCISE], ids=lambda p: p.stem
-)
+@pytest.mark.parametrize("path", [p for p in LEARNER if _lesson(p) >= "02"], ids=lambda p: p.stem)
 def test_from_lesson_02_on_every_lesson_has_a_design_exercise_that_is_checked(path):
+    if _lesson(path) in DESIGN_IN_PARTNER:
+        (partner,) = [p for p in LEARNER if _lesson(p) == DESIGN_IN_PARTNER[_lesson(path)]]
+        assert not any("Design exercise" in c.source for c in _read(path).cells if c.cell_type == "markdown")
+        path = partner  # the exception holds only while the partner has its checked design exercise
     nb = _read(path)
     heads = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "Design exercise" in c.source]
     assert heads, f"{path.name} has no design exercise"

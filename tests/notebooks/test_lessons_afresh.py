@@ -26,7 +26,8 @@ LESSONS = (
     "02a_relevance",
     "02b_provenance",
     "03_count_then_route",
-    "05_suggestion_to_action",
+    "05a_suggestion_to_action",
+    "05b_retries",
     "06_one_turn_end_to_end",
 )
 # The same rewrites as tests/nbval_sanitize.cfg: output that cannot be stable, never lesson numbers.

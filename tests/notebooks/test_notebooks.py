@@ -43,7 +43,7 @@ def lesson_check_text(path: Path) -> str:
 
 def test_there_are_notebooks_in_both_editions():
     names = {p.name for p in LEARNER}
-    assert {"00_welcome.ipynb", "01_which_records.ipynb", "05_suggestion_to_action.ipynb"} <= names
+    assert {"00_welcome.ipynb", "01_which_records.ipynb", "05a_suggestion_to_action.ipynb"} <= names
     assert names == {p.name for p in INSTRUCTOR}
 
 
@@ -128,14 +128,16 @@ SEED_EXAMPLES = {
         "skip   kept [0, 2], used 5; left out [1], of which ranked above a kept one: [1]",
         "tkt-5521        selected        5 + 3 = 8 fills the 8-token allowance exactly",
     ],
-    "05_suggestion_to_action.ipynb": [
+    "05a_suggestion_to_action.ipynb": [
         "True\nFalse\nFalse\nFalse\n",
         "r7, first time:     branch: create -> job-1",
         "r7, same payload:   branch: reuse -> job-1",
         "r7, 30 minutes now: branch: conflict -> None",
+        "branch: denied | receipt: None",
+    ],
+    "05b_retries.ipynb": [
         "jobs booked for r7: 4",  # the naive check-then-create, four workers
         "jobs booked for r7: 1",  # the SQLite store
-        "branch: denied | receipt: None",
     ],
 }
 

@@ -8,7 +8,7 @@ Two functions from earlier lessons take over two steps of a turn:
   order (a record's dependencies just before it), **with permission not yet
   applied**: that part is the learner's.
 * ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)``
-  (lesson 05) decides a valid proposal's branch.
+  (lesson 05a) decides a valid proposal's branch.
 
 By default both are the learner's own, as kept when their checks passed
 (:mod:`botie.lessons.learner.kept`); one not passed yet, or kept but no longer
@@ -176,7 +176,7 @@ def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSet
         return None
     arguments = dict(proposal.arguments)
     if validate_inspection(arguments):
-        return "invalid"  # lesson 05's choose_branch is for valid proposals; validation is botie's here
+        return "invalid"  # lesson 05a's choose_branch is for valid proposals; validation is botie's here
     got = _call(
         decide_fn,
         "choose_branch",
@@ -342,7 +342,7 @@ def _decision_cases(decide_fn: Callable[..., Any], caller: str) -> list[Capstone
             Approval(caller, r7),
             StoredRequest.settled(at_eleven, "job-1"),
         ),
-        # Approval comes before the stored request (lesson 05's order): nothing approved is never reuse.
+        # Approval comes before the stored request (lesson 05a's order): nothing approved is never reuse.
         ("nothing approved, the same r7 stored", r7, ["P-2", "P-3"], None, StoredRequest.settled(r7, "job-1")),
         # ... nor conflict: a store-first branch reads the stored 30 minutes before asking for the approval.
         (
@@ -384,7 +384,7 @@ def _reference_evidence(records: Sequence[Record], allowed_assets: Sequence[str]
 
 
 def _reference_branch(proposal: Any, *, caller: str, allowed_assets: Any, approval: Any, previous: Any) -> str:
-    """Lesson 05's order as botie's decide applies it: permission, approval, then the stored request."""
+    """Lesson 05a's order as botie's decide applies it: permission, approval, then the stored request."""
     return str(
         decide(
             dict(proposal), caller=caller, allowed_assets=allowed_assets, approval=approval, previous=previous

@@ -30,7 +30,8 @@ BY_LESSON: Mapping[str, tuple[Exercise, ...]] = {
     "02b": lesson02.EXERCISES_02B,
     "03": lesson03.EXERCISES,
     "04": lesson04.EXERCISES,
-    "05": lesson05.EXERCISES,
+    "05a": lesson05.PART_A,
+    "05b": lesson05.PART_B,
     "06": lesson06.EXERCISES,
 }
 EXERCISES: Mapping[str, Exercise] = {e.name: e for group in BY_LESSON.values() for e in group}

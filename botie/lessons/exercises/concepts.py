@@ -158,7 +158,7 @@ _ALL = (
     _c(
         "an approval is for one exact payload",
         "approval-one-payload",
-        ("05", 2, "The decision, one check at a time"),
+        ("05a", 2, "The decision, one check at a time"),
         "tech-ana approved a 20-minute inspection of P-2 under request r7. The model then proposes 45 minutes "
         "under r7. What does the decision say?",
         (
@@ -173,7 +173,7 @@ _ALL = (
     _c(
         "a retry is made safe by its request id",
         "retry-keeps-its-id",
-        ("05", 3, "Retries: the same request id, three ways"),
+        ("05a", 3, "Retries: the same request id, three ways"),
         "The connection dropped after Botie sent r7, so nobody knows whether the inspection was booked. What "
         "makes sending it again safe?",
         (
@@ -188,7 +188,7 @@ _ALL = (
     _c(
         "unavailable does not mean nothing was booked",
         "unavailable-not-nothing",
-        ("05", 3, "Retries: the same request id, three ways"),
+        ("05b", 1, "Which failures to retry, and what the model is told"),
         "Botie's booking went out; the scheduling service failed before it answered, and the result is "
         "`unavailable`. Was an inspection booked?",
         (

@@ -1,4 +1,4 @@
-"""Lesson 05's exercises: from a suggestion to an action (minutes, the branch, a retry rule, the fields at fault)."""
+"""Lesson 05's exercises, in two parts: 05a (minutes, the branch) and 05b (a retry rule, the fields at fault)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from botie.lessons.exercises.engine import Case, Exercise, same_bool, same_branch, same_fields, show
 
-__all__ = ["EXERCISES"]
+__all__ = ["EXERCISES", "PART_A", "PART_B"]
 
 
 def _minutes_cases() -> tuple[Case, ...]:
@@ -201,8 +201,8 @@ _FIELD_ERRORS = Exercise(
         "Check each of asset_id, duration_minutes, start and request_id: is it present, and is it the right "
         "kind of value? Then look for any key that is not one of those four. Collect the names of the fields "
         "that fail; an empty list means the proposal is fine.",
-        "asset_id and request_id must be str with something besides spaces. duration_minutes must pass your "
-        "valid_minutes. "
+        "asset_id and request_id must be str with something besides spaces. duration_minutes must pass the "
+        "rule of valid_minutes from lesson 05a (an int from 1 through 60, and not a bool). "
         "start must be a str of 17 ASCII characters that datetime.strptime(value, '%Y-%m-%dT%H:%MZ') reads "
         "(it raises ValueError for 30 February). Any other key, such as admin, is itself an error named after "
         "that key. If the arguments are not a dict at all, return ['arguments'].",
@@ -388,10 +388,7 @@ _NEXT_REQUEST = Exercise(
 )
 
 
-#: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (
-    _VALID_MINUTES,
-    _CHOOSE_BRANCH,
-    _NEXT_REQUEST,
-    _FIELD_ERRORS,
-)
+#: Lesson 05a's exercises (validation and the decision), then lesson 05b's (retries), each in notebook order.
+PART_A = (_VALID_MINUTES, _CHOOSE_BRANCH)
+PART_B = (_NEXT_REQUEST, _FIELD_ERRORS)
+EXERCISES = PART_A + PART_B

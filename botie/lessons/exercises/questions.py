@@ -219,7 +219,7 @@ _ALL = (
     ),
     _q(
         "r7-again",
-        "05",
+        "05a",
         "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
         (
             "create: a second job, since this arrival is a new call",
@@ -232,7 +232,7 @@ _ALL = (
     ),
     _q(
         "retry-which",
-        "05",
+        "05b",
         "Which result is worth retrying unchanged, with the same request id?",
         (
             "denied: the caller may not schedule this asset",
@@ -245,8 +245,22 @@ _ALL = (
         "until someone changes something; retrying them is noise.",
     ),
     _q(
+        "race-four-workers",
+        "05b",
+        "Four workers send the same approved r7 at the same moment to SQLiteStore: its key is (caller, request "
+        "id), and each transaction takes the write lock before it looks. What do the four get back?",
+        (
+            "four creates: each look-up found nothing stored yet",
+            "one create; the other three fail with a duplicate-key error",
+            "one create and three reuses of the first job",
+        ),
+        2,
+        "The first transaction looks and inserts while it holds the lock; each later one waits, then finds r7 "
+        "stored with the same payload and hands back the first job. One booking, four answers, no error.",
+    ),
+    _q(
         "valid-minutes-true",
-        "05",
+        "05a",
         "The package's minutes check is given True. What does it return?",
         ("True: in Python True == 1, a whole number of minutes", "False: a bool is not a number of minutes"),
         1,

@@ -134,7 +134,7 @@ def compare_branch(
     approval: Any,
     previous: Any,
 ) -> Comparison:
-    """Lesson 05: ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)`` against ``decide``."""
+    """Lesson 05a: ``choose_branch(proposal, *, caller, allowed_assets, approval, previous)`` against ``decide``."""
     from botie.actions.decision import decide
 
     kwargs = {"caller": caller, "allowed_assets": list(allowed_assets), "approval": approval, "previous": previous}

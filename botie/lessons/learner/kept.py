@@ -4,7 +4,7 @@ When ``check(fn)`` passes, the function's source is kept in ``botie-functions.js
 the same folder as ``botie-progress.json`` (with a scratch progress file, as in tests:
 ``<its name>.functions.json`` beside it; with recording off, nothing is kept). The
 capstone of lesson 06 loads ``choose_evidence`` (lesson 01) and ``choose_branch``
-(lesson 05) from it by name, so a learner does not copy code between notebooks.
+(lesson 05a) from it by name, so a learner does not copy code between notebooks.
 
 What is kept is everything the function needs to run again in a fresh kernel: its own
 source (``inspect.getsource``, or the notebook cell that defined it when that fails),

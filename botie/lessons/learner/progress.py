@@ -86,10 +86,10 @@ PLACES: dict[str, tuple[str, int]] = {
     "coverage_record": ("03", 3),  # homework, after section 6
     "release": ("04", 1),
     "span_check": ("04", 2),  # homework, after section 7
-    "valid_minutes": ("05", 1),
-    "choose_branch": ("05", 2),
-    "next_request": ("05", 3),
-    "field_errors": ("05", 4),
+    "valid_minutes": ("05a", 1),
+    "choose_branch": ("05a", 2),
+    "next_request": ("05b", 1),
+    "field_errors": ("05b", 2),
     "first_lost_stage": ("06", 1),
     "may_ship": ("06", 2),
 }

@@ -286,7 +286,7 @@ SITUATIONS = ("create", "reuse", "conflict", "denied", "needs_approval", "unavai
 @examples(150)
 @given(design_seeds())
 def test_the_instructor_edition_next_request_keeps_the_invariants_on_held_out_situations(seed):
-    design = instructor_solution("05", "next_request")
+    design = instructor_solution("05b", "next_request")
     proposal, result, attempts, expected = _held_out_situation(seed)
     assert result is None or result["status"] in SITUATIONS  # the service gave the situation asked for
     assert lesson05.same_request_or_stop(design(proposal, result, attempts), expected) is None

@@ -147,6 +147,33 @@ def test_key_only_unavailable_is_retryable():
     assert _key("retry-which").startswith("unavailable")
 
 
+@pytest.mark.parametrize("workers", [2, 4, 6])
+def test_key_workers_racing_on_sqlite_get_one_create_and_the_rest_reuse_the_first_job(tmp_path, workers):
+    import threading
+
+    from botie import InspectionService, SQLiteStore
+
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
+    store = SQLiteStore(tmp_path / "jobs.sqlite3")
+    service = InspectionService(store)
+    go = threading.Barrier(workers, timeout=10)
+    got: list = []
+
+    def one() -> None:
+        go.wait()
+        got.append(service.submit(r7, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", r7)))
+
+    threads = [threading.Thread(target=one) for _ in range(workers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(str(d.branch) for d in got) == ["create"] + ["reuse"] * (workers - 1)
+    assert len({d.receipt.job_id for d in got}) == 1 and len(store.jobs()) == 1
+    store.close()
+    assert _key("race-four-workers") == "one create and three reuses of the first job"
+
+
 def test_key_true_is_not_a_duration():
     from botie import validate_inspection
 

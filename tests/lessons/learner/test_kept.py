@@ -152,7 +152,7 @@ def test_the_kept_function_loads_and_runs_in_a_fresh_process(folder, capsys):
         "choose_evidence: yours, kept when lesson 01's check passed",
         "['man-p2-r4-s3.2', 'tkt-5521']",
         "choose_evidence: yours, kept when lesson 01's check passed",
-        "choose_branch: yours, kept when lesson 05's check passed",
+        "choose_branch: yours, kept when lesson 05a's check passed",
         "(11, 11)",
     ]
 
@@ -161,7 +161,7 @@ def test_with_nothing_kept_the_capstone_says_so_in_one_line_each_and_uses_the_re
     report = run_capstone()
     assert report.whose().splitlines() == [
         "choose_evidence: lesson 01's check has not passed yet, so the capstone uses the reference",
-        "choose_branch: lesson 05's check has not passed yet, so the capstone uses the reference",
+        "choose_branch: lesson 05a's check has not passed yet, so the capstone uses the reference",
     ]
     mine = run_capstone(choose_evidence, choose_branch)
     assert {s: report.score(s) for s in SETS} == {s: mine.score(s) for s in SETS}

@@ -14,7 +14,7 @@ from botie.lessons.tooling.editions import BEGIN, END, STUB, EditionError, learn
 ROOT = Path(__file__).resolve().parents[3]
 SOURCES = sorted((ROOT / "notebooks" / "instructor").glob("*.ipynb"))
 CHECK_CALL = re.compile(r"^check\((\w+)\)$", re.M)
-MINE = {"00_welcome", "01_which_records", "05_suggestion_to_action"}
+MINE = {"00_welcome", "01_which_records", "05a_suggestion_to_action", "05b_retries"}
 
 
 def read(path: Path):
