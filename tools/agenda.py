@@ -21,6 +21,13 @@ The sum, rounded up to the next 5 minutes, is the lesson's slot; no lesson may n
 The cast card (a cell tagged ``cast-card``) is folded reference, consulted rather than read through, so its
 words are not counted.
 
+A lesson may end with a *homework appendix*: optional work for after the day, its cells tagged ``homework``
+(:data:`HOMEWORK`). It is timed apart (:func:`homework_cells`, ``Measure.homework_minutes``) and never counts
+towards the lesson's slot or the hour; the guide states its minutes beside the lesson's. So that a learner
+sees it as optional and a Run All timing can leave it out, the appendix is the notebook's last cells and
+opens with a ``## Homework (optional): ...`` heading (``tests/notebooks/test_lesson_shape.py`` holds every
+lesson to that).
+
 ``docs/lesson_times.json`` is the one source for every time and count the guide and the instructor notes
 state: ``--write`` regenerates it from the notebooks (keeping the measured Run All seconds and the
 read-through), then the guide's tables and each instructor note's "Timing: about N minutes" from it.
@@ -31,6 +38,7 @@ Usage, from the repository's root:
     python tools/agenda.py             # the measured table, Markdown, one row per lesson
     python tools/agenda.py --day       # the day: start times, breaks (one at least every 90 minutes) and lunch
     python tools/agenda.py --parts 02  # minutes per section and per exercise of lesson 02, to price the cut list
+                                       # (a homework section is marked so and is not in the lesson's minutes)
     python tools/agenda.py --time      # Run All of each lesson with its reference solutions; record the seconds
     python tools/agenda.py --write     # docs/lesson_times.json, then the guide and the instructor notes from it
 
@@ -59,8 +67,12 @@ sys.path.insert(0, str(ROOT))
 __all__ = [
     "MAX_LESSON_MINUTES",
     "Measure",
+    "HOMEWORK",
     "day_plan",
     "day_table",
+    "homework_cells",
+    "homework_note",
+    "lesson_cells",
     "measure",
     "measure_all",
     "measured_table",
@@ -89,6 +101,7 @@ MORE_PANEL_MINUTES = 1.5  # each further panel (your function's, one wrong on pu
 CELL_SECONDS = 10  # select a cell, run it, see that it finished; the machine's own time is added as measured
 SLOT_STEP = 5
 MAX_LESSON_MINUTES = 60  # no lesson needs more of a competent learner; one that does is split
+HOMEWORK = "homework"  # the cell tag of a lesson's optional appendix: timed apart, never in the hour
 
 RATES = {
     "prose words a minute": PROSE_WORDS_PER_MINUTE,
@@ -127,6 +140,7 @@ class Measure:
     output_lines: int = 0
     invariants: int = 0  # the design exercise's invariants, as its heading cell lists them
     run_seconds: float = 0.0  # a Run All with the reference solutions, measured by --time
+    homework_minutes: float = 0.0  # the optional appendix (cells tagged homework), not in any of the above
 
     @property
     def minutes(self) -> dict[str, float]:
@@ -173,6 +187,16 @@ def words(text: str) -> int:
 
 def _tags(cell) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
+
+
+def homework_cells(cells: Sequence) -> list:
+    """The lesson's optional appendix: the cells tagged ``homework``."""
+    return [c for c in cells if HOMEWORK in _tags(c)]
+
+
+def lesson_cells(cells: Sequence) -> list:
+    """What the lesson's time is measured on: every cell but the homework appendix."""
+    return [c for c in cells if HOMEWORK not in _tags(c)]
 
 
 def _headings(cell) -> list[str]:
@@ -243,10 +267,26 @@ def invariants(cells: Sequence) -> int:
     return 0
 
 
+def _homework_minutes(cells: Sequence, names: Sequence[str]) -> float:
+    """The appendix timed as a lesson is, its exercises and running included (no Run All time: it is left out)."""
+    homework = homework_cells(cells)
+    if not homework:
+        return 0.0
+    own = [n for n in names if _count(homework, f"def {n}(")]
+    running = sum(1 for c in homework if c.cell_type == "code") * CELL_SECONDS / 60
+    return _chunk(homework, own, context=cells).total + running
+
+
 def measure(nb, lesson: str, exercise_names: Iterable[str], run_seconds: float = 0.0) -> Measure:
-    """Count one notebook; ``exercise_names`` are the lesson's exercises, in order."""
-    cells = list(nb.cells)
+    """Count one notebook; ``exercise_names`` are the lesson's exercises, in order.
+
+    The homework appendix is left out of every count and timed on its own, as ``homework_minutes``.
+    """
+    every = list(nb.cells)
+    cells = lesson_cells(every)
     names = list(exercise_names)
+    homework = _homework_minutes(every, names)
+    names = [n for n in names if not _count(homework_cells(every), f"def {n}(")]
     title = next((h.lstrip("# ").strip() for c in cells for h in _headings(c) if h.startswith("# ")), lesson)
     return Measure(
         lesson=lesson,
@@ -262,6 +302,7 @@ def measure(nb, lesson: str, exercise_names: Iterable[str], run_seconds: float =
         output_lines=output_lines(cells),
         invariants=invariants(cells),
         run_seconds=run_seconds,
+        homework_minutes=homework,
     )
 
 
@@ -315,6 +356,7 @@ def times_record(measures: Sequence[Measure], previous: dict | None = None) -> d
             "minutes": {part: round(v, 1) for part, v in m.minutes.items()},
             "total_minutes": round(m.total, 1),
             "slot": m.slot,
+            **({"homework_minutes": round(m.homework_minutes, 1)} if m.homework_minutes else {}),
             **({"read_through": kept["read_through"]} if "read_through" in kept else {}),
         }
     return {
@@ -350,6 +392,18 @@ def measured_table(measures: Sequence[Measure]) -> str:
         f"{sum(m.slot for m in measures)} |"
     )
     return "\n".join(lines)
+
+
+def homework_note(measures: Sequence[Measure]) -> str:
+    """The sentence under the measured table naming each lesson's optional appendix and its minutes."""
+    extra = [m for m in measures if m.homework_minutes]
+    if not extra:
+        return ""
+    each = "; ".join(f"{m.title}, about {m.homework_minutes:.0f} minutes" for m in extra)
+    return (
+        f"Homework, optional and not in any slot above (the appendix of cells tagged `{HOMEWORK}` that ends a "
+        f"lesson): {each}."
+    )
 
 
 def clock(minutes: int) -> str:
@@ -388,8 +442,9 @@ def day_table(measures: Sequence[Measure], start: int = START) -> str:
     return "\n".join(lines)
 
 
-def _chunk(cells: Sequence, names: Iterable[str] = ()) -> Measure:
-    """A part of a lesson measured like a whole one (no title, no Run All time)."""
+def _chunk(cells: Sequence, names: Iterable[str] = (), context: Sequence | None = None) -> Measure:
+    """A part of a lesson measured like a whole one (no title, no Run All time); ``context``, the whole lesson,
+    is where an exercise's heading is looked for."""
     names = list(names)
     return Measure(
         lesson="",
@@ -397,7 +452,7 @@ def _chunk(cells: Sequence, names: Iterable[str] = ()) -> Measure:
         cells=len(cells),
         words=prose_words(cells),
         exercises=len(names),
-        design=sum(_is_design(cells, n) for n in names),
+        design=sum(_is_design(cells if context is None else context, n) for n in names),
         predictions=_count(cells, "predict("),
         panels=_count(cells, "_panel("),
         code_lines=code_lines(cells),
@@ -406,14 +461,18 @@ def _chunk(cells: Sequence, names: Iterable[str] = ()) -> Measure:
 
 
 def parts(nb, exercise_names: Iterable[str]) -> list[tuple[str, float]]:
-    """Minutes per heading (## and ###, up to the next heading) and per exercise, without the running time."""
+    """Minutes per heading (## and ###, up to the next heading) and per exercise, without the running time.
+
+    A heading in the homework appendix is marked ``[homework]``: its minutes are not the lesson's.
+    """
     out: list[tuple[str, float]] = []
     cells = list(nb.cells)
     starts = [i for i, c in enumerate(cells) if any(h.startswith(("## ", "### ")) for h in _headings(c))]
     for n, i in enumerate(starts):
         chunk = cells[i : starts[n + 1] if n + 1 < len(starts) else len(cells)]
         heading = next(h for h in _headings(cells[i]) if h.startswith(("## ", "### ")))
-        out.append((heading, _chunk(chunk).total))
+        mark = "[homework] " if HOMEWORK in _tags(cells[i]) else ""
+        out.append((mark + heading, _chunk(chunk).total))
     for name in exercise_names:
         out.append((f"`{name}`", DESIGN_MINUTES if _is_design(cells, name) else EXERCISE_MINUTES))
     return out
@@ -474,15 +533,22 @@ TIMING = re.compile(r"^\*\*Timing\.\*\* .*?(?=\n\n)", re.M | re.S)
 
 
 def timing_paragraph(m: Measure) -> str:
+    homework = (
+        f" Its homework appendix, optional and for after the day, takes about {m.homework_minutes:.0f} minutes more, "
+        "in no slot."
+        if m.homework_minutes
+        else ""
+    )
     return (
         f"**Timing.** About {m.slot} minutes by the measured table above ({m.total:.0f} before rounding), and the "
-        f"day gives it {m.slot}; the notebook's note states the same, from `docs/lesson_times.json`."
+        f"day gives it {m.slot}; the notebook's note states the same, from `docs/lesson_times.json`.{homework}"
     )
 
 
 def write_guide(measures: Sequence[Measure], guide: Path = GUIDE) -> None:
     text = guide.read_text(encoding="utf-8")
-    text = _replace_between(text, "measured", measured_table(measures))
+    note = homework_note(measures)
+    text = _replace_between(text, "measured", measured_table(measures) + (f"\n\n{note}" if note else ""))
     text = _replace_between(text, "day", day_table(measures))
     text = _replace_between(text, "room", room_table(m.lesson for m in measures))
     for m in measures:  # each lesson's block in the guide is headed with its slot, and says it once more
@@ -521,7 +587,10 @@ def write_notes(measures: Sequence[Measure], folder: Path = INSTRUCTOR) -> list[
 
 
 def time_run_all(lesson_path: Path, cwd: Path = LEARNER) -> float:
-    """Seconds of one Run All of the learner edition with the reference solutions left in (a fresh kernel)."""
+    """Seconds of one Run All of the learner edition with the reference solutions left in (a fresh kernel).
+
+    The homework appendix is left out: it is the notebook's last cells, so nothing the lesson runs needs it.
+    """
     import time
 
     from botie.lessons.tooling import editions
@@ -529,7 +598,7 @@ def time_run_all(lesson_path: Path, cwd: Path = LEARNER) -> float:
     source = nbformat.read(lesson_path, as_version=4)
     nb = nbformat.v4.new_notebook(metadata=dict(source.metadata))
     for cell in source.cells:
-        if editions.INSTRUCTOR_ONLY in _tags(cell):
+        if editions.INSTRUCTOR_ONLY in _tags(cell) or HOMEWORK in _tags(cell):
             continue
         if cell.cell_type == "code":
             kept = [line for line in cell.source.splitlines() if line.strip() not in (editions.BEGIN, editions.END)]

@@ -227,6 +227,14 @@ SETTLED_BY = {
     "r7-again": (r"sent twice must book once",),
     "valid-minutes-true": (r"hides a python trap",),
     "planted-booking": (r"from a request with 0 documents", r"proposed in a second request"),
+    # Lesson 01 named what prefix does in its opening, then walked the scene's report to "stopped here",
+    # before asking which of 6 and 5 it keeps in 8.
+    "prefix-6-5-in-8": (
+        r"stop at the first record that does not fit",
+        r"until the next one would not fit, then stop",
+        r"\bthe walk stops\b",
+        r"prefix rule stopped at",
+    ),
 }
 
 
@@ -254,6 +262,8 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "r7-again": "and why one request sent twice must book once: idempotency",
         "valid-minutes-true": "a strict check of the minutes hides a python trap",
         "planted-booking": "propose_inspection(...), from a request with 0 documents in it",
+        "prefix-6-5-in-8": "that walk is the prefix rule: keep whole records in ranked order until the next one would "
+        "not fit, then stop",
     }
     for qid, sentence in said.items():
         assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid
@@ -322,12 +332,62 @@ def test_from_lesson_02_on_every_lesson_has_a_design_exercise_that_is_checked(pa
     assert any(re.search(rf"check\({re.escape(n)}\)", later) for n in names)
 
 
+def _is_homework(cell) -> bool:
+    return agenda.HOMEWORK in cell.metadata.get("tags", [])
+
+
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
 def test_the_progress_block_comes_after_the_last_sections_final_paragraph(path):
     nb = _read(path)
     at = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Where you stand" in c.source]
     assert len(at) == 1
-    after = [c for c in nb.cells[at[0] + 1 :] if c.cell_type == "markdown"]
+    # The homework appendix, if any, comes after; the test below holds it to its own shape.
+    after = [c for c in nb.cells[at[0] + 1 :] if c.cell_type == "markdown" and not _is_homework(c)]
     # Nothing but a new section may follow: no paragraph of the section before is left stranded below it.
     assert all(c.source.lstrip().startswith("## ") for c in after), [c.source[:60] for c in after]
     assert "show_progress()" in nb.cells[at[0] + 1].source
+
+
+# --- the homework appendix ---------------------------------------------------------------------------------------
+
+HOMEWORK_HEADING = re.compile(r"^## Homework \(optional\): ", re.M)
+
+
+def homework_shape(nb) -> str | None:
+    """What is wrong with a lesson's homework appendix, or None: it is the notebook's last cells, a learner sees
+    it marked optional where it opens, and it holds no prediction (a prediction is asked of everyone)."""
+    tagged = [i for i, c in enumerate(nb.cells) if _is_homework(c)]
+    if not tagged:
+        return None
+    if tagged != list(range(tagged[0], len(nb.cells))):
+        return "the homework cells are not the notebook's last cells"
+    first = nb.cells[tagged[0]]
+    if first.cell_type != "markdown" or not HOMEWORK_HEADING.match(first.source):
+        return "the appendix does not open with a '## Homework (optional): ...' heading"
+    if any(list(PREDICT.findall(c.source)) for c in nb.cells[tagged[0] :] if c.cell_type == "code"):
+        return "the appendix asks a prediction"
+    return None
+
+
+@pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
+def test_a_homework_appendix_ends_the_lesson_and_says_it_is_optional(path):
+    assert homework_shape(_read(path)) is None
+
+
+def test_the_homework_shape_rejects_an_appendix_in_the_middle_or_not_marked_optional():
+    tag = {"tags": [agenda.HOMEWORK]}
+
+    def lesson(*cells):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_markdown_cell("# 09 · x"), *cells]
+        return nb
+
+    head = nbformat.v4.new_markdown_cell("## Homework (optional): your own model", metadata=tag)
+    code = nbformat.v4.new_code_cell("x = 1", metadata=tag)
+    assert homework_shape(lesson(head, code)) is None
+    assert homework_shape(lesson()) is None
+    assert "last cells" in homework_shape(lesson(head, code, nbformat.v4.new_markdown_cell("## Summary")))
+    unmarked = nbformat.v4.new_markdown_cell("## 10. Your own model", metadata=tag)
+    assert "optional" in homework_shape(lesson(unmarked, code))
+    asks = nbformat.v4.new_code_cell('predict("r7-again").widget', metadata=tag)
+    assert "prediction" in homework_shape(lesson(head, asks))

@@ -99,6 +99,39 @@ def test_output_lines_count_printed_lines_and_html_rows_but_not_widgets():
     assert agenda.output_lines([cell]) == 3 + 2
 
 
+def with_homework(nb):
+    """The tiny lesson with an optional appendix: 140 words, two code lines printing three, one exercise."""
+    tag = {"tags": [agenda.HOMEWORK]}
+    head = new_markdown_cell("## Homework (optional): more\n\n" + " ".join(["more"] * 137), metadata=tag)
+    code = new_code_cell("def extra(x):\n    return x", metadata=tag)
+    code.outputs = [nbformat.v4.new_output("stream", name="stdout", text="a\nb\nc\n")]
+    nb.cells += [head, code]
+    return nb
+
+
+def test_the_homework_appendix_is_timed_apart_and_leaves_the_lessons_minutes_as_they_were():
+    """Everything tagged homework (its words, code, output, exercise, running) moves out of the lesson's time."""
+    lesson = agenda.measure(tiny_notebook(), "09", ["plain", "mine"])
+    both = agenda.measure(with_homework(tiny_notebook()), "09", ["plain", "mine", "extra"])
+    assert dataclasses.replace(both, homework_minutes=0.0) == lesson
+    assert both.total == lesson.total and both.slot == lesson.slot
+    assert both.homework_minutes == pytest.approx(140 / 140 + 2 / 15 + 3 / 30 + 8 + 10 / 60)
+
+
+def test_parts_marks_a_homework_section_and_the_guide_states_its_minutes_apart():
+    nb = with_homework(tiny_notebook())
+    assert [h for h, _ in agenda.parts(nb, [])][-1] == "[homework] ## Homework (optional): more"
+    m = agenda.measure(nb, "09", ["plain", "mine", "extra"])
+    assert "about 9 minutes" in agenda.homework_note([m]) and "09 · A tiny lesson" in agenda.homework_note([m])
+    assert "homework appendix, optional and for after the day, takes about 9 minutes more" in (
+        agenda.timing_paragraph(m)
+    )
+    plain = agenda.measure(tiny_notebook(), "09", ["plain", "mine"])
+    assert agenda.homework_note([plain]) == "" and "homework" not in agenda.timing_paragraph(plain)
+    assert "homework_minutes" not in agenda.times_record([plain])["lessons"]["09"]
+    assert agenda.times_record([m])["lessons"]["09"]["homework_minutes"] == round(m.homework_minutes, 1)
+
+
 def test_the_words_are_counted_as_the_lessons_prose_is():
     assert agenda.words("it's N·m, a test-case; 18 ‘quoted’ don’t") == 8
 
