@@ -25,8 +25,8 @@ A lesson may end with a *homework appendix*: optional work for after the day, it
 (:data:`HOMEWORK`). It is timed apart (:func:`homework_cells`, ``Measure.homework_minutes``) and never counts
 towards the lesson's slot or the hour; the guide states its minutes beside the lesson's. So that a learner
 sees it as optional and a Run All timing can leave it out, the appendix is the notebook's last cells and
-opens with a ``## Homework (optional): ...`` heading (``tests/notebooks/test_lesson_shape.py`` holds every
-lesson to that).
+opens with a ``## Homework (optional): ...`` heading, numbered like a section or not
+(``tests/notebooks/test_lesson_shape.py`` holds every lesson to that).
 
 ``docs/lesson_times.json`` is the one source for every time and count the guide and the instructor notes
 state: ``--write`` regenerates it from the notebooks (keeping the measured Run All seconds and the

@@ -25,7 +25,7 @@ MAX_CELLS = 45
 MEASURES = {m.lesson: m for m in agenda.measure_all()}
 # Over the hour by the calibrated model (tools/agenda.py), each to be split or cut (issue 33); strict, so the
 # mark must go once a lesson fits.
-OVER_THE_HOUR = {"02", "03", "04", "05", "06"}
+OVER_THE_HOUR = {"02", "03", "04", "05"}
 
 
 def _read(path: Path):
@@ -350,7 +350,8 @@ def test_the_progress_block_comes_after_the_last_sections_final_paragraph(path):
 
 # --- the homework appendix ---------------------------------------------------------------------------------------
 
-HOMEWORK_HEADING = re.compile(r"^## Homework \(optional\): ", re.M)
+#: Numbered like a section or not, so the guide can name it ("section 10") and still say it is optional.
+HOMEWORK_HEADING = re.compile(r"^## (?:\d+\. )?Homework \(optional\): ", re.M)
 
 
 def homework_shape(nb) -> str | None:
@@ -363,7 +364,7 @@ def homework_shape(nb) -> str | None:
         return "the homework cells are not the notebook's last cells"
     first = nb.cells[tagged[0]]
     if first.cell_type != "markdown" or not HOMEWORK_HEADING.match(first.source):
-        return "the appendix does not open with a '## Homework (optional): ...' heading"
+        return "the appendix does not open with a '## Homework (optional): ...' heading (numbered or not)"
     if any(list(PREDICT.findall(c.source)) for c in nb.cells[tagged[0] :] if c.cell_type == "code"):
         return "the appendix asks a prediction"
     return None
@@ -385,6 +386,8 @@ def test_the_homework_shape_rejects_an_appendix_in_the_middle_or_not_marked_opti
     head = nbformat.v4.new_markdown_cell("## Homework (optional): your own model", metadata=tag)
     code = nbformat.v4.new_code_cell("x = 1", metadata=tag)
     assert homework_shape(lesson(head, code)) is None
+    numbered = nbformat.v4.new_markdown_cell("## 10. Homework (optional): your own model", metadata=tag)
+    assert homework_shape(lesson(numbered, code)) is None
     assert homework_shape(lesson()) is None
     assert "last cells" in homework_shape(lesson(head, code, nbformat.v4.new_markdown_cell("## Summary")))
     unmarked = nbformat.v4.new_markdown_cell("## 10. Your own model", metadata=tag)
