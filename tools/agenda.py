@@ -521,7 +521,7 @@ def _replace_between(text: str, name: str, body: str) -> str:
 
 def lesson_blocks(text: str) -> dict[str, tuple[int, int]]:
     """Where each lesson's block in the guide starts and ends (from its "## NN · " heading to the next "## ")."""
-    heads = [(m.group(1), m.start()) for m in re.finditer(r"^## (\d\d) · ", text, re.M)]
+    heads = [(m.group(1), m.start()) for m in re.finditer(r"^## (\d\d[a-z]?) · ", text, re.M)]
     blocks = {}
     for lesson, start in heads:
         nxt = re.search(r"^## ", text[start + 3 :], re.M)

@@ -21,7 +21,7 @@ import pytest
 from . import a11y, jlab, servers
 from .servers import ROOT
 
-DARK_LESSON = "02_relevance_and_provenance"
+DARK_LESSON = "02a_relevance"
 LESSONS = [p for p in sorted((ROOT / "notebooks").glob("*.ipynb")) if jlab.expected_panels(p) > 0]
 
 

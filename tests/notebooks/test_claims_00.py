@@ -178,7 +178,7 @@ def test_lesson_00_stays_within_the_size_limits():
 
 def glossary_rows() -> list[tuple[str, str, str]]:
     text = GLOSSARY.read_text(encoding="utf-8")
-    return re.findall(r"^\| (.+?) \| .+? \| (0\d) (intro|\d+) \|$", text, flags=re.M)
+    return re.findall(r"^\| (.+?) \| .+? \| (0\d[a-z]?) (intro|\d+) \|$", text, flags=re.M)
 
 
 def lesson_sections(lesson: str) -> dict[str, str]:

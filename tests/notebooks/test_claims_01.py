@@ -255,7 +255,7 @@ def test_reset_exercise_numbers_lesson_01s_exercises_1_and_2_as_the_table_does()
     from botie.lessons.learner.progress import PLACES
 
     assert PLACES["permitted"] == ("01", 1) and PLACES["choose_evidence"] == ("01", 2)
-    assert sorted({lesson for lesson, _ in PLACES.values()}) == ["00", "01", "02", "03", "04", "05", "06"]
+    assert {lesson for lesson, _ in PLACES.values()} >= {"00", "01", "02a", "02b", "03", "04", "06"}
 
 
 # --- the cast card, true to the fixtures ----------------------------------------------------------------------

@@ -1,7 +1,8 @@
-"""Lesson 02's claims, each checked by running botie rather than by reading the notebook's output.
+"""Lesson 02's claims, in both its parts (02a relevance, 02b provenance), each checked by running botie rather
+than by reading the notebook's output.
 
-One test per sentence the lesson states about botie's behaviour (named after the claim), plus the lesson's
-shape: its size, its cast card, predictions before their answers, and the progress block's place.
+One test per sentence the lessons state about botie's behaviour (named after the claim), plus each part's
+shape: its cast card, predictions before their answers, and the progress block's place.
 """
 
 from __future__ import annotations
@@ -22,13 +23,18 @@ from botie.lessons.exercises.catalogue import EXERCISES, run
 from botie.lessons.exercises.questions import QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSON = "02_relevance_and_provenance"
+PARTS = ("02a_relevance", "02b_provenance")  # lesson 02, split in two to fit the hour
 REWORDED = "How hard should I do up the packing bolts on pump two?"
 REV4 = "man-p2-r4-s3.2"
 
 
-def learner_cells():
-    return json.loads((ROOT / "notebooks" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))["cells"]
+def learner_cells(part: str | None = None):
+    """One part's cells, or both parts' in order (cell ids are unique across the two)."""
+    return [
+        cell
+        for name in ([part] if part else PARTS)
+        for cell in json.loads((ROOT / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"))["cells"]
+    ]
 
 
 def text(cell) -> str:
@@ -115,7 +121,7 @@ def test_the_retriever_cell_shows_ties_and_never_an_order_among_them():
     shown = outputs(cell)
     assert "top 0.882: man-p1-r2-s3.2 (P-1), man-p2-r3-s3.2 (P-2), man-p2-r5-s3.2 (P-2)" in shown
     assert "rev 4 §3.2: 10-11, 2 tied at 0.684" in shown
-    prose = text(next(c for c in learner_cells() if c["id"] == "02-05"))
+    prose = " ".join(text(c) for c in learner_cells() if c["id"] in ("02-04", "02-05"))
     assert "tops the embedding" not in prose and "0.68 for rev 4's section, 10th" not in prose
 
 
@@ -293,9 +299,12 @@ def test_citing_rev_4_and_the_vendor_file_against_the_torque_pack_leaves_the_ven
     assert shown.args == (cited, pack) and shown.expected == ["vendor-p2-seal-design"]
 
 
+def instructor_cells(part: str):
+    return json.loads((ROOT / "notebooks" / "instructor" / f"{part}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
 def instructor_cell(cell_id: str) -> str:
-    path = ROOT / "notebooks" / "instructor" / f"{LESSON}.ipynb"
-    return next(text(c) for c in json.loads(path.read_text(encoding="utf-8"))["cells"] if c.get("id") == cell_id)
+    return next(text(c) for part in PARTS for c in instructor_cells(part) if c.get("id") == cell_id)
 
 
 def test_the_design_check_runs_twenty_cases():
@@ -326,7 +335,7 @@ def _pack_with(design, scenario, budget):
 def test_the_reference_design_sends_section_3_2_once_the_row_with_its_heading_and_the_exception_at_150(scenario):
     from tests.lessons.exercises.instructor import instructor_solution
 
-    design = instructor_solution("02", "design_pack", "02-19")
+    design = instructor_solution("02b", "design_pack")
     for budget in (150, 250):
         sent = _pack_with(design, scenario, budget)
         assert [r for r in sent if r.endswith("p2-r4-s3.2")] == [REV4]
@@ -357,8 +366,9 @@ def test_a_design_that_packs_two_high_authority_rivals_one_at_a_time_fails_the_c
 # --- the lesson's shape -------------------------------------------------------------------------------------------
 
 
-def test_the_cast_card_follows_what_youll_learn_and_names_every_fixture_id_the_lesson_uses():
-    cells = learner_cells()
+@pytest.mark.parametrize(("part", "card_id"), [("02a_relevance", "cast-02"), ("02b_provenance", "cast-02b")])
+def test_the_cast_card_follows_what_youll_learn_and_names_every_fixture_id_the_lesson_uses(part, card_id):
+    cells = learner_cells(part)
     fixture_ids = {
         r["id"]
         for path in sorted((ROOT / "fixtures").glob("*.json"))
@@ -367,7 +377,7 @@ def test_the_cast_card_follows_what_youll_learn_and_names_every_fixture_id_the_l
     }
     learn = next(i for i, c in enumerate(cells) if "What you'll learn" in text(c))
     card = cells[learn + 1]
-    assert card["id"] == "cast-02" and card["metadata"]["tags"] == ["cast-card"]
+    assert card["id"] == card_id and card["metadata"]["tags"] == ["cast-card"]
     rows = re.findall(r"^\| `([^`]+)` \| (.+) \|$", text(card), flags=re.M)
     assert rows and {rid for rid, _ in rows} <= fixture_ids
     rest = "\n".join(text(c) + outputs(c) for i, c in enumerate(cells) if i != learn + 1)
@@ -375,8 +385,9 @@ def test_the_cast_card_follows_what_youll_learn_and_names_every_fixture_id_the_l
     assert used <= {rid for rid, _ in rows}, used - {rid for rid, _ in rows}
 
 
-def test_no_prediction_is_answered_by_the_prose_just_above_it():
-    cells = learner_cells()
+@pytest.mark.parametrize("part", PARTS)
+def test_no_prediction_is_answered_by_the_prose_just_above_it(part):
+    cells = learner_cells(part)
     by_id = QUESTIONS
     for i, cell in enumerate(cells):
         asked = re.search(r'predict\("([^"]+)"\)', text(cell)) if cell["cell_type"] == "code" else None
@@ -394,8 +405,9 @@ def test_no_prediction_is_answered_by_the_prose_just_above_it():
         assert any("lesson-check" in c["metadata"].get("tags", []) for c in after[:upto]), question.id
 
 
-def test_the_progress_block_follows_the_last_sections_closing_paragraph_and_precedes_the_summary():
-    cells = learner_cells()
+@pytest.mark.parametrize("part", PARTS)
+def test_the_progress_block_follows_the_last_sections_closing_paragraph_and_precedes_the_summary(part):
+    cells = learner_cells(part)
     where = next(i for i, c in enumerate(cells) if text(c).startswith("## Where you stand"))
     assert cells[where - 1]["cell_type"] == "markdown" and not text(cells[where - 1]).startswith("#")
     assert "show_progress()" in text(cells[where + 1]) and text(cells[where + 2]).startswith("## Summary")
@@ -543,8 +555,8 @@ def test_cell_02_07_promises_no_demonstration_it_does_not_give():
 
 
 def test_every_selector_call_in_the_lesson_passes_the_register():
-    """02-07: "Every call in this lesson passes the register" (scenario.select passes it itself)."""
-    cells = json.loads((ROOT / "notebooks" / "instructor" / f"{LESSON}.ipynb").read_text(encoding="utf-8"))["cells"]
+    """02-07: "Every call in this lesson passes the register" (scenario.select passes it itself); 02b too."""
+    cells = [c for part in PARTS for c in instructor_cells(part)]
     calls = [
         c for c in cells if c["cell_type"] == "code" and re.search(r"select_(evidence|per_subquestion)\(", text(c))
     ]
@@ -553,3 +565,72 @@ def test_every_selector_call_in_the_lesson_passes_the_register():
         for call in re.split(r"(?=select_(?:evidence|per_subquestion)\()", text(c))[1:]:
             assert "register=scenario.register" in call.split("\n\n")[0], c["id"]
     assert "Every call in this lesson passes the\nregister" in text(next(c for c in cells if c["id"] == "02-07"))
+
+
+# --- 02b, section 1: a citation traces back by the id of a chunk that was sent -----------------------------------
+
+
+@pytest.mark.parametrize(("day", "budget"), [("2026-03-15", 250), ("2026-03-31", 150), ("2026-03-15", 400)])
+def test_an_address_is_no_citation_however_exact_the_quote_and_a_filtered_or_made_up_id_fails_the_same_way(
+    scenario, day, budget
+):
+    """02b-05 and 02-21: only the id of a chunk in the pack passes; rev 4's address, the vendor file's real id
+    (kept out by permission) and an invented id all fail as unknown_id, with the quote word for word."""
+    from botie import verify_citations
+
+    selection = scenario.select(0, observed_on=day, budget=budget)
+    pack = [r for r in scenario.records if r.id in selection.selected_ids]
+    rev4 = next(r for r in pack if r.id == REV4)
+    quote = "tighten the gland nuts evenly in a cross pattern to 18 N·m"
+    assert quote in rev4.text
+    assert verify_citations([{"id": REV4, "quote": quote}], pack).ok
+    assert selection.outcome("vendor-p2-seal-design").status == EvidenceStatus.NOT_PERMITTED
+    for cited in (rev4.source_uri, "vendor-p2-seal-design", "man-p2-r4-s3.2-official"):
+        result = verify_citations([{"id": cited, "quote": quote}], pack)
+        assert not result.ok and [str(f.problem) for f in result.failures] == ["unknown_id"], cited
+
+
+def test_the_same_chunk_has_the_same_id_in_every_pack(scenario):
+    """02-21: ids are given once at ingestion; a selection never renames what it sends."""
+    packs = [scenario.select(0, observed_on=day, budget=b) for day in ("2026-03-15", "2026-03-31") for b in (150, 250)]
+    for pack in packs:
+        assert set(pack.selected_ids) <= {r.id for r in scenario.records}
+        assert REV4 in pack.selected_ids
+
+
+def test_no_retriever_takes_a_caller_so_retrieval_cannot_know_who_is_asking():
+    """02-07: "no retriever in section 1 knew who was asking": the retrievers take a question and passages only."""
+    import inspect
+
+    for fn in (rank, rerank, keyword_score, embedding_score):
+        params = set(inspect.signature(fn).parameters)
+        assert not params & {"caller", "allowed_assets", "assets", "user"}, fn.__name__
+
+
+# --- 02b, section 2: the panel's things to try, beside the design exercise ---------------------------------------
+
+
+def test_the_02b_panel_at_150_leaves_the_exception_clause_not_considered_and_at_250_sends_it():
+    from botie.lessons import provenance_panel
+
+    panel = provenance_panel(load_evidence_scenario())
+    panel.budget.value = 150
+    assert panel.selection.outcome("man-p2-r4-s3.2.1").status == EvidenceStatus.NOT_CONSIDERED
+    panel.budget.value = 250
+    assert panel.selection.outcome("man-p2-r4-s3.2.1").status == EvidenceStatus.SELECTED
+
+
+@pytest.mark.parametrize("budget", [36, 60, 65])
+def test_the_flush_pair_goes_in_together_or_not_at_all_though_each_fits_alone(scenario, budget):
+    """02b-panel-text: at 60 neither goes in; each would fit alone (31 and 35 tokens), both need 66."""
+    pair = ("man-p2-r4-s6.1", "eng-bulletin-2026-02")
+    costs = {r.id: r.cost for r in scenario.candidates(1) if r.id in pair}
+    assert max(costs.values()) <= budget < sum(costs.values())
+    flush = scenario.select(1, budget=budget)
+    assert not set(pair) & set(flush.selected_ids)
+    assert set(pair) <= set(scenario.select(1, budget=sum(costs.values())).selected_ids)
+
+
+def test_on_1_april_no_chunk_of_rev_4_is_sent(scenario):
+    april = scenario.select(0, observed_on="2026-04-01")
+    assert not [i for i in april.selected_ids if "-r4-" in i] and "man-p2-r5-s3.2" in april.selected_ids

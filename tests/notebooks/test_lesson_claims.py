@@ -52,7 +52,7 @@ def test_the_scene_ids_in_lesson_01_name_one_record_each():
     assert ids["tkt-5704"].asset == "P-1" and "tkt-5702" not in ids
 
 
-# --- lesson 02: names that say what they mean; crowding out the exception ----------------------------
+# --- lesson 02a: names that say what they mean; crowding out the exception ----------------------------
 
 
 def test_a_revision_not_yet_in_force_is_not_yet_effective_rather_than_stale():
@@ -192,7 +192,7 @@ def test_lesson_01_a_skipping_choose_evidence_agrees_at_8_and_at_11_keeps_tkt_44
     assert order.index("man-p3-r1-s2") < order.index("tkt-4410")
 
 
-def test_lesson_02_band_1_0_holds_every_score_in_one_band_so_authority_comes_first():
+def test_lesson_02a_band_1_0_holds_every_score_in_one_band_so_authority_comes_first():
     """At 150 tokens, band 1.0 sends the approved table and exception ahead of the higher-scoring forum post."""
     scenario = load_evidence_scenario()
     wide = select_evidence(
@@ -203,7 +203,7 @@ def test_lesson_02_band_1_0_holds_every_score_in_one_band_so_authority_comes_fir
     assert "man-p2-r4-s3.2.1" in wide.selected_ids and "forum-8812" not in wide.selected_ids
 
 
-def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_scores():
+def test_lesson_02a_ranking_first_leaves_no_usable_record_among_the_three_best_scores():
     from botie.lessons.exercises.yours import compare_shortlist
     from tests.lessons.exercises.test_exercises_evidence import shortlist
 
@@ -221,7 +221,7 @@ def test_lesson_02_ranking_first_leaves_no_usable_record_among_the_three_best_sc
     assert (result.yours, result.reference) == ("nothing", "man-p2-r4-s3.2, portal-p2-r4-s3.2, binder-p2-r4-s3.2")
 
 
-def test_lesson_02_the_floor_and_the_budget_change_neither_shortlist_answer():
+def test_lesson_02a_the_floor_and_the_budget_change_neither_shortlist_answer():
     from botie.lessons.ui import provenance_panel
     from tests.lessons.exercises.test_exercises_evidence import shortlist
 
@@ -309,7 +309,7 @@ def test_lesson_03_turn_one_already_carries_its_own_6000_tokens():
     assert first_failing_turn(ceiling, 0.84, per_turn=6_001, fixed=10_000) == 1  # a turn one token larger fails at once
 
 
-def test_lesson_02_retrieval_hands_back_sixteen_candidates_one_a_barely_matching_p3_section():
+def test_lesson_02a_retrieval_hands_back_sixteen_candidates_one_a_barely_matching_p3_section():
     records = load_evidence_scenario().records
     assert len(records) == 16
     p3 = [r for r in records if r.asset == "P-3"]
@@ -330,11 +330,11 @@ def test_lesson_03_routing_panel_starts_from_invented_attachments_not_the_41_agr
     assert max(invented, key=lambda d: d.cost).id == "doc-001"
 
 
-# --- lesson 02: one revision at a time, and no silent conflicts -----------------------------------------
+# --- lesson 02a: one revision at a time, and no silent conflicts -----------------------------------------
 
 
 def test_on_1_april_the_question_gets_rev_5_and_no_section_of_rev_4():
-    """02 §2: "gets a different manual, all of it", and the pack holds no exception clause at all."""
+    """02a §2: "gets a different manual, all of it", and the pack holds no exception clause at all."""
     scenario = load_evidence_scenario()
     april = scenario.select(0, observed_on="2026-04-01")
     manual = [r for r in scenario.records if r.document == "docs://site-a/manuals/p2" and r.id in april.selected_ids]
@@ -344,7 +344,7 @@ def test_on_1_april_the_question_gets_rev_5_and_no_section_of_rev_4():
 
 
 def test_the_forum_post_the_note_and_ticket_5630_are_flagged_against_rev_4_and_sent_only_alongside_it():
-    """02 §2: each carries a flag; a source contradicting a higher tier goes in only alongside it."""
+    """02a §2: each carries a flag; a source contradicting a higher tier goes in only alongside it."""
     selection = load_evidence_scenario().select(0)
     flagged = {frozenset(c.ids) for c in selection.conflicts}
     assert flagged == {frozenset(("man-p2-r4-s3.2", other)) for other in ("forum-8812", "note-anon-77", "tkt-5630")}
@@ -353,7 +353,7 @@ def test_the_forum_post_the_note_and_ticket_5630_are_flagged_against_rev_4_and_s
 
 
 def test_the_exercise_2_rule_is_the_selectors_rule_for_every_pair_of_tiers():
-    """02 §3 and exercise 2: together for two high-authority sources or one tier; else the lower rides along."""
+    """02a §3 and exercise 2: together for two high-authority sources or one tier; else the lower rides along."""
     from botie.context.provenance import Trust
 
     for ta in Trust:
@@ -367,7 +367,7 @@ def test_the_exercise_2_rule_is_the_selectors_rule_for_every_pair_of_tiers():
 
 
 def test_believing_the_body_puts_the_note_first_kept_together_with_the_manual():
-    """02 §6: the note moves to the top, ahead of the manual, and the flag reads as two approved sources."""
+    """02a §6: the note moves to the top, ahead of the manual, and the flag reads as two approved sources."""
     from dataclasses import replace
 
     scenario = load_evidence_scenario()
@@ -617,8 +617,8 @@ def test_lesson_03_the_exception_clause_is_44_tokens_alone_and_73_as_sent_29_for
     assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (44, 73, 29, "66%")
 
 
-def test_lesson_02_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_conflict_note_naming_both():
-    """02 §3: "when both documents of a flagged pair are sent, run_turn writes it into the request as a
+def test_lesson_02a_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_conflict_note_naming_both():
+    """02a §3: "when both documents of a flagged pair are sent, run_turn writes it into the request as a
     <conflict> note ... naming both"."""
     from botie.context.evidence import conflicts_in
 
@@ -631,7 +631,7 @@ def test_lesson_02_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_co
 
 
 def test_if_the_source_a_lower_tier_contradicts_cannot_be_sent_at_all_the_lower_one_stays_out_as_contradicted():
-    """02 §3: for every reason rev 4 cannot be sent, the forum post, the note and ticket 5630 stay out, and say why."""
+    """02a §3: for every reason rev 4 cannot be sent, the forum post, the note and ticket 5630 stay out, and say why."""
     import dataclasses
 
     scenario = load_evidence_scenario()
@@ -659,7 +659,7 @@ def test_if_the_source_a_lower_tier_contradicts_cannot_be_sent_at_all_the_lower_
 
 
 def test_the_copies_give_way_to_the_original_and_one_stands_in_when_it_does_not_make_it():
-    """02 §2: the copies give way to rev 4; without rev 4, exactly one copy carries its content, flagged like it."""
+    """02a §2: the copies give way to rev 4; without rev 4, exactly one copy carries its content, flagged like it."""
     scenario = load_evidence_scenario()
     with_rev4 = scenario.select(0)
     assert not {"portal-p2-r4-s3.2", "binder-p2-r4-s3.2"} & set(with_rev4.selected_ids)

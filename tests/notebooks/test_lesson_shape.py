@@ -25,7 +25,7 @@ MAX_CELLS = 45
 MEASURES = {m.lesson: m for m in agenda.measure_all()}
 # Over the hour by the calibrated model (tools/agenda.py), each to be split or cut (issue 33); strict, so the
 # mark must go once a lesson fits.
-OVER_THE_HOUR = {"02", "03", "04", "05"}
+OVER_THE_HOUR = {"03", "04", "05"}
 
 
 def _read(path: Path):
@@ -235,6 +235,8 @@ SETTLED_BY = {
         r"\bthe walk stops\b",
         r"prefix rule stopped at",
     ),
+    # The retrievers not knowing who is asking leaves only a filter that does: said before the question, it told.
+    "internal-policy-layer": (r"\b(?:knows?|knew) who (?:is|was) asking\b",),
 }
 
 
@@ -264,6 +266,7 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "planted-booking": "propose_inspection(...), from a request with 0 documents in it",
         "prefix-6-5-in-8": "that walk is the prefix rule: keep whole records in ranked order until the next one would "
         "not fit, then stop",
+        "internal-policy-layer": "none of them knows who is asking: p-1's manual, which tech-ana may not read, shares",
     }
     for qid, sentence in said.items():
         assert any(re.search(p, sentence) for p in SETTLED_BY[qid]), qid
@@ -322,7 +325,22 @@ def test_every_question_is_asked_in_its_lesson():
 # --- design exercises and the progress block --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [p for p in LEARNER if _lesson(p) >= "02"], ids=lambda p: p.stem)
+#: Lessons without a design exercise of their own, each with the reason. 02a is the first half of lesson 02, split
+#: to fit the hour: its design exercise (design_pack) asks for a filter, ranking and conflict rule held to all of
+#: 02a's rules at once, so it opens 02b; a second one in 02a would take 02a over the hour (agenda: 15 minutes).
+NO_DESIGN_EXERCISE = {"02a": "lesson 02's design exercise, design_pack, is in 02b and checks 02a's rules"}
+
+
+def test_a_lesson_without_a_design_exercise_is_half_of_a_split_whose_other_half_has_it():
+    for lesson in NO_DESIGN_EXERCISE:
+        other = {f"{lesson[:2]}{part}" for part in "ab"} - {lesson}
+        assert lesson[-1] in "ab" and other <= set(MEASURES), lesson
+        assert all(MEASURES[o].design == 1 for o in other), lesson
+
+
+@pytest.mark.parametrize(
+    "path", [p for p in LEARNER if _lesson(p) >= "02" and _lesson(p) not in NO_DESIGN_EXERCISE], ids=lambda p: p.stem
+)
 def test_from_lesson_02_on_every_lesson_has_a_design_exercise_that_is_checked(path):
     nb = _read(path)
     heads = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "Design exercise" in c.source]

@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 LESSONS = (
     "00_welcome",
     "01_which_records",
-    "02_relevance_and_provenance",
+    "02a_relevance",
+    "02b_provenance",
     "03_count_then_route",
     "05_suggestion_to_action",
     "06_one_turn_end_to_end",

@@ -14,8 +14,11 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LESSONS = ("02_relevance_and_provenance", "03_count_then_route", "04_evidence_is_data", "06_one_turn_end_to_end")
+LESSONS = ("02a_relevance", "02b_provenance", "03_count_then_route", "04_evidence_is_data", "06_one_turn_end_to_end")
 EDITIONS = ("notebooks", "notebooks/instructor")
+#: Lessons whose results are all tables, each with the reason: lesson 02's figure (preload against just in time)
+#: went to 02b when it was split; 02a's results are the selector's statuses and reasons, read as lines.
+WITHOUT_FIGURE = {"02a_relevance": "the selector's statuses and reasons are lines to read, not a chart"}
 
 
 def read(edition: str, lesson: str):
@@ -31,7 +34,7 @@ def lesson_checks(nb) -> str:
 
 
 SEED_EXAMPLES = {
-    "02_relevance_and_provenance": [
+    "02a_relevance": [
         "man-p2-r5-s3.2         not_yet_effective effective from 2026-04-01, after the observation date 2026-03-15",
         "man-p2-r3-s3.2         superseded        superseded by man-p2-r4-s3.2, in force since 2026-01-10",
         "vendor-p2-seal-design  not_permitted     VENDOR-P2 is not in your allowed assets",
@@ -39,6 +42,9 @@ SEED_EXAMPLES = {
         "tier assigned at ingestion: unverified",
         "exception clause: not_considered; 113 of 150 tokens",
         "exception clause: selected; 141 of 150 tokens",
+    ],
+    "02b_provenance": [
+        "docs://site-a/manuals/p2/rev4  fails  unknown_id",
         "read_document('vendor-p2-seal-design'): not_permitted",
         "read_document('man-p2-r4-s3.2'): too_large",
         "total                                    just_in_time",
@@ -111,7 +117,7 @@ def test_every_exercise_a_notebook_checks_is_one_of_its_own_lesson(lesson):
     nb = read("notebooks/instructor", lesson)
     sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     checked = re.findall(r"^check\((\w+)\)$", sources, re.M)
-    assert checked and set(checked) <= {e.name for e in BY_LESSON[lesson[:2]]}
+    assert checked and set(checked) <= {e.name for e in BY_LESSON[lesson.split("_")[0]]}
 
 
 @pytest.mark.parametrize("lesson", LESSONS)
@@ -136,4 +142,4 @@ def test_figures_are_stored_and_panels_ignored(edition, lesson):
         c.source.startswith("# NBVAL_IGNORE_OUTPUT") or "nbval-ignore-output" in c.metadata.get("tags", [])
         for c in panels
     )
-    assert images, "each lesson shows at least one figure"
+    assert images or lesson in WITHOUT_FIGURE, "each lesson shows at least one figure"

@@ -56,7 +56,7 @@ def test_the_summary_carries_both_figures_in_34_tokens_and_says_it_is_a_summary(
     assert summary.depends_on == ("man-p2-r4-s3.2", "man-p2-r4-s3.2.1")
 
 
-# --- lesson 02, section 1: where the scores came from ------------------------------------------------------
+# --- lesson 02a, section 1: where the scores came from ------------------------------------------------------
 
 P1 = next(r for r in load_scene(fixture_path("p2_seal.json")).records if r.id == "man-p1-r2-s3.2")
 CORPUS = [*SCENARIO.records, P1]
@@ -94,7 +94,7 @@ def test_p1s_manual_ranks_first_under_the_embedding_and_the_reranker_though_not_
     assert rank(ASKED, CORPUS, embedding_score)[0].record_id == reranked[0].record_id == "man-p1-r2-s3.2"
 
 
-# --- lesson 02, section 2: one question, two needs ------------------------------------------------------------
+# --- lesson 02a, section 2: one question, two needs ------------------------------------------------------------
 
 
 def test_as_one_question_seven_records_and_243_tokens_leave_out_the_replacement_ticket():

@@ -141,9 +141,9 @@ def test_the_guide_lists_exactly_the_lessons_present():
 
     present = sorted(agenda.learner_notebooks())
     measured = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
-    in_table = re.findall(r"^\| (\d\d) · ", measured, flags=re.M)
+    in_table = re.findall(r"^\| (\d\d[a-z]?) · ", measured, flags=re.M)
     day = GUIDE.split("<!-- agenda:day -->", 1)[1].split("<!-- /agenda:day -->", 1)[0]
-    in_day = re.findall(r"^\| \d\d:\d\d \| (\d\d) · ", day, flags=re.M)
+    in_day = re.findall(r"^\| \d\d:\d\d \| (\d\d[a-z]?) · ", day, flags=re.M)
     assert present == sorted(BY_LESSON) == sorted(agenda.learner_notebooks(ROOT / "notebooks" / "instructor"))
     assert in_table == in_day == present
 
@@ -151,7 +151,8 @@ def test_the_guide_lists_exactly_the_lessons_present():
 @pytest.mark.parametrize("lesson", sorted(MEASURES))
 def test_the_guides_slot_for_a_lesson_is_at_least_its_measurement(lesson):
     day = GUIDE.split("<!-- agenda:day -->", 1)[1].split("<!-- /agenda:day -->", 1)[0]
-    slots = {n: int(minutes) for n, minutes in re.findall(r"^\| \d\d:\d\d \| (\d\d) · .+? \| (\d+) \|$", day, re.M)}
+    rows = re.findall(r"^\| \d\d:\d\d \| (\d\d[a-z]?) · .+? \| (\d+) \|$", day, re.M)
+    slots = {n: int(minutes) for n, minutes in rows}
     assert slots[lesson] >= MEASURES[lesson].slot, (
         f"lesson {lesson} measures {MEASURES[lesson].slot} minutes; run `python tools/agenda.py --write`"
     )
@@ -162,7 +163,7 @@ def cut_rows() -> list[tuple[str, str, str, int]]:
     return [
         (w, lesson, part, int(n))
         for w, lesson, part, n in re.findall(
-            r"^\| (.+?) \| (\d\d) \| (section \d+|`\w+`) \| (\d+) \|$", cuts, flags=re.M
+            r"^\| (.+?) \| (\d\d[a-z]?) \| (section \d+|`\w+`) \| (\d+) \|$", cuts, flags=re.M
         )
     ]
 
@@ -232,7 +233,8 @@ def test_every_lesson_has_a_measured_run_all_and_a_read_through(lesson):
 def test_the_guides_measured_table_is_the_times_files():
     measured = GUIDE.split("<!-- agenda:measured -->", 1)[1].split("<!-- /agenda:measured -->", 1)[0]
     stated = {
-        n: (float(t), int(s)) for n, t, s in re.findall(r"^\| (\d\d) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
+        n: (float(t), int(s))
+        for n, t, s in re.findall(r"^\| (\d\d[a-z]?) · .*? \| ([\d.]+) \| (\d+) \|$", measured, re.M)
     }
     assert stated == {n: (row["total_minutes"], row["slot"]) for n, row in TIMES["lessons"].items()}
 
@@ -280,18 +282,18 @@ def test_the_count_reader_reads_words_and_digits():
 
 
 def test_writing_the_notes_changes_only_the_timing_sentence_of_instructor_cells(tmp_path):
-    source = agenda.learner_notebooks(agenda.INSTRUCTOR)["02"]
+    source = agenda.learner_notebooks(agenda.INSTRUCTOR)["02a"]
     copy = tmp_path / source.name
     nb = nbformat.read(source, as_version=4)
     note = next(c for c in nb.cells if "instructor-only" in c.metadata.get("tags", []))
     note.source = note.source.replace(
-        f"Timing: about {TIMES['lessons']['02']['slot']} minutes.", "Timing: about 5 minutes."
+        f"Timing: about {TIMES['lessons']['02a']['slot']} minutes.", "Timing: about 5 minutes."
     )
     nbformat.write(nb, copy)
     before = nbformat.read(copy, as_version=4)
-    agenda.write_notes([MEASURES["02"]], tmp_path)
+    agenda.write_notes([MEASURES["02a"]], tmp_path)
     after = nbformat.read(copy, as_version=4)
     changed = [(a.id, a.source) for a, b in zip(after.cells, before.cells) if a.source != b.source]
     assert [i for i, _ in changed] == [note.id]
-    assert f"Timing: about {MEASURES['02'].slot} minutes." in changed[0][1]
+    assert f"Timing: about {MEASURES['02a'].slot} minutes." in changed[0][1]
     assert [c.get("outputs") for c in after.cells] == [c.get("outputs") for c in before.cells]

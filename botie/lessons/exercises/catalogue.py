@@ -26,7 +26,8 @@ __all__ = ["BY_LESSON", "EXERCISES", "check", "hint", "run"]
 BY_LESSON: Mapping[str, tuple[Exercise, ...]] = {
     "00": lesson00.EXERCISES,
     "01": lesson01.EXERCISES,
-    "02": lesson02.EXERCISES,
+    "02a": lesson02.EXERCISES_02A,
+    "02b": lesson02.EXERCISES_02B,
     "03": lesson03.EXERCISES,
     "04": lesson04.EXERCISES,
     "05": lesson05.EXERCISES,

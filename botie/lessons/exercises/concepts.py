@@ -86,7 +86,7 @@ _ALL = (
     _c(
         "trust comes from ingestion, never from the text",
         "trust-from-ingestion",
-        ("02", 6, "Wrong on purpose: the note that says it is official"),
+        ("02a", 6, "Wrong on purpose: the note that says it is official"),
         "An anonymous note's text says it is OFFICIAL SITE POLICY. Ingestion filed it as unverified. "
         "Which tier does the selector give it?",
         (

@@ -1,4 +1,4 @@
-"""Lesson 02's exercises: filter first, then rank; settle a conflict; find untraceable citations."""
+"""Lessons 02a and 02b: filter first, then rank; settle a conflict; untraceable citations; design a pack."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from botie.context.register import DocumentRegister
 from botie.lessons.exercises._shared import record, scenario
 from botie.lessons.exercises.engine import Case, Exercise, call_learner, record_ids, same_records, show
 
-__all__ = ["EXERCISES", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist", "register_of"]
+__all__ = ["EXERCISES", "EXERCISES_02A", "EXERCISES_02B", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist", "register_of"]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
@@ -28,7 +28,7 @@ def _in_force(record, on: _dt.date) -> bool:
 
 
 def reference_shortlist(candidates, allowed_assets, observed_on, k, register) -> list[str]:
-    """The ids the ``shortlist`` exercise asks for (the lesson 02 panel compares a learner's answer with it)."""
+    """The ids the ``shortlist`` exercise asks for (the lesson 02a panel compares a learner's answer with it)."""
     # The same freshness rule as section 2 and the design exercise: the register says which revision of each
     # document is in force, whatever retrieval returned, so rev 4 and its copies stand or fall together.
     kept = [r for r in candidates if r.asset in allowed_assets and _out_of_date(r, register, observed_on) is None]
@@ -402,7 +402,7 @@ def _read_design(got: Any, by_id: Mapping[str, Any]) -> tuple[list[str], set[fro
     return send, flags
 
 
-#: Lesson 02's relevance floor: below it a passage is not about the question (section 2, step 4).
+#: Lesson 02a's relevance floor: below it a passage is not about the question (02a, section 2, step 4).
 FLOOR = DEFAULT_FLOOR
 
 #: What the design check holds, in the order of the lesson's selector steps; each message starts with one.
@@ -788,7 +788,7 @@ _DESIGN = Exercise(
     _design_cases,
     _design_holds,
     (
-        "Any design passes that keeps the selector's rules from section 2 on every case: it sends only assets "
+        "Any design passes that keeps the selector's rules (lesson 02a, section 2) on every case: it sends only assets "
         "the caller may read; nothing but the revision the register has in force that day; one copy of a "
         "section (a marked copy gives way to its original); nothing below the 0.35 floor unless a sent "
         "record depends on it; every record with what it depends on; every sent pair that ingestion marked "
@@ -819,10 +819,14 @@ _DESIGN = Exercise(
 )
 
 
-#: This lesson's exercises, in the order the notebook asks them.
-EXERCISES = (
+#: Lesson 02a's exercises, then lesson 02b's, each in the order its notebook asks them. The lesson was split in
+#: two to fit the hour; its exercises stay in one module because 02b's design exercise checks 02a's rules.
+EXERCISES_02A = (
     _SHORTLIST,
     _CONFLICT,
+)
+EXERCISES_02B = (
     _UNTRACEABLE,
     _DESIGN,
 )
+EXERCISES = EXERCISES_02A + EXERCISES_02B

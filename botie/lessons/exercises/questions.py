@@ -96,7 +96,7 @@ _ALL = (
     ),
     _q(
         "internal-policy-layer",
-        "02",
+        "02a",
         "The user may not view the vendor's restricted design file, which scores highest of all. At which "
         "layer is it stopped?",
         (
@@ -110,7 +110,7 @@ _ALL = (
     ),
     _q(
         "two-approved-disagree",
-        "02",
+        "02a",
         "The approved manual says 1.5 bar, a reviewed bulletin says 2.0 bar. What does the selector do?",
         (
             "send the higher-scoring one, with a flag naming the one left out",
@@ -123,7 +123,7 @@ _ALL = (
     ),
     _q(
         "self-declared-official",
-        "02",
+        "02a",
         "The note's text says it is OFFICIAL SITE POLICY. If ingestion believed the text and labelled it approved, "
         "where would the note rank for the torque question?",
         (
@@ -134,6 +134,36 @@ _ALL = (
         1,
         "0.83 and 0.88 share a score band, the tiers would be equal, and the note is newer, so it ranks first and "
         "the model reads a 25 N·m 'policy' labelled approved. Trust has to come from ingestion, never from the text.",
+    ),
+    _q(
+        "address-is-no-citation",
+        "02b",
+        "Rev 4's section 3.2 is in the pack. An answer quotes it word for word but cites "
+        "docs://site-a/manuals/p2/rev4, the address of rev 4, instead of the chunk's id. Does the citation check "
+        "pass it?",
+        (
+            "yes: the address names the document the quoted chunk came from",
+            "yes: the quote is word for word, so it is clear which chunk was read",
+            "no: a citation must name the id of a chunk that entered the pack",
+        ),
+        2,
+        "The check looks the cited id up among the chunks that were sent. An address says where a document lives; "
+        "it is not a chunk in the pack, so it fails as unknown_id however exact the quote.",
+    ),
+    _q(
+        "preload-or-jit-tokens",
+        "02b",
+        "Just in time sends the ids first and loads a document when a step needs it. Over the four questions, "
+        "which strategy sends the model more input tokens in all?",
+        (
+            "preloading: it sends every selected document, needed or not",
+            "just in time: after each load comes another model call, sent everything so far",
+            "about the same: both put the same documents in front of the model",
+        ),
+        1,
+        "Each model call is sent the whole request again: the instructions, the ids and every document loaded so "
+        "far. The torque question takes six loads, so seven model calls; in all, just in time sends about five "
+        "times the tokens of preloading, though fewer of them are unneeded.",
     ),
     _q(
         "route-41",

@@ -197,10 +197,12 @@ class TurnPanel(Panel):
             if turn.decision is not None
             else ""
         )
+        # The technician is told when the booking they asked for was not made; the panel shows the same words.
+        notice = f"<p><b>booking:</b> {esc(turn.action_notice)}</p>" if turn.action_notice else ""
         return (
             f"<p style='font-size:115%'>{badge(_OUTCOME_WORD[outcome])} <b>outcome: {esc(outcome)}</b></p>"
             f"<p>{esc(said or '')}</p>"
-            f"{table}{lost}{decision}"
+            f"{table}{lost}{decision}{notice}"
         )
 
     def _summary(self) -> str:

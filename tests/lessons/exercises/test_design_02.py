@@ -1,4 +1,4 @@
-"""Lesson 02's design exercise: the check holds invariants, not one expected output.
+"""Lesson 02's design exercise (design_pack, in 02b): the check holds invariants, not one expected output.
 
 Two different valid designs pass; for each invariant a design that breaks only that one is rejected, and
 every message it gets names that invariant and no other. The instructor edition's design also holds the
@@ -164,7 +164,7 @@ def test_a_valid_design_passes_every_case(name):
 
 
 def test_the_instructor_edition_design_passes_every_case():
-    report = run("design_pack", instructor_solution("02", "design_pack", "02-19"))
+    report = run("design_pack", instructor_solution("02b", "design_pack"))
     assert not isinstance(report, str) and report.passed
 
 
@@ -172,7 +172,7 @@ def test_the_instructor_edition_design_passes_every_case():
 @given(design_seeds())
 def test_the_instructor_edition_design_holds_the_invariants_on_held_out_cases(seed):
     """Generated libraries the check never shows: copies, table rows, rivals, floors, other days and budgets."""
-    design = instructor_solution("02", "design_pack", "02-19")
+    design = instructor_solution("02b", "design_pack")
     assert design_holds(design, seed) is None
 
 
@@ -457,7 +457,7 @@ def test_a_lower_tier_rival_whose_higher_source_is_not_sent_fails_the_check():
 def test_two_right_answers_unlike_the_reference_pass_where_the_lower_tier_rule_binds():
     """With rev 5 not retrieved, design A sends the forum post beside the manual, flagged; design B leaves it out,
     and so does the reference (it skips a unit whose manual is already sent). At 40 tokens none sends the ticket."""
-    reference = instructor_solution("02", "design_pack", "02-19")
+    reference = instructor_solution("02b", "design_pack")
     cases = EXERCISES["design_pack"].cases()
     tight = next(c for c in cases if c.label.startswith("the torque candidates at 40 tokens"))
     for design in (*VALID.values(), reference):

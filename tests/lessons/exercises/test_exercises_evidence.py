@@ -21,7 +21,7 @@ TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverifie
 
 
 #: The exercises of the lessons this file covers, as the catalogue lists them.
-NAMES = tuple(e.name for lesson in ("02", "03", "04", "06") for e in BY_LESSON[lesson])
+NAMES = tuple(e.name for lesson in ("02a", "02b", "03", "04", "06") for e in BY_LESSON[lesson])
 
 
 # --- reference solutions (what the instructor editions hold) ------------------------------------

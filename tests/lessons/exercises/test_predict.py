@@ -1,6 +1,7 @@
 """Predict, then run: every question is judged right only on its key, and the key agrees with the code."""
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +15,10 @@ from botie.lessons.content.retrieval import words  # noqa: F401  (keeps the less
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.exercises.questions import QUESTIONS, judge, questions_for
 
+LESSONS = sorted(p.stem.split("_")[0] for p in (Path(__file__).resolve().parents[3] / "notebooks").glob("0*.ipynb"))
 
-@pytest.mark.parametrize("lesson", ["00", "01", "02", "03", "04", "05", "06"])
+
+@pytest.mark.parametrize("lesson", LESSONS)
 def test_every_lesson_has_at_least_two_questions(lesson):
     assert len(questions_for(lesson)) >= 2
 
@@ -79,6 +82,32 @@ def test_key_a_note_believed_as_approved_would_rank_first_ahead_of_the_manual():
     believed = [replace(r, trust="approved") if r.id == "note-anon-77" else r for r in s.candidates(0)]
     pack = select_evidence(believed, s.allowed_assets, s.budget, observed_on=s.observed_on)
     assert pack.ranking[:2] == ("note-anon-77", "man-p2-r4-s3.2") and _key("self-declared-official").startswith("first")
+
+
+def test_key_an_address_is_no_citation_however_exact_the_quote():
+    from botie import verify_citations
+
+    s = load_evidence_scenario()
+    pack = [r for r in s.records if r.id in s.select(0).selected_ids]
+    rev4 = next(r for r in pack if r.id == "man-p2-r4-s3.2")
+    quote = rev4.text.split(": ", 1)[1].split(",")[0]
+    assert verify_citations([{"id": rev4.id, "quote": quote}], pack).ok
+    by_address = verify_citations([{"id": rev4.source_uri, "quote": quote}], pack)
+    assert not by_address.ok and str(by_address.failures[0].problem) == "unknown_id"
+    assert _key("address-is-no-citation").startswith("no:")
+
+
+def test_key_just_in_time_sends_more_tokens_seven_model_calls_for_six_loads_about_five_times_in_all():
+    from botie.lessons import compare_loading
+
+    comparison = compare_loading(load_evidence_scenario(), failure_rate=0.0, trials=1, seed=2026)
+    pre, jit = comparison.totals("preload"), comparison.totals("just_in_time")
+    assert jit["tokens_sent"] > pre["tokens_sent"] and 4.5 < jit["tokens_sent"] / pre["tokens_sent"] < 5.5
+    assert jit["unneeded_tokens"] < pre["unneeded_tokens"]
+    torque = comparison.of("just_in_time")[0]
+    assert (torque.tool_calls, torque.model_calls) == (6, 7)
+    assert _key("preload-or-jit-tokens").startswith("just in time")
+    assert "about five times" in QUESTIONS["preload-or-jit-tokens"].why
 
 
 def test_key_the_41_agreements_route_to_select_documents():

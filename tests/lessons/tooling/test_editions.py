@@ -203,7 +203,7 @@ def test_widget_ids_from_two_runs_become_the_same_and_stay_consistent():
 
 def test_widget_ids_differ_between_notebooks():
     one = _editions.stable_widget_ids(_widget_nb(["a" * 32]), "01_which_records")
-    two = _editions.stable_widget_ids(_widget_nb(["a" * 32]), "02_relevance_and_provenance")
+    two = _editions.stable_widget_ids(_widget_nb(["a" * 32]), "02a_relevance")
     assert nbformat.writes(one) != nbformat.writes(two)
 
 

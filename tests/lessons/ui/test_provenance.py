@@ -145,7 +145,7 @@ def test_dom_contract(panel):
         assert widget.description.strip()
 
 
-# --- your function beside the reference (lesson 02's shortlist plugged into the panel) ------------------
+# --- your function beside the reference (lesson 02a's shortlist plugged into the panel) ------------------
 
 
 def _no_successor_check(candidates, allowed_assets, observed_on, k, register):

@@ -20,6 +20,7 @@ def outcome(panel) -> str:
 def test_the_starting_turn_answers_and_books(panel):
     assert outcome(panel) == "answered"
     text = panel.result_text()
+    assert "booking:" not in text  # a booking that was made needs no notice
     assert "Tighten the P-2 gland nuts" in text
     assert (
         "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, "
@@ -64,6 +65,7 @@ def test_a_gullible_model_is_caught_by_the_citation_check_and_cannot_move_the_bo
 def test_without_approval_or_without_asking_nothing_is_booked(panel):
     panel.approved.value = False
     assert "decision: needs_approval" in panel.result_text()
+    assert "booking: no booking was made" in panel.result_text()  # the technician's notice, shown as told
     panel.ask.value = False
     assert "decision:" not in panel.result_text() and "no action was asked for" in panel.result_text()
 
