@@ -26,10 +26,13 @@ EDITS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             (
                 "The request botie builds labels each passage with its id and version,\n"
-                "not its asset, so a passage whose text does not name its pump reaches the model without saying which.\n"
-                "The model cannot sort passages by pump; only the code that chooses them can, before the request is built.",
+                "not its asset, so a passage whose text does not name its pump reaches the model "
+                "without saying which.\n"
+                "The model cannot sort passages by pump; only the code that chooses them can, "
+                "before the request is built.",
                 "The request botie builds labels each passage with its id, asset and version,\n"
-                "so a passage whose text does not name its pump still reaches the model saying which pump it is about.\n"
+                "so a passage whose text does not name its pump still reaches the model "
+                "saying which pump it is about.\n"
                 "A label only informs the model; which pumps' passages may enter is decided by the code that chooses\n"
                 "them, before the request is built.",
             ),
@@ -44,9 +47,11 @@ EDITS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "01-30b",
         (
             (
-                "no longer fits. The request's tags do not carry the asset: only the text says which number belongs to\n"
+                "no longer fits. The request's tags do not carry the asset: "
+                "only the text says which number belongs to\n"
                 "which pump.",
-                "no longer fits. Each tag names its passage's asset, so the model can read which number belongs to which\n"
+                "no longer fits. Each tag names its passage's asset, "
+                "so the model can read which number belongs to which\n"
                 "pump; but a label keeps nothing out of the request: only a correct allowed list does.",
             ),
         ),
@@ -77,7 +82,10 @@ EDITS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     (
         "06-gate-md",
         (
-            ("`<document id=...\nversion=... trust=...>` tags", "`<document id=...\nasset=... version=... trust=...>` tags"),
+            (
+                "`<document id=...\nversion=... trust=...>` tags",
+                "`<document id=...\nasset=... version=... trust=...>` tags",
+            ),
             ("this lesson uses a total of 900.", "this lesson uses a total of 950."),
         ),
     ),
