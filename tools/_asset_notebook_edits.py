@@ -63,6 +63,19 @@ EDITS: tuple[tuple[str, tuple[Alternative, ...]], ...] = (
         ),
     ),
     (
+        # The tag now names K-7 too; lesson 01 defines "document tag" only later (01-markup-md), so this cell
+        # keeps printing the restricted text alone, as before.
+        "lesson 01 section 5: the K-7 text in the unfiltered request, not its tag",
+        (
+            (
+                "01-29",
+                '[line for line in request.splitlines() if "K-7" in line])',
+                "[line for line in request.splitlines()\n"
+                '                                                      if "K-7" in line and not line.startswith("<")])',
+            ),
+        ),
+    ),
+    (
         # 950 in all (600 for evidence) so the seven documents, tags included (575), still fit, tkt-5630 among
         # them; a 1,300 ceiling so the 713-token request plus 150 for the answer (863) stays under the 70% alert.
         "lesson 06 setup: Budget(950, 200, 150) under a 1,300 ceiling",
