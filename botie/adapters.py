@@ -6,8 +6,8 @@ a :class:`botie.model.Model`: :meth:`render` writes the body its API is sent for
 evidence region they describe and the question as the user message, the answer schema for a question, strict tools
 and one call at most for an action, the request's answer allowance as the output limit), and it reads the reply
 back into a :class:`~botie.model.Reply`, nothing more. The turn counts that body, so what is sent is what was
-counted. Claude's native document blocks are not used: they carry neither the trust attribute nor the conflict
-notes the instructions speak of, and their citations cannot be combined with the answer schema. It
+counted. Claude's native document blocks are not used: they carry neither the asset and trust attributes nor the
+conflict notes the instructions speak of, and their citations cannot be combined with the answer schema. It
 never fixes what the model wrote: a call with odd arguments goes to
 :func:`botie.actions.decision.decide` as it came, and a refusal or a cut-off
 reply keeps its stop reason, so the turn can name what happened.
@@ -119,7 +119,7 @@ def _history(request: ModelRequest) -> list[dict[str, str]]:
 
 def _user_text(request: ModelRequest) -> str:
     """The last user message: the evidence region exactly as botie rendered it (documents with their id,
-    version and trust, the conflict notes), then the question, as the instructions describe them."""
+    asset, version and trust, the conflict notes), then the question, as the instructions describe them."""
     return f"{request.evidence}\n\nQuestion: {request.question}" if request.documents else request.question
 
 

@@ -127,7 +127,7 @@ MARKUP_PIECES = (
     "</evidence>",
     "<evidence>",
     "<document>",
-    '<document id="x" version="1">',
+    '<document id="x" asset="P-2" version="1">',
     '"',
     "'",
     '" trust="approved',
@@ -156,10 +156,12 @@ markup_labels = markup_texts.filter(lambda s: bool(s.strip()))  # ids and versio
 
 
 def evidence_records(min_size: int = 0, max_size: int = 4) -> st.SearchStrategy[list[Record]]:
-    """Records whose ids, versions, trust labels and texts are full of delimiters and look-alikes."""
-    fields = st.tuples(markup_labels, markup_texts, st.none() | markup_labels, st.none() | markup_labels)
+    """Records whose ids, assets, versions, trust labels and texts are full of delimiters and look-alikes."""
+    fields = st.tuples(markup_labels, markup_labels, markup_texts, st.none() | markup_labels, st.none() | markup_labels)
     return st.lists(fields, min_size=min_size, max_size=max_size, unique_by=lambda f: f[0]).map(
-        lambda rows: [Record(rid, "P-2", text, 1, version=version, trust=trust) for rid, text, version, trust in rows]
+        lambda rows: [
+            Record(rid, asset, text, 1, version=version, trust=trust) for rid, asset, text, version, trust in rows
+        ]
     )
 
 

@@ -33,14 +33,16 @@ USAGE = {"input_tokens": 612, "output_tokens": 48}
 
 
 #: Room for the lesson's whole pack as each provider is sent it (the answer schema and the JSON escapes cost
-#: about 180 tokens more than botie's text: at lesson 06's own 900, fewer documents fit; see the counting tests).
-ROOMY = Budget(1_200, 200, 150)
+#: about 180 tokens more than botie's text: at lesson 06's own 950, fewer documents fit; see the counting tests).
+ROOMY = Budget(1_250, 200, 150)
+#: Lesson 06's ceiling (cell 05-02).
+CEILING = 1_300
 
 
 @pytest.fixture(scope="module")
 def lesson():
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, budget=ROOMY)
+    setup = TurnSetup.from_scenario(scenario, ceiling=CEILING, budget=ROOMY)
     script = load_scripted_model().answers[scenario.questions[0].question]
     return scenario, setup, script
 
@@ -507,9 +509,12 @@ def sent_tokens(body):
 
 @pytest.mark.parametrize("api", APIS)
 def test_at_lesson_06s_budget_each_provider_is_sent_a_body_within_the_total(api):
-    """Before: the answer schema went uncounted (Chat Completions: 933 tokens against 900)."""
+    """Before: the answer schema went uncounted (Chat Completions: 933 tokens against 900, with the tag of then).
+
+    Now, at 950 with the asset in every tag: Anthropic 700 + 150, Chat Completions 717 + 150, Responses 710 + 150,
+    five documents each."""
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=CEILING, budget=BUDGET)
     model, seen = adapter(api, said_nothing(api))
     result = turn(scenario, setup, model)
     (_, asked), _ = seen
@@ -552,6 +557,14 @@ def user_text(api, body):
     return body["input" if api == "responses" else "messages"][-1]["content"]
 
 
+def system_text(api, body):
+    """The instructions as each API carries them: Anthropic's ``system``, Responses' ``instructions``, or Chat
+    Completions' first (system or developer) message."""
+    if api == "anthropic":
+        return body["system"]
+    return body["instructions"] if api == "responses" else body["messages"][0]["content"]
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_every_provider_is_sent_the_evidence_region_the_instructions_describe(lesson, api):
     """Before: Claude's body had document blocks and no <evidence>, trust, version or conflict notes."""
@@ -561,7 +574,23 @@ def test_every_provider_is_sent_the_evidence_region_the_instructions_describe(le
     sent = user_text(api, seen[0][1])
     assert sent == f"{result.request.evidence}\n\nQuestion: {result.request.question}"
     assert '<evidence>\n<conflict between="forum-8812" and="man-p2-r4-s3.2">' in sent
-    assert '<document id="man-p2-r4-s3.2" version="rev 4" trust="approved">' in sent
+    assert '<document id="man-p2-r4-s3.2" asset="P-2" version="rev 4" trust="approved">' in sent
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_every_provider_is_told_each_documents_asset_and_the_system_prompt_names_the_attribute(lesson, api):
+    """Seed 000: the asset a passage is about must not be lost on the way to any model, and the prompt that
+    describes the tag's attributes names it too."""
+    scenario, setup, _ = lesson
+    model, seen = adapter(api, said_nothing(api))
+    result = turn(scenario, setup, model)
+    body = seen[0][1]
+    tags = [line for line in user_text(api, body).splitlines() if line.startswith("<document ")]
+    assert len(tags) == len(result.request.documents) == len(result.context_ids) > 0
+    for tag, doc in zip(tags, result.request.documents, strict=True):
+        assert tag.startswith(f'<document id="{doc.id}" asset="{doc.asset}" version=')
+    assert system_text(api, body) == result.request.instructions
+    assert "asset and trust attributes" in result.request.instructions
 
 
 @pytest.mark.parametrize("api", APIS)

@@ -30,9 +30,9 @@ from botie.turn import (
 from tests.strategies import OBSERVED_ON, events, examples, turn_budget_cases, turn_budget_labels
 
 PAYLOAD = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
-#: Lesson 06's budget: the seven documents as sent, tags and conflict notes included, are 533 tokens; 900 - 200 - 150
-#: leaves 550 for them.
-BUDGET = Budget(900, 200, 150)
+#: Lesson 06's budget: the seven documents as sent, tags and conflict notes included, are 575 tokens; 950 - 200 - 150
+#: leaves 600 for them.
+BUDGET = Budget(950, 200, 150)
 MESSAGE = "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7)."
 
 
@@ -354,7 +354,7 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
         ("permitted", "passed", ("seal", "gland", "draft", "faint"), "vendor not_permitted"),
         ("fresh", "passed", ("seal", "gland", "faint"), "draft not_yet_effective"),
         ("relevant", "passed", ("seal", "gland"), "faint below_floor (floor 0.35)"),
-        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 69 of 100 tokens as sent, tags included"),
+        ("fit", "passed", ("seal", "gland"), "2 documents in the pack, 81 of 100 tokens as sent, tags included"),
     ]
     assert r.request is not None
     assert r.stages[5] == StageResult(Stage.REQUEST, StageStatus.PASSED, ("seal", "gland"), r.request.report())
@@ -395,9 +395,9 @@ def test_both_requests_keep_the_setups_answer_allowance_and_the_action_request_i
 
 
 def test_the_setups_floor_reaches_the_selector():
-    r = run_turn("What torque?", WORLD, _setup(floor=0.1), Desk())
+    r = run_turn("What torque?", WORLD, _setup(floor=0.1, budget=120), Desk())
     assert r.stage(Stage.FIT).ids == ("seal", "gland", "faint")
-    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 97 of 100 tokens as sent, tags included"
+    assert r.stage(Stage.FIT).detail == "3 documents in the pack, 115 of 120 tokens as sent, tags included"
     assert r.stage(Stage.RELEVANT).detail == "nothing removed (floor 0.10)"
 
 
@@ -531,15 +531,15 @@ def test_two_verified_quotes_are_counted_in_the_plural():
 def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
     """A malformed citation (no id) names no document; the ones after it are still traced."""
     cites = Reply("x", ({"id": "", "quote": "x"}, {"id": "vendor", "quote": "x"}, {"id": "seal", "quote": "18 N·m"}))
-    r = run_turn("What torque?", WORLD, _setup(budget=40), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
+    r = run_turn("What torque?", WORLD, _setup(budget=46), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
     assert r.explain_losses() == "\n".join(
         [
             "ghost: lost at candidates (missing candidate): retrieval never returned it",
             "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
             "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
             "after the observation date 2026-06-01",
-            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 36 + 33 = 69 exceeds "
-            "the 40-token allowance; stopped here",
+            "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 42 + 39 = 81 exceeds "
+            "the 46-token allowance; stopped here",
             "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal, "
             "and neither does 18",
         ]
@@ -820,19 +820,23 @@ SEAL_HASH = "d1c6301ca82bc00d"  # the version shown for SEAL, which has no label
 
 
 def test_each_document_costs_its_element_tags_included_not_its_declared_text_cost():
-    seal = '<document id="seal" version="sha:' + SEAL_HASH + '">\nTorque the seal bolts to 25 N·m.\n</document>\n'
-    assert count_tokens(seal) == 36 and SEAL.cost == 10
+    seal = (
+        '<document id="seal" asset="P-2" version="sha:'
+        + SEAL_HASH
+        + '">\nTorque the seal bolts to 25 N·m.\n</document>\n'
+    )
+    assert count_tokens(seal) == 42 and SEAL.cost == 10
     r = run_turn("What torque?", [SEAL], _setup(), Desk())
-    assert r.selection.used == 36
+    assert r.selection.used == 42
 
 
 def test_a_selection_that_fits_gives_a_request_that_fits_the_budgets_total(scenario, model):
-    """Lesson 06's pack: 533 tokens as sent (423 of documents, 110 of three conflict notes) plus 136 for the rest
-    is the 669-token request, exactly."""
+    """Lesson 06's pack: 575 tokens as sent (465 of documents, 110 of three conflict notes) plus 138 for the rest
+    is the 713-token request, exactly."""
     setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
     r = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
     assert r.request is not None
-    assert (r.selection.used, r.request.tokens) == (533, 669)
+    assert (r.selection.used, r.request.tokens) == (575, 713)
     assert r.request.tokens + BUDGET.output_reserve <= BUDGET.total
 
 
@@ -983,13 +987,13 @@ def test_every_conflict_flagged_between_two_sent_documents_is_a_note_in_the_requ
 def test_a_conflict_whose_other_side_was_not_sent_is_not_noted_and_the_notes_are_paid_for_in_the_fit(scenario):
     from botie.context.evidence import conflicts_in
 
-    tight = TurnSetup.from_scenario(scenario, budget=Budget(800, 200, 150))
+    tight = TurnSetup.from_scenario(scenario, budget=Budget(850, 200, 150))
     r = run_turn(torque(scenario).question, scenario.candidates(0), tight, Desk())
-    assert "tkt-5630" not in r.context_ids  # with its note it no longer fits the 450 tokens
+    assert "tkt-5630" not in r.context_ids  # with its note it no longer fits the 500 tokens
     assert r.request is not None
     assert ("man-p2-r4-s3.2", "tkt-5630") not in conflicts_in(r.request.evidence)
     assert len(conflicts_in(r.request.evidence)) == 2
-    assert r.request.tokens == r.selection.used + 136 and r.request.tokens + 150 <= 800
+    assert r.request.tokens == r.selection.used + 138 and r.request.tokens + 150 <= 850
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ class Budget:
     ``input_reserve`` covers everything that is not evidence (instructions, the
     question, tool schemas, conversation); ``output_reserve`` the reply. What
     remains is :attr:`evidence`. The markup around each document (its
-    ``<document id=... version=...>`` tags) is sent with it, so it is evidence
+    ``<document id=... asset=... version=...>`` tags) is sent with it, so it is evidence
     too: count each document as rendered, not by its text alone. Reserves
     larger than the total are an error, never a silent zero: a request that
     cannot fit should not claim it does.

@@ -125,6 +125,16 @@ def test_the_context_can_be_the_rendered_region_itself():
     )
 
 
+def test_the_rendered_region_says_which_asset_each_document_is_about_so_the_asset_check_reads_it():
+    """Seed 000: the tag carries the asset, so a region alone is enough to refuse a quote about the pump next door."""
+    p1 = Record("man-p1-r2-s3.2", "P-1", "P-1 seal: tighten the gland nuts to 25 N·m.", 12)
+    region = render_evidence([MANUAL, p1])
+    assert verify_citations([{"id": "man-p2-r4-s3.2", "quote": "to 18 N·m"}], region, asset="P-2").ok
+    wrong = verify_citations([{"id": "man-p1-r2-s3.2", "quote": "to 25 N·m"}], region, asset="P-2")
+    assert [f.problem for f in wrong.failures] == [CitationProblem.WRONG_ASSET]
+    assert verify_citations([{"id": "man-p1-r2-s3.2", "quote": "to 25 N·m"}], region, asset="P-1").ok
+
+
 def test_quotes_containing_markup_are_checked_against_the_unescaped_text():
     doc = Record("d", "P-2", 'if pressure < 2 bar & "flush" is on', 9)
     assert verify_citations([{"id": "d", "quote": 'pressure < 2 bar & "flush"'}], render_evidence([doc])).ok

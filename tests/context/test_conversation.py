@@ -158,7 +158,8 @@ def test_earlier_turns_sit_between_the_evidence_and_the_question():
     assert request is not None
     assert request.text == (
         "Answer from the documents only.\n\n"
-        '<evidence>\n<document id="m1" version="r5" trust="approved">\ntorque 19 N·m\n</document>\n</evidence>\n\n'
+        '<evidence>\n<document id="m1" asset="P-2" version="r5" trust="approved">\n'
+        "torque 19 N·m\n</document>\n</evidence>\n\n"
         "User: Which pump?\nAssistant: P-2.\n\n"
         "User: Its model?\nAssistant: PX-200.\n\n"
         "Question: And the torque?"

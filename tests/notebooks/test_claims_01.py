@@ -12,7 +12,7 @@ from hypothesis import given
 
 from botie import Budget, BudgetError, Record, count_tokens, render_evidence, select
 from botie.context.chunks import document_of, split_record, summary_of
-from botie.context.evidence import document_element, document_tokens
+from botie.context.evidence import document_element, document_tokens, parse_evidence
 from botie.lessons import fixture_path, load_scene
 from botie.lessons.content.scenarios import load_evidence_scenario
 from tests.strategies import allowances, allowed_lists, events, examples, record_lists, selection_labels
@@ -130,16 +130,20 @@ def test_skip_never_uses_less_room_than_prefix(records, allowed, allowance):
 
 
 @pytest.mark.parametrize("record_id", sorted(BY_ID))
-def test_the_document_tag_carries_the_id_version_and_trust_but_not_the_asset(record_id):
+def test_the_document_tag_carries_the_id_asset_version_and_trust(record_id):
     record = BY_ID[record_id]
     tag = document_element(record).splitlines()[0]
-    assert f'id="{record.id}"' in tag and f'version="{record.version}"' in tag and f'trust="{record.trust}"' in tag
-    assert "asset" not in tag and record.asset not in tag.replace(record.id, "")
+    assert tag == (
+        f'<document id="{record.id}" asset="{record.asset}" version="{record.version}" trust="{record.trust}">'
+    )
 
 
-def test_a_passage_whose_text_does_not_name_its_pump_reaches_the_request_without_saying_which_pump():
-    quiet = Record("man-x-s1", "P-2", "Tighten the gland nuts to 18 N·m.", 5, version="rev 1")
-    assert "P-2" not in render_evidence([quiet])
+@pytest.mark.parametrize("asset", ["P-2", "P-1", "K-7"])
+def test_a_passage_whose_text_does_not_name_its_pump_still_reaches_the_request_saying_which_pump(asset):
+    quiet = Record("man-x-s1", asset, "Tighten the gland nuts to 18 N·m.", 5, version="rev 1")
+    region = render_evidence([quiet])
+    assert asset not in quiet.text and f'asset="{asset}"' in region
+    assert parse_evidence(region)[0].asset == asset
 
 
 def test_both_selected_records_are_about_p2_and_say_where_they_came_from():
@@ -339,11 +343,12 @@ def test_the_summary_drops_the_24_hour_recheck_and_the_lesson_says_so():
     assert "run the pump 24 hours and check the torque again" in said and "drops a step" in said
 
 
-def test_the_request_labels_passages_by_id_and_version_not_asset():
+def test_the_request_labels_passages_by_id_asset_and_version():
     from botie import render_evidence
     from botie.lessons import load_evidence_scenario
 
     ticket = next(r for r in load_evidence_scenario().records if r.id == "tkt-5521")
     tag = render_evidence([ticket]).splitlines()[1]
-    assert ticket.id in tag and ticket.asset not in tag.replace(ticket.id, "")
-    assert "one more reason the permission filter comes first" not in _instructor_markdown("01-15")
+    assert tag.startswith(f'<document id="{ticket.id}" asset="{ticket.asset}" version="{ticket.version}"')
+    said = " ".join(_instructor_markdown("01-15").split())
+    assert "labels each passage with its id, asset and version" in said and "not its asset" not in said

@@ -27,7 +27,7 @@ R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "
 def world():
     scenario = load_evidence_scenario()
     model = load_scripted_model()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(900, 200, 150))
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150))
     booking = ActionRequest(
         "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7).",
         approval=Approval("tech-ana", R7),
@@ -263,9 +263,9 @@ def test_when_only_the_booking_request_fails_the_answer_stands_and_the_action_no
     assert run_turn(question, candidates, setup, model).action_notice is None  # no action asked for
 
 
-@pytest.mark.parametrize("total", [900, 1_000])
+@pytest.mark.parametrize("total", [950, 1_050])
 def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_text_takes(world, total):
-    """Five where seven at the lesson's 900 (the schema and the escaping are paid for); at 1,000, six where eight."""
+    """Five where seven at the lesson's 950 (the schema and the escaping are paid for); at 1,050, six where eight."""
     from botie.lessons import overloaded_model
 
     scenario, model, setup, _ = world
@@ -273,7 +273,7 @@ def test_counted_as_the_body_claude_is_sent_fewer_documents_fit_than_botie_s_tex
     question, candidates = scenario.questions[0].question, scenario.candidates(0)
     text = run_turn(question, candidates, setup, model)
     body = run_turn(question, candidates, setup, overloaded_model())
-    assert (len(body.context_ids), len(text.context_ids)) == {900: (5, 7), 1_000: (6, 8)}[total]
+    assert (len(body.context_ids), len(text.context_ids)) == {950: (5, 7), 1_050: (6, 8)}[total]
     assert (
         body.request is not None
         and body.request.tokens + 150 <= total

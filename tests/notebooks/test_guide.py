@@ -424,7 +424,7 @@ def test_the_evidence_panel_steps_the_guide_walks_through_are_the_panels_own():
 
 
 def test_the_markup_numbers_the_guide_quotes_for_lesson_06_are_the_codes():
-    """243 tokens of text, 423 as sent; two documents fit the scenario's budget; the lesson's total is 900."""
+    """243 tokens of text, 465 as sent; two documents fit the scenario's budget; the lesson's total is 950."""
     from botie import Budget
     from botie.context.evidence import document_tokens
     from botie.lessons import load_evidence_scenario, load_scripted_model
@@ -432,8 +432,9 @@ def test_the_markup_numbers_the_guide_quotes_for_lesson_06_are_the_codes():
 
     scenario = load_evidence_scenario()
     nb = nbformat.read(LESSONS["06"], as_version=4)
-    assert "budget=Budget(900, 200, 150)" in nb.cells[3].source  # the lesson's own setup cell
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=Budget(900, 200, 150))
+    setup_cell = next(c for c in nb.cells if c.get("id") == "05-02")  # the lesson's own setup cell
+    assert "ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150)" in setup_cell.source
+    setup = TurnSetup.from_scenario(scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150))
     question = scenario.questions[0].question
     turn = run_turn(question, scenario.candidates(0), setup, load_scripted_model())
     pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]

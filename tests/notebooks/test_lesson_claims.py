@@ -17,8 +17,10 @@ from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import AnswerScript, load_scripted_model
 from botie.turn import TurnOutcome, TurnSetup, run_turn
 
-#: Lesson 06's budget (cell 05-02): 550 tokens for evidence, room for the seven documents and their conflict notes.
-LESSON_05_BUDGET = Budget(900, 200, 150)
+#: Lesson 06's budget and ceiling (cell 05-02): 600 tokens for evidence, room for the seven documents and their
+#: conflict notes, tags included; the whole request plus the answer stays under the 70% alert of 1,300.
+LESSON_05_BUDGET = Budget(950, 200, 150)
+LESSON_06_CEILING = 1_300
 
 # --- lesson 01: prefix against skip ------------------------------------------------------------------
 
@@ -105,7 +107,7 @@ def test_without_the_exception_clause_an_answer_from_what_was_sent_is_released_a
         (("man-p2-r4-s3.2", "tighten the gland nuts evenly in a cross pattern to 18 N·m, and never above 20 N·m"),),
     )
     candidates = [r for r in scenario.candidates(0) if r.id != "man-p2-r4-s3.2.1"]
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=LESSON_06_CEILING, answer_allowance=150, budget=BUDGET)
     turn = run_turn(
         torque.question, candidates, setup, model.with_(answers={torque.question: plain}), needed=torque.answered_by
     )
@@ -167,14 +169,14 @@ def test_lesson_01_the_fitting_section_costs_5_in_the_scene_and_48_counted_with_
     assert (in_scene.cost, counted.cost, count_tokens(counted.text)) == (5, 48, 48)
 
 
-def test_lesson_01_render_evidence_writes_one_evidence_region_with_a_document_per_record_carrying_id_and_version():
+def test_lesson_01_render_evidence_writes_one_region_with_a_document_per_record_carrying_id_asset_and_version():
     from botie import render_evidence
 
     records = [r for r in load_scene(fixture_path("p2_seal.json")).records if r.asset == "P-2"][:2]
     text = render_evidence(records)
     assert text.count("<evidence") == 1 and text.count("</evidence>") == 1
     for record in records:
-        assert f'<document id="{record.id}" version="{record.version}"' in text
+        assert f'<document id="{record.id}" asset="{record.asset}" version="{record.version}"' in text
 
 
 def test_lesson_01_a_skipping_choose_evidence_agrees_at_8_and_at_11_keeps_tkt_4410_below_the_record_that_did_not_fit():
@@ -476,23 +478,23 @@ def test_another_technicians_reminder_and_a_k7_value_are_hidden_from_tech_ana_an
 # --- lesson 06: a structured request, counting what is sent, and your own model -------------------------------
 
 
-def test_lesson_05_the_pack_is_243_tokens_of_text_423_as_sent_3_notes_of_110_and_the_request_669_plus_150_against_600():
+def test_lesson_05_the_pack_is_243_tokens_of_text_465_as_sent_3_notes_of_110_and_the_request_713_plus_150_against_600():
     from botie import count_tokens
     from botie.context.evidence import conflict_note, conflicts_in, document_tokens
 
     scenario, model = load_evidence_scenario(), load_scripted_model()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=LESSON_05_BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=LESSON_06_CEILING, answer_allowance=150, budget=LESSON_05_BUDGET)
     turn = run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model)
     pack = [r for r in scenario.candidates(0) if r.id in turn.context_ids]
     text_only, as_sent = sum(r.cost for r in pack), sum(document_tokens(r) for r in pack)
-    assert (len(pack), text_only, as_sent, round((as_sent - text_only) / len(pack))) == (7, 243, 423, 26)
+    assert (len(pack), text_only, as_sent, round((as_sent - text_only) / len(pack))) == (7, 243, 465, 32)
     assert turn.request is not None
     notes = conflicts_in(turn.request.evidence)
     assert (len(notes), sum(count_tokens(conflict_note(a, b)) for a, b in notes)) == (3, 110)
-    assert turn.request.tokens - as_sent - 110 == 136
-    assert turn.request.tokens == 669 and 669 + 150 == 819 > scenario.budget.total == 600
-    assert turn.stage("fit").detail == "7 documents in the pack, 533 of 550 tokens as sent, tags included"
-    assert f"{turn.request.ratio:.1%}" == "68.2%" and not turn.request.alert
+    assert turn.request.tokens - as_sent - 110 == 138
+    assert turn.request.tokens == 713 and 713 + 150 == 863 > scenario.budget.total == 600
+    assert turn.stage("fit").detail == "7 documents in the pack, 575 of 600 tokens as sent, tags included"
+    assert f"{turn.request.ratio:.1%}" == "66.4%" and not turn.request.alert
     assert scenario.budget.evidence == 250 and text_only <= 250  # on text alone the pack "fits"
     small = run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(budget=scenario.budget), model)
     assert len(small.context_ids) == 2 and small.outcome is TurnOutcome.WITHHELD
@@ -536,7 +538,7 @@ def test_lesson_05_odd_replies_end_in_their_own_outcomes_and_none_raises():
     from botie.model import Reply
 
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_200, answer_allowance=150, budget=LESSON_05_BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=LESSON_06_CEILING, answer_allowance=150, budget=LESSON_05_BUDGET)
     replies = {
         "empty": Reply("", ()),
         "model_refused": Reply("", (), stop_reason="refusal", refusal="I can't help with that."),
@@ -607,14 +609,14 @@ def _alone_and_as_sent(record_id):
     return count_tokens(record.text), document_tokens(record)
 
 
-def test_lesson_01_the_fitting_section_is_48_tokens_alone_and_75_as_sent_27_for_the_markup_56_percent_more():
+def test_lesson_01_the_fitting_section_is_48_tokens_alone_and_81_as_sent_33_for_the_markup_69_percent_more():
     alone, as_sent = _alone_and_as_sent("man-p2-r4-s3.2")
-    assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (48, 75, 27, "56%")
+    assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (48, 81, 33, "69%")
 
 
-def test_lesson_03_the_exception_clause_is_44_tokens_alone_and_73_as_sent_29_for_the_markup_66_percent_more():
+def test_lesson_03_the_exception_clause_is_44_tokens_alone_and_79_as_sent_35_for_the_markup_80_percent_more():
     alone, as_sent = _alone_and_as_sent("man-p2-r4-s3.2.1")
-    assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (44, 73, 29, "66%")
+    assert (alone, as_sent, as_sent - alone, f"{(as_sent - alone) / alone:.0%}") == (44, 79, 35, "80%")
 
 
 def test_lesson_02a_when_both_of_a_flagged_pair_are_sent_the_request_carries_a_conflict_note_naming_both():

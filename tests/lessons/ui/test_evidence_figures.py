@@ -79,7 +79,7 @@ def test_the_alert_figure_says_each_turns_share_and_the_first_alert_in_words(inp
     fig = alert_figure(inputs["alert"])
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.texts]
-    assert labels[0] == "39.6%\nok" and labels[4] == "65.2%\nok" and labels[5] == "71.6%\nALERT"
+    assert labels[0] == "41.0%\nok" and labels[4] == "66.6%\nok" and labels[5] == "73.0%\nALERT"
     assert ax.get_title() == "Share of the 1,000-token ceiling, turn by turn: turn 6 is the first to reach the alert"
     assert "alert at 70% of the ceiling" in [t.get_text() for t in fig.legends[0].get_texts()]
 
