@@ -385,7 +385,9 @@ def measured_table(measures: Sequence[Measure]) -> str:
         f"{sum(m.slot for m in measures)} |"
     )
     homework = [
-        f"{m.lesson} {_names(m.homework)} (about {m.homework_minutes:.0f} minutes)" for m in measures if m.homework
+        f"{m.lesson} {_homework_label(m)} (about {m.homework_minutes:.0f} minutes)"
+        for m in measures
+        if m.homework_minutes
     ]
     if homework:
         lines += ["", f"Homework, optional and done after the lesson, so in no minutes above: {'; '.join(homework)}."]
@@ -394,6 +396,11 @@ def measured_table(measures: Sequence[Measure]) -> str:
 
 def _names(names: Iterable[str]) -> str:
     return ", ".join(f"`{n}`" for n in names)
+
+
+def _homework_label(m: Measure) -> str:
+    # Homework without an exercise (reading and running only, as lesson 06's own model) is still homework.
+    return _names(m.homework) or "its homework section"
 
 
 def clock(minutes: int) -> str:
@@ -522,9 +529,9 @@ TIMING = re.compile(r"^\*\*Timing\.\*\* .*?(?=\n\n)", re.M | re.S)
 
 def timing_paragraph(m: Measure) -> str:
     homework = (
-        f" Its homework ({_names(m.homework)}, about {m.homework_minutes:.0f} minutes) is optional, done after "
+        f" Its homework ({_homework_label(m)}, about {m.homework_minutes:.0f} minutes) is optional, done after "
         "the lesson, and not in that time."
-        if m.homework
+        if m.homework_minutes
         else ""
     )
     return (

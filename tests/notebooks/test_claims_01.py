@@ -259,7 +259,17 @@ def test_reset_exercise_numbers_lesson_01s_exercises_1_and_2_as_the_table_does()
     from botie.lessons.learner.progress import PLACES
 
     assert PLACES["permitted"] == ("01", 1) and PLACES["choose_evidence"] == ("01", 2)
-    assert sorted({lesson for lesson, _ in PLACES.values()}) == ["00", "01", "02a", "02b", "03", "04", "05a", "05b", "06"]
+    assert sorted({lesson for lesson, _ in PLACES.values()}) == [
+        "00",
+        "01",
+        "02a",
+        "02b",
+        "03",
+        "04",
+        "05a",
+        "05b",
+        "06",
+    ]
 
 
 # --- the cast card, true to the fixtures ----------------------------------------------------------------------

@@ -615,8 +615,10 @@ def test_the_02b_panel_at_150_leaves_the_exception_clause_not_considered_and_at_
 
     panel = provenance_panel(load_evidence_scenario())
     panel.budget.value = 150
+    assert panel.selection is not None
     assert panel.selection.outcome("man-p2-r4-s3.2.1").status == EvidenceStatus.NOT_CONSIDERED
     panel.budget.value = 250
+    assert panel.selection is not None
     assert panel.selection.outcome("man-p2-r4-s3.2.1").status == EvidenceStatus.SELECTED
 
 

@@ -359,17 +359,12 @@ def test_from_lesson_02_on_every_lesson_has_a_design_exercise_that_is_checked(pa
     assert any(re.search(rf"check\({re.escape(n)}\)", later) for n in names)
 
 
-def _is_homework(cell) -> bool:
-    return agenda.HOMEWORK in cell.metadata.get("tags", [])
-
-
 @pytest.mark.parametrize("path", LEARNER, ids=lambda p: p.stem)
 def test_the_progress_block_comes_after_the_last_sections_final_paragraph(path):
     nb = _read(path)
     at = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## Where you stand" in c.source]
     assert len(at) == 1
-    # The homework appendix, if any, comes after; the test below holds it to its own shape.
-    after = [c for c in nb.cells[at[0] + 1 :] if c.cell_type == "markdown" and not _is_homework(c)]
+    after = [c for c in nb.cells[at[0] + 1 :] if c.cell_type == "markdown"]
     # Nothing but a new section may follow: no paragraph of the section before is left stranded below it.
     assert all(c.source.lstrip().startswith("## ") for c in after), [c.source[:60] for c in after]
     assert "show_progress()" in nb.cells[at[0] + 1].source
@@ -385,7 +380,7 @@ def homework_shape(nb) -> str | None:
     """What is wrong with a lesson's homework, or None: one block just before "Where you stand" (so the progress
     table below it lists its exercise), marked optional where it opens, holding no prediction (one is asked of
     everyone)."""
-    tagged = [i for i, c in enumerate(nb.cells) if _is_homework(c)]
+    tagged = [i for i, c in enumerate(nb.cells) if agenda.is_homework(c)]
     if not tagged:
         return None
     if tagged != list(range(tagged[0], tagged[-1] + 1)):
@@ -421,9 +416,9 @@ def test_the_homework_shape_rejects_homework_out_of_place_split_or_not_marked_op
     numbered = nbformat.v4.new_markdown_cell("## 10. Homework (optional, after the lesson): own", metadata=tag)
     assert homework_shape(lesson(numbered, code, stand)) is None
     assert homework_shape(lesson(stand)) is None
-    assert "Where you stand" in homework_shape(lesson(stand, head, code))
-    assert "one block" in homework_shape(lesson(head, nbformat.v4.new_markdown_cell("## 3. x"), code, stand))
+    assert "Where you stand" in str(homework_shape(lesson(stand, head, code)))
+    assert "one block" in str(homework_shape(lesson(head, nbformat.v4.new_markdown_cell("## 3. x"), code, stand)))
     unmarked = nbformat.v4.new_markdown_cell("## 10. Your own model", metadata=tag)
-    assert "optional" in homework_shape(lesson(unmarked, code, stand))
+    assert "optional" in str(homework_shape(lesson(unmarked, code, stand)))
     asks = nbformat.v4.new_code_cell('predict("r7-again").widget', metadata=tag)
-    assert "prediction" in homework_shape(lesson(head, asks, stand))
+    assert "prediction" in str(homework_shape(lesson(head, asks, stand)))

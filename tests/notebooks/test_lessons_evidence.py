@@ -52,7 +52,7 @@ SEED_EXAMPLES = {
     ],
     "03_count_then_route": [
         "41 agreements, 1,440,000 tokens: 1.6 times the 900,000-token ceiling",
-        "soft budget: 540,000 of 900,000 tokens",
+        "soft budget 540,000 tokens; select limit 2,160,000",
         "12 + 29 = 41",
         "budget used: 512,400 of 540,000",
         "guard first: retrieve_within_document - agreement-big alone is 600,000 tokens",

@@ -167,12 +167,11 @@ def test_every_next_link_names_the_next_lesson_by_its_own_title():
 @pytest.mark.parametrize("path", ALL, ids=_id)
 def test_every_lesson_ends_by_showing_the_learners_progress(path):
     """Just before the closing summary: a 'Where you stand' cell, then show_progress() with its table stored,
-    listing this lesson's own exercises as checked and every other lesson's as not started. A homework appendix
-    (cells tagged homework) may follow the summary: it is not part of the lesson's close."""
+    listing this lesson's own exercises as checked and every other lesson's as not started. Homework comes
+    before 'Where you stand', so the table lists its exercise too."""
     from botie.lessons.learner.progress import PLACES
-    from tools.agenda import lesson_cells
 
-    cells = lesson_cells(read(path).cells)
+    cells = read(path).cells
     heading, shown, last = cells[-3:]
     assert heading.cell_type == "markdown" and heading.source.startswith("## Where you stand")
     assert "reset_exercise(" in heading.source

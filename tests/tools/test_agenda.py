@@ -109,6 +109,16 @@ def test_homework_is_stated_beside_the_lessons_time_never_inside_it():
     assert "homework" not in agenda.timing_paragraph(agenda.measure(tiny_notebook(), "09", ["plain", "mine"]))
 
 
+def test_homework_with_nothing_to_write_is_still_stated_beside_the_lessons_time():
+    """Reading and running only (no exercise), as lesson 06's own model: its minutes are still named, apart."""
+    nb = tiny_notebook()
+    nb.cells += homework_cells()[:1]  # the heading and its reading, no exercise
+    m = agenda.measure(nb, "09", ["plain", "mine"])
+    assert m.homework == () and m.homework_minutes > 0
+    assert "homework (its homework section, about" in agenda.timing_paragraph(m)
+    assert "09 its homework section (about" in agenda.measured_table([m])
+
+
 @pytest.mark.parametrize("path", sorted(agenda.learner_notebooks().values()), ids=lambda p: p.stem)
 def test_a_learner_sees_as_homework_exactly_the_cells_timed_as_homework(path):
     """Each cell tagged homework sits under a "## Homework" heading that says so, and every cell there is tagged."""

@@ -14,7 +14,16 @@ from botie.context.register import DocumentRegister
 from botie.lessons.exercises._shared import record, scenario
 from botie.lessons.exercises.engine import Case, Exercise, call_learner, record_ids, same_records, show
 
-__all__ = ["EXERCISES", "EXERCISES_02A", "EXERCISES_02B", "FLOOR", "INVARIANTS", "design_holds", "reference_shortlist", "register_of"]
+__all__ = [
+    "EXERCISES",
+    "EXERCISES_02A",
+    "EXERCISES_02B",
+    "FLOOR",
+    "INVARIANTS",
+    "design_holds",
+    "reference_shortlist",
+    "register_of",
+]
 
 _TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
 
