@@ -22,6 +22,7 @@ from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
 from botie.model import Reply
 from botie.turn import TurnOutcome, TurnSetup, run_turn
+from botie.turn.gate import asked_assets
 
 SCENARIO = load_evidence_scenario()
 TORQUE, FLUSH = SCENARIO.questions[0].question, SCENARIO.questions[1].question
@@ -158,6 +159,46 @@ def test_a_question_about_p2_answered_from_the_p1_manual_is_withheld_when_both_a
     (failure,) = r.citations.failures
     assert failure.problem is CitationProblem.WRONG_ASSET and "man-p1-s3 is about P-1, not P-2" in failure.reason
     assert [(x.record_id, x.kind) for x in r.losses] == [("man-p1-s3", "about another asset")]
+
+
+@pytest.mark.parametrize("spelling", ["P-2", "P2", "p-2", "p2", "P 2", "p 2", "(P2)"])
+def test_a_question_naming_p2_in_any_spelling_answered_from_the_p1_manual_is_withheld(spelling):
+    """Seed 000: a passage about the pump next door never passes for P-2, however the technician writes its id."""
+    r = run_turn(f"What torque do the {spelling} gland nuts take?", [P1, P2], TWO_PUMPS, FROM_P1)
+    assert r.gate is not None and r.gate.asked == frozenset({"P-2"})
+    assert r.outcome is TurnOutcome.WITHHELD
+    assert "man-p1-s3 is about P-1, not P-2" in r.citations.failures[0].reason
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("Seal kit for P-12?", {"P-12"}),
+        ("Seal kit for p12?", {"P-12"}),
+        ("Seal kit for P-2?", {"P-2"}),
+        ("Seal kit for P-21 or XP-2 or P-2-A?", set()),  # a longer id is not a mention of P-2
+        ("Does k7 share a frame with K 70?", {"K-7", "K-70"}),
+        ("Is k70 louder?", {"K-70"}),
+        ("What does the vendor p2 drawing say?", {"VENDOR-P2"}),  # inside VENDOR-P2's mention: not P-2 too
+        ("Compare VENDOR-P2 with p-2.", {"VENDOR-P2", "P-2"}),
+        ("What torque does pump two take?", set()),  # no id: only the caller's asset= can say which
+    ],
+)
+def test_the_asked_asset_is_the_readable_id_the_question_spells_in_any_case_and_separator(question, named):
+    readable = ("P-1", "P-2", "P-12", "K-7", "K-70", "VENDOR-P2")
+    assert asked_assets(question, readable, None) == (frozenset(named) or None)
+    assert asked_assets(question, readable, "K-7") == frozenset({"K-7"})  # the caller's word comes first
+
+
+def test_a_question_naming_no_asset_id_needs_the_work_orders_asset_passed_to_be_checked():
+    """Lesson 06 (06-gate-md): a question naming no asset needs the work order's asset as run_turn(..., asset=...)."""
+    pump_two = "What torque do pump two's gland nuts take?"
+    unchecked = run_turn(pump_two, [P1, P2], TWO_PUMPS, FROM_P1)
+    assert unchecked.gate is not None and unchecked.gate.asked is None
+    assert unchecked.outcome is TurnOutcome.ANSWERED  # nothing in the words names an id: no asset check
+    checked = run_turn(pump_two, [P1, P2], TWO_PUMPS, FROM_P1, asset="P-2")
+    assert checked.gate is not None and checked.gate.asked == frozenset({"P-2"})
+    assert checked.outcome is TurnOutcome.WITHHELD
 
 
 def test_the_asked_asset_comes_from_the_callers_argument_before_the_question():

@@ -18,7 +18,8 @@ Three checks, each a rule a lesson teaches, run on every answer whatever path bu
 
 Any failure withholds the answer. How the turn knows the asked asset: the caller says so (``asset``, from
 trusted application state such as the asset page the technician is on); failing that, the readable
-assets the technician's own question names; failing that, none is known and the quotes are checked
+assets the technician's own question names (in any case, with a hyphen, a space or nothing between the id's
+letter and number parts: "P-2", "p2", "P 2"); failing that, none is known and the quotes are checked
 against the read scope alone (the stage says so).
 
 The evidence region's guard is the escaping the lessons teach: every body and attribute is escaped, so no
@@ -70,16 +71,32 @@ class Gate(NamedTuple):
         return out + list(self.sides)
 
 
-def _names(question: str, asset: str) -> bool:
-    return re.search(rf"(?<![\w-]){re.escape(asset)}(?![\w-])", question) is not None
+def _spellings(asset: str) -> str:
+    """A pattern for the ways a person writes ``asset``: any case, and a hyphen, a space or nothing between its
+    letter and number parts ("P-2", "p2", "P 2"), derived from the id itself, so no asset vocabulary is kept."""
+    parts = re.findall(r"[^\W\d_]+|\d+", asset)
+    body = r"[-\s]?".join(re.escape(p) for p in parts) if parts else re.escape(asset)
+    # Not inside a longer id: "P-2" is not named by "P-12", "P-21" or "VENDOR-P2".
+    return rf"(?<!\w)(?<!\w-){body}(?!-?\w)"
+
+
+def _named(question: str, readable: Iterable[str]) -> frozenset[str]:
+    """The readable assets the question names. A mention inside a longer id's mention names only the longer
+    one: "vendor p2" names VENDOR-P2, not P-2 as well."""
+    spans = {a: [m.span() for m in re.finditer(_spellings(a), question, flags=re.IGNORECASE)] for a in readable}
+    every = [(a, span) for a, found in spans.items() for span in found]
+
+    def inside(a: str, span: tuple[int, int]) -> bool:
+        return any(b != a and s <= span[0] and span[1] <= e and (e - s) > (span[1] - span[0]) for b, (s, e) in every)
+
+    return frozenset(a for a, found in spans.items() if any(not inside(a, span) for span in found))
 
 
 def asked_assets(question: str, readable: Iterable[str], asset: str | Iterable[str] | None) -> frozenset[str] | None:
     """The asset(s) the answer must be about: ``asset`` when given, else the readable ones the question names."""
     if asset is not None:
         return frozenset((asset,) if isinstance(asset, str) else asset)
-    named = frozenset(a for a in readable if _names(question, a))
-    return named or None
+    return _named(question, readable) or None
 
 
 def settled_sides(
