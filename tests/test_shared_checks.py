@@ -43,7 +43,7 @@ A, B = Record("a", "P-2", "x", 1), Record("b", "P-2", "y", 1)
         ),
         lambda v: botie.select_evidence([A], v, 10, observed_on="2026-01-01"),
         lambda v: botie.TurnSetup("u", v, "2026-01-01", 10),
-        lambda v: DocumentTool([A], allowed_assets=v, max_tokens=10),
+        lambda v: DocumentTool([A], allowed_assets=v, observed_on="2026-03-15", max_tokens=10),
     ],
     ids=["select", "decide", "select_evidence", "TurnSetup", "DocumentTool"],
 )
@@ -306,7 +306,7 @@ def test_where_replaces_the_record_prefix_and_an_empty_where_gives_none():
             "attempts must be a whole number (an int >= 1), got 0",
         ),
         (
-            lambda: DocumentTool([A], allowed_assets=["P-2"], max_tokens=-1),
+            lambda: DocumentTool([A], allowed_assets=["P-2"], observed_on="2026-03-15", max_tokens=-1),
             SettingError,
             "max_tokens",
             None,

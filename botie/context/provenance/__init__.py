@@ -15,7 +15,7 @@ from botie.context.provenance.outcomes import (
     EvidenceSelection,
     EvidenceStatus,
 )
-from botie.context.provenance.select import select_evidence
+from botie.context.provenance.select import freshness_of, select_evidence
 from botie.context.provenance.trust import (
     AUTHORITY,
     HIGH_AUTHORITY,
@@ -41,6 +41,7 @@ __all__ = [
     "EvidenceStatus",
     "Trust",
     "authority",
+    "freshness_of",
     "select_evidence",
     "trust_of",
     "version_hash",

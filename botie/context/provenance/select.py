@@ -41,7 +41,7 @@ from botie.context.register import DocumentRegister
 from botie.context.selection import Coverage, select
 from botie.errors import RecordError
 
-__all__ = ["select_evidence"]
+__all__ = ["freshness_of", "select_evidence"]
 
 _Verdict = tuple[EvidenceStatus, str] | None
 _InForce = Mapping[str, tuple[str, _dt.date]]  # document -> (revision in force, since when)
@@ -165,6 +165,29 @@ def _freshness_of_copy(r: Record, fresh: _Freshness) -> _Verdict:
             return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
         current = by_id[current].duplicate_of
     return None
+
+
+def freshness_of(
+    record: Record,
+    records: Iterable[Record],
+    *,
+    observed_on: _dt.date | _dt.datetime | str,
+    register: DocumentRegister | None = None,
+) -> tuple[EvidenceStatus, str] | None:
+    """Why ``record`` is not in force on ``observed_on`` (not yet effective, or superseded), else None.
+
+    The selector's freshness check (step 2 of :func:`select_evidence`) on one record, for a caller that
+    serves records one at a time, such as a just-in-time tool: with a ``register`` its revisions decide,
+    without one the revisions ``records`` (every record the caller holds) carry. A copy is as fresh as what
+    it copies.
+    """
+    records = unique_records(records)
+    today = as_date(observed_on, field="observed_on")
+    if register is not None:
+        register.revision_of(record)  # a record the register cannot place is bad input, named
+    in_force = _revisions_in_force(records, today) if register is None else {}
+    fresh = _Freshness({r.id: r for r in records}, today, in_force, register)
+    return _freshness(record, fresh) or _freshness_of_copy(record, fresh)
 
 
 def _root(r: Record, by_id: Mapping[str, Record]) -> str:

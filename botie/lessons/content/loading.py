@@ -15,22 +15,27 @@ injected :class:`LatencyModel`, and tool failures from a seeded
 of identifiers in rank order and loads each one until it holds every
 document the question needs (the fixture's ``answered_by``).
 
-The tool itself, :class:`DocumentTool`, checks permission and a size limit on
-every call, whatever the list of identifiers said: an identifier is a
-pointer, not a permission.
+The tool itself, :class:`DocumentTool`, checks on every call, whatever the
+list of identifiers said, what the selector checks before any score:
+permission, freshness on the day (the selector's own rule, from the document
+register) and copies, then a size limit. An identifier is a pointer, not a
+permission.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set, unit_interval, whole_number
+from botie._checks import allowed_set, as_date, unit_interval, whole_number
 from botie._enum import ShortName
+from botie.context.provenance import freshness_of
 from botie.context.records import Record, unique_records
+from botie.context.register import DocumentRegister
 from botie.lessons.content.scenarios import EvidenceScenario, load_evidence_scenario
 
 __all__ = [
@@ -72,6 +77,8 @@ class LoadStatus(ShortName):
     OK = "ok"
     UNKNOWN_ID = "unknown_id"
     NOT_PERMITTED = "not_permitted"
+    NOT_IN_FORCE = "not_in_force"  # superseded, or not yet effective, on the day
+    DUPLICATE = "duplicate"  # a copy of a record the tool serves itself
     TOO_LARGE = "too_large"
     FAILED = "failed"  # the call did not come back (an injected failure)
 
@@ -117,8 +124,13 @@ class DocumentTool:
 
     Every call checks, in order: that the call came back (an injected failure
     may say it did not), that the id exists, that the caller may read its
-    asset, and that it is within ``max_tokens``. It has no way to change a
-    document: the records sit behind a read-only mapping.
+    asset, that it is in force on ``observed_on`` (the selector's freshness
+    rule, :func:`~botie.context.provenance.freshness_of`, with ``register``
+    deciding the revision in force when given), that it is not a copy of a
+    record the tool would serve (send the original once, as the selector
+    does; a copy still serves when its original may not be read), and that it
+    is within ``max_tokens``. It has no way to change a document: the records
+    sit behind a read-only mapping.
     """
 
     name = "read_document"
@@ -128,15 +140,34 @@ class DocumentTool:
         records: Iterable[Record],
         *,
         allowed_assets: Iterable[str],
+        observed_on: _dt.date | _dt.datetime | str,
         max_tokens: int,
+        register: DocumentRegister | None = None,
         fail: Callable[[str], bool] | None = None,
     ) -> None:
         allowed = allowed_set(allowed_assets)
         whole_number(max_tokens, field="max_tokens", what="a whole number of tokens")
         self._records: Mapping[str, Record] = MappingProxyType({r.id: r for r in unique_records(records)})
         self.allowed_assets = allowed
+        self.observed_on = as_date(observed_on, field="observed_on")
+        self.register = register
         self.max_tokens = max_tokens
         self._fail = fail
+
+    def _stale(self, record: Record) -> str | None:
+        verdict = freshness_of(record, self._records.values(), observed_on=self.observed_on, register=self.register)
+        return None if verdict is None else verdict[1]  # the selector's reason: which revision, since when
+
+    def _original(self, record: Record) -> str | None:
+        """The nearest original ``record`` copies that this tool would serve, if any."""
+        seen = {record.id}
+        current = self._records.get(record.duplicate_of or "")
+        while current is not None and current.id not in seen:
+            if current.asset in self.allowed_assets and self._stale(current) is None:
+                return current.id
+            seen.add(current.id)
+            current = self._records.get(current.duplicate_of or "")
+        return None
 
     def __call__(self, doc_id: str) -> LoadResult:
         if self._fail is not None and self._fail(doc_id):
@@ -146,6 +177,13 @@ class DocumentTool:
             return LoadResult(doc_id, LoadStatus.UNKNOWN_ID, None, f"no document has the id {doc_id!r}")
         if record.asset not in self.allowed_assets:
             return LoadResult(doc_id, LoadStatus.NOT_PERMITTED, None, f"{record.asset} is not in your allowed assets")
+        stale = self._stale(record)
+        if stale is not None:
+            return LoadResult(doc_id, LoadStatus.NOT_IN_FORCE, None, stale)
+        original = self._original(record)
+        if original is not None:
+            why = f"a copy of {original}, which this tool serves: read the original, so the text arrives once"
+            return LoadResult(doc_id, LoadStatus.DUPLICATE, None, why)
         if record.cost > self.max_tokens:
             return LoadResult(
                 doc_id,
@@ -235,7 +273,14 @@ def just_in_time(
     catalogue = handles(by_id[i] for i in listed.selected_ids)
     context = overhead_tokens + sum(count(h.line()) for h in catalogue)
     inputs = [context]  # one entry per model call
-    tool = DocumentTool(scenario.records, allowed_assets=scenario.allowed_assets, max_tokens=max_tokens, fail=fail)
+    tool = DocumentTool(
+        scenario.records,
+        allowed_assets=scenario.allowed_assets,
+        observed_on=scenario.observed_on,
+        register=scenario.register,
+        max_tokens=max_tokens,
+        fail=fail,
+    )
     seen: list[str] = []
     tool_calls = 0
     failed = False

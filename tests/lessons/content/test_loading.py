@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from botie import Record, SettingError
@@ -25,7 +27,13 @@ def scenario():
 
 @pytest.fixture
 def tool(scenario):
-    return DocumentTool(scenario.records, allowed_assets=scenario.allowed_assets, max_tokens=40)
+    return DocumentTool(
+        scenario.records,
+        allowed_assets=scenario.allowed_assets,
+        observed_on=scenario.observed_on,
+        register=scenario.register,
+        max_tokens=40,
+    )
 
 
 def test_the_tool_checks_existence_permission_and_size_on_every_call(tool):
@@ -36,8 +44,54 @@ def test_the_tool_checks_existence_permission_and_size_on_every_call(tool):
     assert tool("docs://site-a/manuals/p2/rev4").status is LoadStatus.UNKNOWN_ID
 
 
+@pytest.mark.parametrize(
+    ("day", "refused", "served"),
+    [
+        # 15 March: rev 4 in force; rev 3 superseded, rev 5 not yet in force
+        ("2026-03-15", {"man-p2-r3-s3.2": "superseded by man-p2-r4-s3.2",
+                        "man-p2-r5-s3.2": "effective from 2026-04-01"}, "man-p2-r4-s3.2"),
+        # 2 April: rev 5 in force; rev 4 and every copy of it are superseded with it
+        ("2026-04-02", {"man-p2-r4-s3.2": "superseded by man-p2-r5-s3.2", "portal-p2-r4-s3.2": "replaced by rev 5",
+                        "man-p2-r3-s3.2": "rev 3 of docs://site-a/manuals/p2 was replaced by rev 5"}, "man-p2-r5-s3.2"),
+    ],
+)  # fmt: skip
+def test_the_tool_checks_permission_freshness_copies_and_size_on_every_call(scenario, day, refused, served):
+    """Lesson 02b (9f07f0e9): the tool checks what the selector checks before any score, then a size limit."""
+    tool = DocumentTool(
+        scenario.records, allowed_assets=scenario.allowed_assets, observed_on=day, register=scenario.register,
+        max_tokens=60,
+    )  # fmt: skip
+    for doc_id, why in refused.items():
+        result = tool(doc_id)
+        assert result.status is LoadStatus.NOT_IN_FORCE and result.record is None and why in result.reason, result
+    assert tool(served).status is LoadStatus.OK
+    # the rule is the selector's: the tool serves exactly the P-2 manual sections the selector finds in force
+    selection = scenario.select(0, observed_on=day, budget=10**6, floor=0.0)
+    fresh = {o.record_id for o in selection.outcomes if o.check != "freshness"}
+    for r in scenario.records:
+        if r.asset == "P-2":
+            assert (tool(r.id).status is not LoadStatus.NOT_IN_FORCE) == (r.id in fresh), r.id
+
+
+def test_the_tool_sends_an_original_rather_than_its_copy_unless_the_original_may_not_be_read(scenario):
+    tool = DocumentTool(
+        scenario.records, allowed_assets=["P-2"], observed_on="2026-03-15", register=scenario.register, max_tokens=60
+    )
+    for copy in ("portal-p2-r4-s3.2", "binder-p2-r4-s3.2"):
+        result = tool(copy)
+        assert result.status is LoadStatus.DUPLICATE and "a copy of man-p2-r4-s3.2" in result.reason
+    original = next(r for r in scenario.records if r.id == "man-p2-r4-s3.2")
+    walled = [dataclasses.replace(r, asset="VENDOR-P2") if r.id == original.id else r for r in scenario.records]
+    alone = DocumentTool(walled, allowed_assets=["P-2"], observed_on="2026-03-15", register=scenario.register,
+                         max_tokens=60)  # fmt: skip
+    assert alone("portal-p2-r4-s3.2").status is LoadStatus.OK  # the copy stands in, as in the selector
+    assert alone(original.id).status is LoadStatus.NOT_PERMITTED
+
+
 def test_an_injected_failure_returns_nothing(scenario):
-    broken = DocumentTool(scenario.records, allowed_assets=["P-2"], max_tokens=100, fail=lambda doc_id: True)
+    broken = DocumentTool(
+        scenario.records, allowed_assets=["P-2"], observed_on="2026-03-15", max_tokens=100, fail=lambda doc_id: True
+    )
     result = broken("tkt-5521")
     assert result.status is LoadStatus.FAILED and result.record is None
 
@@ -50,9 +104,11 @@ def test_the_tool_cannot_change_a_document(tool):
 
 def test_the_tool_refuses_bad_settings(scenario):
     with pytest.raises(TypeError):
-        DocumentTool(scenario.records, allowed_assets="P-2", max_tokens=10)
+        DocumentTool(scenario.records, allowed_assets="P-2", observed_on="2026-03-15", max_tokens=10)
     with pytest.raises(SettingError):
-        DocumentTool(scenario.records, allowed_assets=["P-2"], max_tokens=-1)
+        DocumentTool(scenario.records, allowed_assets=["P-2"], observed_on="2026-03-15", max_tokens=-1)
+    with pytest.raises(SettingError, match="observed_on"):
+        DocumentTool(scenario.records, allowed_assets=["P-2"], observed_on="someday", max_tokens=10)
 
 
 def test_failures_are_seeded(scenario):
