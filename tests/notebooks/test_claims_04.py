@@ -15,8 +15,10 @@ import nbformat
 import pytest
 
 from botie.context.citations import check_claims, verify_citations
+from botie.context.conversation import Conversation
 from botie.context.evidence import DEFAULT_INSTRUCTIONS, build_request, render_evidence
 from botie.context.records import version_hash
+from botie.errors import RequestTooLargeError
 from botie.lessons import fixture_path, load_evidence_scenario, load_records, load_scripted_model
 from botie.lessons.content.injections import ACTIONS, PhraseFilter, admitted, injection_variants, standing
 from botie.lessons.exercises.questions import QUESTIONS, questions_for
@@ -65,6 +67,23 @@ def test_the_version_hash_is_a_short_fingerprint_that_changes_with_the_label_or_
     assert len(same) == 16 and version_hash(dataclasses.replace(manual)) == same
     assert version_hash(dataclasses.replace(manual, text=manual.text.replace("18", "17"))) != same
     assert version_hash(dataclasses.replace(manual, version="rev 4a")) != same
+
+
+# --- section 3: the 70% alert, and a request that cannot fit -------------------------------------------
+
+
+@pytest.mark.parametrize("ceiling", [260, 300, 409])
+def test_a_request_over_the_ceiling_is_refused_whole_saying_by_how_much_and_nothing_is_cut(scene, ceiling):
+    """Lesson 04 (03-23, 03-24): under a ceiling it cannot fit, the request is refused whole, saying by how much."""
+    question = scene.questions[3].question
+    tickets = [r for r in scene.records if r.id in scene.select(3).selected_ids]
+    fits = Conversation(ceiling=4_000, answer_allowance=150).ask(question, tickets).request
+    with pytest.raises(RequestTooLargeError) as err:
+        Conversation(ceiling=ceiling, answer_allowance=150).ask(question, tickets)
+    over = fits.tokens + 150 - ceiling
+    assert f"over the {ceiling}-token ceiling by {over};" in str(err.value) and "nothing was cut" in str(err.value)
+    just = Conversation(ceiling=ceiling + over, answer_allowance=150).ask(question, tickets).request
+    assert just.text == fits.text and just.tokens + 150 == just.ceiling  # one token fewer would not do
 
 
 # --- section 4: escaping, the careful model, the gatekeeper ------------------------------------------
