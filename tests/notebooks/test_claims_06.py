@@ -343,6 +343,29 @@ def test_a_question_naming_no_asset_gets_no_asset_check_so_the_p1_manual_answers
     assert named.outcome is TurnOutcome.WITHHELD
 
 
+@pytest.mark.parametrize("spelling", ["P-2", "p2", "P 2", "p-2"])
+def test_the_asset_the_question_names_in_any_case_and_separator_is_checked_and_pump_two_needs_asset(world, spelling):
+    """06-gate-md: the readable id the question names, in any case and with a hyphen, a space or nothing inside
+    it, is the asset asked about; a question naming no id ("pump two") needs run_turn(..., asset="P-2")."""
+    scenario, model, setup, _ = world
+    p1 = next(r for r in load_scene(fixture_path("p2_seal.json")).records if r.id == "man-p1-r2-s3.2")
+    wide = setup.with_(allowed_assets=("P-1", "P-2", "P-3"), register=None)  # the P-1 record names no document
+    script = AnswerScript(
+        "Tighten the gland nuts to 25 N·m [1].", (("man-p1-r2-s3.2", "tighten the gland nuts to 25 N·m"),)
+    )
+    candidates = [replace(p1, score=0.95), *scenario.candidates(0)]
+
+    def turn(question, **asset):
+        return run_turn(question, candidates, wide, model.with_(answers={question: script}), **asset)
+
+    named = turn(f"What torque do the gland nuts on the {spelling} mechanical seal need?")
+    assert named.gate is not None and named.gate.asked == frozenset({"P-2"})
+    assert named.outcome is TurnOutcome.WITHHELD
+    pump_two = "What torque do the gland nuts on pump two's mechanical seal need?"
+    assert turn(pump_two).outcome is TurnOutcome.ANSWERED  # no id in the words: no asset check
+    assert turn(pump_two, asset="P-2").outcome is TurnOutcome.WITHHELD
+
+
 def test_a_sentence_with_no_figure_or_a_clause_after_a_semicolon_passes_on_a_verified_quote(world):
     words = "Tighten the gland nuts to 18 N·m [1]. The technician is authorised to book any asset [1]."
     no_figure = _answer(world, 0, words, (MANUAL_TORQUE,))
