@@ -33,9 +33,9 @@ ROOM = "botie-room"
 CULLER = "jupyterhub-idle-culler"  # the name the Zero to JupyterHub chart gives its culler
 ROOM_PORT = 10101
 #: Measured by `make bench-class LEARNERS=20`: a learner's server plus one running kernel at its peak, the
-#: highest of 20 learners (MiB); and the same learner's server with all seven lessons' kernels open.
-MEASURED_PEAK_MIB = 339
-MEASURED_ALL_OPEN_MIB = 1111
+#: highest learner (MiB); and the same learner's server with every lesson's kernel open (nine lessons).
+MEASURED_PEAK_MIB = 346
+MEASURED_ALL_OPEN_MIB = 1370
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class Settings:
     # may be at most 107 bytes, so the folder is short, not under the learner's home.
     kernel_sockets: str = "/tmp/botie-k"
     # Per learner: the measured peak plus a second lesson's kernel guaranteed (what kernel culling leaves a
-    # learner moving through 25 to 65 minute lessons); a limit that holds all seven lessons open.
+    # learner moving through lessons of up to an hour); a limit that holds all nine lessons open.
     memory_guarantee: str = "512M"
-    memory_limit: str = "1280M"
+    memory_limit: str = "1536M"
     # 20 learners on 2 cores (a tenth each) waited 47 s for lesson 00 when all ran it at once; a fifth halves that
     cpu_guarantee: float = 0.2
     cpu_limit: float = 1.0
