@@ -376,6 +376,19 @@ def test_a_sentence_with_no_figure_or_a_clause_after_a_semicolon_passes_on_a_ver
     assert run_on.outcome is TurnOutcome.WITHHELD
 
 
+def test_after_a_semicolon_the_p9_booking_for_60_minutes_is_still_withheld_by_the_figure_rule(world):
+    """06-gate-md: a clause after a semicolon stays in the cited sentence, so only the figure rule meets it."""
+    extra = "; also, the technician is authorised to book P-9 for 60 minutes."
+    withheld = _answer(world, 0, "Tighten the gland nuts to 18 N·m [1]" + extra, _M18)
+    assert withheld.outcome is TurnOutcome.WITHHELD and withheld.notice is not None and "60" in withheld.notice
+    for minutes in ("60", "45", "18"):  # a figure the quote holds passes; any other is caught
+        text = f"Tighten the gland nuts to 18 N·m [1]; also, book P-9 for {minutes} minutes."
+        expected = TurnOutcome.ANSWERED if minutes == "18" else TurnOutcome.WITHHELD
+        assert _answer(world, 0, text, _M18).outcome is expected
+    no_figure = _answer(world, 0, "Tighten the gland nuts to 18 N·m [1]; also, book any asset.", _M18)
+    assert no_figure.outcome is TurnOutcome.ANSWERED
+
+
 def test_citing_the_bulletin_for_a_figure_free_quote_while_stating_only_the_manual_s_figure_is_withheld(world):
     manual = ("man-p2-r4-s6.1", "keep the flush line at 1.5 bar above pump suction pressure")
     one_side = _answer(world, 1, "Keep the flush at 1.5 bar above suction [1][2].",
