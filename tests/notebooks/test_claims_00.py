@@ -75,7 +75,7 @@ def test_budget_refuses_a_window_of_10_with_reserves_of_8_and_4():
     assert Budget(total=20, input_reserve=8, output_reserve=4).evidence == 8  # the warm-up's example
 
 
-def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit():
+def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit_or_one_is_negative():
     def evidence_allowance(total, input_reserve, output_reserve):
         return max(0, total - input_reserve - output_reserve)
 
@@ -83,9 +83,22 @@ def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit
     assert not isinstance(report, str)
     results = report.results
     failed = [r.case.label for r in results if not r.passed]
-    assert failed == ["reserves 8 + 4 = 12 above a total of 10", "reserves 2 + 2 = 4 above a total of 3"]
+    assert failed == [
+        "reserves 8 + 4 = 12 above a total of 10",
+        "reserves 2 + 2 = 4 above a total of 3",
+        "a negative input reserve: total 10, reserves -5 and 4",
+        "a negative output reserve: total 10, reserves 2 and -1",
+    ]
+    # "where its zero looks like an answer": 0 for the two that do not fit; more room than the window for the others
+    assert [evidence_allowance(*r.case.args) for r in results if not r.passed] == [0, 0, 11, 9]
     # "a check with only the example's numbers would have passed it"
     assert evidence_allowance(20, 8, 4) == 8 and results[0].passed and results[0].case.shown
+
+
+def test_budget_refuses_a_negative_reserve_as_the_warm_up_asks():
+    for reserves in ((-5, 4), (2, -1)):
+        with pytest.raises(BudgetError, match="int >= 0"):
+            Budget(total=10, input_reserve=reserves[0], output_reserve=reserves[1])
 
 
 # --- predictions before answers ------------------------------------------------------------------------
