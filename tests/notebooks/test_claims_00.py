@@ -111,7 +111,7 @@ def distinctive(qid: str) -> set[str]:
     return right - wrong
 
 
-@pytest.mark.parametrize("qid", ["words-not-tokens", "reserves-too-big"])
+@pytest.mark.parametrize("qid", ["word-count-instead", "reserves-too-big"])
 def test_each_prediction_is_asked_before_its_answer_and_settled_by_a_run(qid):
     cells = welcome().cells
     at = next(i for i, c in enumerate(cells) if c.cell_type == "code" and f'predict("{qid}")' in c.source)
