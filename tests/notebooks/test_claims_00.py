@@ -252,3 +252,34 @@ def test_an_input_reserve_of_9_turns_the_ticket_that_filled_the_room_over_budget
 def test_an_input_reserve_of_17_is_refused_like_the_prediction():
     with pytest.raises(BudgetError):
         Budget(20, 17, 4)
+
+
+# --- section 2: how a lesson is laid out ------------------------------------------------------------------------
+
+
+def _instructor_lessons():
+    return {p.stem.split("_")[0]: nbformat.read(p, as_version=4) for p in sorted(INSTRUCTOR.glob("0*.ipynb"))}
+
+
+def test_every_numbered_lesson_teaches_three_to_five_ideas_as_the_layout_table_says():
+    """Cell 00-06: "What you'll learn | the three to five ideas the lesson is about"."""
+    table = next(c.source for c in _instructor_lessons()["00"].cells if c.id == "00-06")
+    assert "the three to five ideas the lesson is about" in table
+    for lesson, nb in _instructor_lessons().items():
+        if lesson == "00":
+            continue
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        learn = text.split("**What you'll learn**", 1)[1].split("\n\n", 2)[1]
+        assert 3 <= len(re.findall(r"^\d\. ", learn, flags=re.M)) <= 5, lesson
+
+
+def test_only_the_second_halves_it_names_have_no_wrong_on_purpose_part():
+    """Cell 00-06: "02b and 05b, the second halves of lessons split in two, have no wrong-on-purpose part"."""
+    table = flat(next(c.source for c in _instructor_lessons()["00"].cells if c.id == "00-06"))
+    assert "(02b and 05b, the second halves of lessons split in two, have no wrong-on-purpose part" in table
+    without = {
+        lesson
+        for lesson, nb in _instructor_lessons().items()
+        if not any(re.search(r"wrong on purpose", c.source, re.I) for c in nb.cells if c.cell_type == "markdown")
+    }
+    assert without == {"02b", "05b"}

@@ -309,9 +309,9 @@ def instructor_cell(cell_id: str) -> str:
     return next(text(c) for part in PARTS for c in instructor_cells(part) if c.get("id") == cell_id)
 
 
-def test_the_design_check_runs_twenty_cases():
-    assert len(EXERCISES["design_pack"].cases()) == 20
-    assert "runs twenty cases" in instructor_cell("02-36")
+def test_the_design_check_runs_twenty_four_cases():
+    assert len(EXERCISES["design_pack"].cases()) == 24
+    assert "runs twenty-four cases" in instructor_cell("02-36")
 
 
 def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_holds_every_selector_step():
@@ -684,3 +684,18 @@ def test_the_keyword_shortlist_as_asked_is_six_because_three_tie_for_fourth():
     tied = [r.record_id for r in ranked if r.score == fourth]
     assert round(fourth, 3) == 0.571 and len(tied) == 3 and "man-p1-r2-s3.2" in tied
     assert ranked[2].score > fourth and sum(r.score >= fourth for r in ranked) == 6
+
+
+def test_02b_opens_with_four_questions_and_the_alignment_one_refused():
+    """Cell 02b-01: "four questions in all (...) and Botie refuses the alignment question: no permitted record
+    clears the relevance floor, so no model is asked"."""
+    scenario = load_evidence_scenario()
+    asked = [q.question for q in scenario.questions]
+    assert len(asked) == 4 and "alignment" in asked[2]
+    selection = scenario.select(2)
+    assert selection.refused and selection.selected_ids == () and selection.best_score < selection.floor
+    # the one candidate above the floor is the vendor file, which this caller may not read
+    above = [r for r in scenario.candidates(2) if r.score >= selection.floor]
+    assert [r.asset for r in above] == ["VENDOR-P2"] and "VENDOR-P2" not in scenario.allowed_assets
+    for question in (0, 1, 3):
+        assert not scenario.select(question).refused

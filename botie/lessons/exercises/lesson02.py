@@ -881,7 +881,8 @@ _DESIGN = Exercise(
         "section (a marked copy gives way to its original); nothing below the 0.35 floor unless a sent "
         "record depends on it; every record with what it depends on; every sent pair that ingestion marked "
         "as disagreeing flagged; two "
-        "high-authority records (approved or reviewed) that disagree together or not at all; a lower tier "
+        "high-authority records (approved or reviewed) that disagree together or not at all (one the caller may "
+        "not read cannot go in, so neither does the other); a lower tier "
         "only alongside the higher source it contradicts (a copy carries its original's disagreements), else "
         "left out; costs within the budget; and the section that answers, with its exception, in the version "
         "in force. How you rank, and whether a lower-tier rival goes in beside its source or stays out, is yours.",
