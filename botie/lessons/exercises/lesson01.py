@@ -95,7 +95,7 @@ _PERMITTED = Exercise(
     a_list_of_records,
     (
         "Go through the records in order and keep each one whose asset is in allowed_assets. "
-        "Return them as a list, still in ranked order.",
+        "Return them as a new list, still in ranked order, and leave the list you were given as it was.",
         "Membership is exact: 'P-22', 'p-2' and 'P-2 ' are different assets from 'P-2'. "
         "Use `record.asset in allowed_assets`, not a substring test or a case-insensitive one.",
         "One line does it: `return [r for r in records if r.asset in allowed_assets]`.",
