@@ -75,7 +75,7 @@ def test_budget_refuses_a_window_of_10_with_reserves_of_8_and_4():
     assert Budget(total=20, input_reserve=8, output_reserve=4).evidence == 8  # the warm-up's example
 
 
-def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit():
+def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit_or_one_is_negative():
     def evidence_allowance(total, input_reserve, output_reserve):
         return max(0, total - input_reserve - output_reserve)
 
@@ -83,9 +83,22 @@ def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit
     assert not isinstance(report, str)
     results = report.results
     failed = [r.case.label for r in results if not r.passed]
-    assert failed == ["reserves 8 + 4 = 12 above a total of 10", "reserves 2 + 2 = 4 above a total of 3"]
+    assert failed == [
+        "reserves 8 + 4 = 12 above a total of 10",
+        "reserves 2 + 2 = 4 above a total of 3",
+        "a negative input reserve: total 10, reserves -5 and 4",
+        "a negative output reserve: total 10, reserves 2 and -1",
+    ]
+    # "where its zero looks like an answer": 0 for the two that do not fit; more room than the window for the others
+    assert [evidence_allowance(*r.case.args) for r in results if not r.passed] == [0, 0, 11, 9]
     # "a check with only the example's numbers would have passed it"
     assert evidence_allowance(20, 8, 4) == 8 and results[0].passed and results[0].case.shown
+
+
+def test_budget_refuses_a_negative_reserve_as_the_warm_up_asks():
+    for reserves in ((-5, 4), (2, -1)):
+        with pytest.raises(BudgetError, match="int >= 0"):
+            Budget(total=10, input_reserve=reserves[0], output_reserve=reserves[1])
 
 
 # --- predictions before answers ------------------------------------------------------------------------
@@ -98,7 +111,7 @@ def distinctive(qid: str) -> set[str]:
     return right - wrong
 
 
-@pytest.mark.parametrize("qid", ["words-not-tokens", "reserves-too-big"])
+@pytest.mark.parametrize("qid", ["word-count-instead", "reserves-too-big"])
 def test_each_prediction_is_asked_before_its_answer_and_settled_by_a_run(qid):
     cells = welcome().cells
     at = next(i for i, c in enumerate(cells) if c.cell_type == "code" and f'predict("{qid}")' in c.source)
@@ -239,3 +252,34 @@ def test_an_input_reserve_of_9_turns_the_ticket_that_filled_the_room_over_budget
 def test_an_input_reserve_of_17_is_refused_like_the_prediction():
     with pytest.raises(BudgetError):
         Budget(20, 17, 4)
+
+
+# --- section 2: how a lesson is laid out ------------------------------------------------------------------------
+
+
+def _instructor_lessons():
+    return {p.stem.split("_")[0]: nbformat.read(p, as_version=4) for p in sorted(INSTRUCTOR.glob("0*.ipynb"))}
+
+
+def test_every_numbered_lesson_teaches_three_to_five_ideas_as_the_layout_table_says():
+    """Cell 00-06: "What you'll learn | the three to five ideas the lesson is about"."""
+    table = next(c.source for c in _instructor_lessons()["00"].cells if c.id == "00-06")
+    assert "the three to five ideas the lesson is about" in table
+    for lesson, nb in _instructor_lessons().items():
+        if lesson == "00":
+            continue
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        learn = text.split("**What you'll learn**", 1)[1].split("\n\n", 2)[1]
+        assert 3 <= len(re.findall(r"^\d\. ", learn, flags=re.M)) <= 5, lesson
+
+
+def test_only_the_second_halves_it_names_have_no_wrong_on_purpose_part():
+    """Cell 00-06: "02b and 05b, the second halves of lessons split in two, have no wrong-on-purpose part"."""
+    table = flat(next(c.source for c in _instructor_lessons()["00"].cells if c.id == "00-06"))
+    assert "(02b and 05b, the second halves of lessons split in two, have no wrong-on-purpose part" in table
+    without = {
+        lesson
+        for lesson, nb in _instructor_lessons().items()
+        if not any(re.search(r"wrong on purpose", c.source, re.I) for c in nb.cells if c.cell_type == "markdown")
+    }
+    assert without == {"02b", "05b"}

@@ -12,6 +12,7 @@ import json
 import re
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from botie.context.provenance import EvidenceStatus, select_evidence
@@ -23,6 +24,7 @@ from botie.lessons.exercises.catalogue import EXERCISES, run
 from botie.lessons.exercises.questions import QUESTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
+INSTRUCTOR_02A = ROOT / "notebooks" / "instructor" / "02a_relevance.ipynb"
 PARTS = ("02a_relevance", "02b_provenance")  # lesson 02, split in two to fit the hour
 REWORDED = "How hard should I do up the packing bolts on pump two?"
 REV4 = "man-p2-r4-s3.2"
@@ -307,9 +309,9 @@ def instructor_cell(cell_id: str) -> str:
     return next(text(c) for part in PARTS for c in instructor_cells(part) if c.get("id") == cell_id)
 
 
-def test_the_design_check_runs_twenty_cases():
-    assert len(EXERCISES["design_pack"].cases()) == 20
-    assert "runs twenty cases" in instructor_cell("02-36")
+def test_the_design_check_runs_twenty_four_cases():
+    assert len(EXERCISES["design_pack"].cases()) == 24
+    assert "runs twenty-four cases" in instructor_cell("02-36")
 
 
 def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_holds_every_selector_step():
@@ -636,3 +638,64 @@ def test_the_flush_pair_goes_in_together_or_not_at_all_though_each_fits_alone(sc
 def test_on_1_april_no_chunk_of_rev_4_is_sent(scenario):
     april = scenario.select(0, observed_on="2026-04-01")
     assert not [i for i in april.selected_ids if "-r4-" in i] and "man-p2-r5-s3.2" in april.selected_ids
+
+
+def _retriever_lines(p1_id: str) -> dict[str, tuple[str, frozenset[str], str]]:
+    """Cell f1ea07c3 of the instructor source, run with P-1's manual under ``p1_id``: per printed line, the top
+    score, the ids sharing it (P-1's under its usual name) and rev 4's place."""
+    import contextlib
+    import io
+    from dataclasses import replace
+
+    cells = {c.id: c.source for c in nbformat.read(INSTRUCTOR_02A, as_version=4).cells}
+    source = cells["f1ea07c3"]
+    scenario = load_evidence_scenario()
+    namespace = {"scenario": scenario, "question": scenario.questions[0].question}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(source, namespace)
+    namespace["corpus"] = [replace(r, id=p1_id) if r.id == "man-p1-r2-s3.2" else r for r in namespace["corpus"]]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(source[source.index("for asked in") :], namespace)
+    lines = {}
+    for n, line in enumerate(out.getvalue().splitlines()):
+        if " top " in line:
+            label, rest = line.split(" top ", 1)
+            score, rest = rest.split(": ", 1)
+            tops, place = rest.split(" | rev 4 §3.2: ")
+            ids = frozenset(t.split(" (")[0].replace(p1_id, "man-p1-r2-s3.2") for t in tops.split(", "))
+            lines[f"{n}:{label.strip()}"] = (score, ids, place)
+    return lines
+
+
+@pytest.mark.parametrize("p1_id", ["a-p1-manual", "zz-p1-manual"])
+def test_the_retriever_cell_says_the_same_whatever_p1s_manual_is_called(p1_id):
+    """The reader's finding: keyword's 4th place is a three-way tie at 0.571, and a cut at 4 kept whichever id
+    sorted first, so renaming P-1's manual changed the reranked line. The shortlist now keeps the whole tie."""
+    assert _retriever_lines(p1_id) == _retriever_lines("man-p1-r2-s3.2")
+
+
+def test_the_keyword_shortlist_as_asked_is_six_because_three_tie_for_fourth():
+    """Cell 02-04: "that shortlist is six passages, not four: three tie for fourth place at 0.571"."""
+    scenario = load_evidence_scenario()
+    p1 = next(r for r in load_scene(fixture_path("p2_seal.json")).records if r.id == "man-p1-r2-s3.2")
+    ranked = rank(scenario.questions[0].question, [*scenario.records, p1], keyword_score)
+    fourth = ranked[3].score
+    tied = [r.record_id for r in ranked if r.score == fourth]
+    assert round(fourth, 3) == 0.571 and len(tied) == 3 and "man-p1-r2-s3.2" in tied
+    assert ranked[2].score > fourth and sum(r.score >= fourth for r in ranked) == 6
+
+
+def test_02b_opens_with_four_questions_and_the_alignment_one_refused():
+    """Cell 02b-01: "four questions in all (...) and Botie refuses the alignment question: no permitted record
+    clears the relevance floor, so no model is asked"."""
+    scenario = load_evidence_scenario()
+    asked = [q.question for q in scenario.questions]
+    assert len(asked) == 4 and "alignment" in asked[2]
+    selection = scenario.select(2)
+    assert selection.refused and selection.selected_ids == () and selection.best_score < selection.floor
+    # the one candidate above the floor is the vendor file, which this caller may not read
+    above = [r for r in scenario.candidates(2) if r.score >= selection.floor]
+    assert [r.asset for r in above] == ["VENDOR-P2"] and "VENDOR-P2" not in scenario.allowed_assets
+    for question in (0, 1, 3):
+        assert not scenario.select(question).refused

@@ -223,7 +223,7 @@ INSTRUCTOR = sorted((ROOT / "notebooks" / "instructor").glob("0*.ipynb"))
 #: Sentences found (by fresh readers) to settle a prediction before it was asked, as patterns over one sentence:
 #: none may come back anywhere above its question.
 SETTLED_BY = {
-    "words-not-tokens": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
+    "word-count-instead": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
     "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
     "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
     "r7-again": (r"sent twice must book once", r"sent again:? reuse"),
@@ -251,6 +251,35 @@ def test_the_right_option_is_never_the_only_one_that_explains_itself():
         assert all(explained) or not explained[q.answer], f"{qid}: only some options give a reason"
 
 
+def id_gives_away(qid: str, question_id: str) -> set[str]:
+    """What ``qid``, read as words, tells of the right option of ``question_id`` that the question itself does not.
+
+    The id is printed in the code cell that asks the question, so it is read before anyone answers: it must not
+    spell out the right option's distinctive words, nor its yes or no where only the right option says that.
+    """
+    q = QUESTIONS[question_id]
+    words = set(qid.lower().split("-"))
+    asked = {w.lower() for w in re.findall(r"[A-Za-z_]{4,}", q.prompt)}
+    told = (words & distinctive_words(question_id)) - asked
+    verdict = q.options[q.answer].split(":", 1)[0].lower()
+    others = [o.split(":", 1)[0].lower() for i, o in enumerate(q.options) if i != q.answer]
+    negations = {"no": {"no", "not", "never"}, "yes": {"yes"}}
+    if verdict in negations and verdict not in others and words & negations[verdict]:
+        told.add(verdict)
+    return told
+
+
+def test_no_prediction_id_spells_out_its_right_option():
+    for qid in QUESTIONS:
+        assert not id_gives_away(qid, qid), f"{qid}: the id says {sorted(id_gives_away(qid, qid))}"
+
+
+def test_the_id_rule_catches_the_ids_that_gave_the_answer_away():
+    """The reader's finding: 'words-not-tokens' and 'address-is-no-citation' told the answer in the code cell."""
+    assert id_gives_away("words-not-tokens", "word-count-instead") == {"tokens", "no"}
+    assert id_gives_away("address-is-no-citation", "cited-by-address") == {"no"}
+
+
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
 def test_no_sentence_known_to_settle_a_prediction_comes_before_it(path):
     nb = _read(path)
@@ -262,7 +291,7 @@ def test_no_sentence_known_to_settle_a_prediction_comes_before_it(path):
 
 def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
     said = {
-        "words-not-tokens": "a model reads text as tokens, and each record carries a cost, the room it takes",
+        "word-count-instead": "a model reads text as tokens, and each record carries a cost, the room it takes",
         "skip-3-8-2-in-7": "so the loop stops, though position 2 (cost 2) would have fitted",
         "planted-5630-prompts": "for each question three passages outscore the ticket",
         "r7-again": (
@@ -307,7 +336,7 @@ def test_the_whole_lesson_rule_reads_outputs_and_earlier_cells_not_only_the_text
         said,
         nbformat.v4.new_markdown_cell("## Next\nThe manual and a bulletin disagree."),
         nbformat.v4.new_code_cell("x = 1"),
-        nbformat.v4.new_code_cell('predict("two-approved-disagree").widget'),
+        nbformat.v4.new_code_cell('predict("two-high-disagree").widget'),
     ]
     ((i, qid),) = predictions(nb)
     assert not gives_away(qid, text_just_above(nb, i))

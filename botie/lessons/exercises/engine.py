@@ -66,6 +66,7 @@ class Case:
     expected: Any
     kwargs: Mapping[str, Any] = field(default_factory=dict)
     shown: bool = False  # the example the notebook shows; never the only case
+    keeps_input: bool = False  # the function must leave what it was given as it was (checked after a right answer)
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,29 @@ def _run_case(fn: Callable[..., Any], case: Case, compare: Callable[[Any, Any], 
         problem = compare(got, case.expected)
     except Exception as exc:  # an odd return value must not crash the checker either
         problem = f"could not compare the result {show(got)}: {describe_exception(exc)}"
+    if problem is None and case.keeps_input:
+        problem = _changed_input(fn, case)
     return CaseResult(case, problem is None, problem or "")
+
+
+def _changed_input(fn: Callable[..., Any], case: Case) -> str | None:
+    """Call ``fn`` once more on copies it may keep, and say which argument it changed, if any.
+
+    The caller's list belongs to the caller: a step that removes from it leaves the next step (or the panel)
+    with less than it was given. ``call_learner`` hands out copies, so the change is looked for here.
+    """
+    given = tuple(fresh_copy(a) for a in case.args)
+    try:
+        fn(*given, **{key: fresh_copy(value) for key, value in case.kwargs.items()})
+    except Exception:  # the first call succeeded; a second failure is not this check's business
+        return None
+    for position, (before, after) in enumerate(zip(case.args, given), start=1):
+        if after != before:
+            return (
+                f"the right result, but argument {position} changed: {show(before, 80)} became {show(after, 80)}; "
+                "leave what you were given as it was and build a new list"
+            )
+    return None
 
 
 def run_exercise(exercise: Exercise, fn: Any) -> Report:

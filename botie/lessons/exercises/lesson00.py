@@ -11,6 +11,8 @@ __all__ = ["EXERCISES"]
 
 def _evidence_cases() -> tuple[Case, ...]:
     over = Raises(ValueError, "reserves above the total are an error, not a silent zero")
+    # Budget refuses a negative reserve: it would add room the window does not have.
+    negative = Raises(ValueError, "a reserve below zero is an error, as Budget says: it would invent room")
     return (
         Case("total 20, reserves 8 and 4", (20, 8, 4), 8, shown=True),
         Case("total 100, reserves 30 and 10", (100, 30, 10), 60),
@@ -19,6 +21,8 @@ def _evidence_cases() -> tuple[Case, ...]:
         Case("no input reserve: total 9, reserves 0 and 5", (9, 0, 5), 4),
         Case("reserves 8 + 4 = 12 above a total of 10", (10, 8, 4), over),
         Case("reserves 2 + 2 = 4 above a total of 3", (3, 2, 2), over),
+        Case("a negative input reserve: total 10, reserves -5 and 4", (10, -5, 4), negative),
+        Case("a negative output reserve: total 10, reserves 2 and -1", (10, 2, -1), negative),
     )
 
 
@@ -37,9 +41,10 @@ _EVIDENCE_ALLOWANCE = Exercise(
     (
         "The evidence allowance is what is left after both reserves: total minus input reserve minus output reserve.",
         "When the two reserves add up to more than the total, the request cannot fit. Raise a "
-        "ValueError instead of returning 0 or a negative number. Exactly equal is fine: 0 left.",
-        "Compare input_reserve + output_reserve with total using >, then "
-        '`raise ValueError("reserves exceed the total")`; otherwise return the subtraction.',
+        "ValueError instead of returning 0 or a negative number. Exactly equal is fine: 0 left. A reserve "
+        "below zero is an error too: it would make room out of nothing.",
+        "If input_reserve < 0 or output_reserve < 0, or input_reserve + output_reserve > total, "
+        '`raise ValueError("...")` saying which; otherwise return the subtraction.',
     ),
 )
 

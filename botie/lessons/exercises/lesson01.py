@@ -67,6 +67,12 @@ def _permitted_cases() -> tuple[Case, ...]:
         Case("near misses: 'P-22', 'p-2' and 'P-2 ' are not 'P-2'", (near, ["P-2"]), ["a", "e"]),
         Case("ranked order is kept (not sorted by asset or cost)", (order, ("P-2", "P-3")), ["x", "y", "z"]),
         Case("pieces of an allowed name: 'P-' and '2' are not 'P-2'", (inside, ["P-2"]), ["h"]),
+        Case(
+            "the caller's list is left as it was: a new list comes back",
+            (_records(("m", "P-1", 1), ("n", "P-2", 1), ("o", "K-7", 1)), ["P-2"]),
+            ["n"],
+            keeps_input=True,
+        ),
     ]
     rng = random.Random(101)
     for i in range(3):
@@ -89,7 +95,7 @@ _PERMITTED = Exercise(
     a_list_of_records,
     (
         "Go through the records in order and keep each one whose asset is in allowed_assets. "
-        "Return them as a list, still in ranked order.",
+        "Return them as a new list, still in ranked order, and leave the list you were given as it was.",
         "Membership is exact: 'P-22', 'p-2' and 'P-2 ' are different assets from 'P-2'. "
         "Use `record.asset in allowed_assets`, not a substring test or a case-insensitive one.",
         "One line does it: `return [r for r in records if r.asset in allowed_assets]`.",
@@ -126,6 +132,11 @@ def _prefix_cases() -> tuple[Case, ...]:
             shown=True,  # section 3's loop on bare costs
         ),
         Case("one record that fills an allowance of 7 exactly", (_records(("a", "P-2", 7)), ["P-2"], 7), ["a"]),
+        Case(
+            "costs [8, 0] in 8: the room is full, and a record that costs nothing still fits",
+            (_records(("a", "P-2", 8), ("b", "P-2", 0)), ["P-2"], 8),
+            ["a", "b"],
+        ),
         Case(
             "a zero-cost record fits in an allowance of 0",
             (_records(("a", "P-2", 0), ("b", "P-2", 1)), ["P-2"], 0),

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from botie.context.provenance.outcomes import DEFAULT_FLOOR
-from botie.context.provenance.trust import HIGH_AUTHORITY, trust_of
+from botie.context.provenance.trust import HIGH_AUTHORITY, Trust, authority, kept_together, trust_of
 from botie.context.records import Record
 from botie.context.register import DocumentRegister
 from botie.lessons.exercises._shared import record, scenario
@@ -25,7 +25,8 @@ __all__ = [
     "register_of",
 ]
 
-_TIERS = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
+#: The tiers' names, highest first (the generated libraries draw from them in this order).
+_TIER_NAMES = tuple(t.value for t in Trust)
 
 
 def _day(text: str) -> _dt.date:
@@ -179,10 +180,10 @@ _SHORTLIST = Exercise(
 
 
 def _oracle_conflict(a, b) -> tuple[list[str], bool]:
-    ta, tb = _TIERS.get(a.trust or "unverified", 0), _TIERS.get(b.trust or "unverified", 0)
-    if (ta >= 3 and tb >= 3) or ta == tb:
+    # The library's one reading of a tier (trust_of), so a mapped label such as approved-policy is approved here too.
+    if kept_together(a, b):
         return [a.id, b.id], True
-    return ([a.id, b.id] if ta > tb else [b.id, a.id]), False
+    return ([a.id, b.id] if authority(a) > authority(b) else [b.id, a.id]), False
 
 
 def _conflict_cases() -> tuple[Case, ...]:
@@ -221,6 +222,19 @@ def _conflict_cases() -> tuple[Case, ...]:
         ("an unverified upload that calls itself approved, against a forum post", loud, forum, False),
         ("two reviewed bulletins", record("b1", trust="reviewed"), record("b2", trust="reviewed"), False),
         ("approved against internal", record("m", trust="approved"), record("t", trust="internal"), False),
+        ("a reviewed bulletin against an internal ticket", bulletin, ticket, False),
+        (
+            "a label another system wrote, approved-policy (approved), against a reviewed bulletin",
+            record("policy-7", trust="approved-policy", score=0.5),
+            bulletin,
+            False,
+        ),
+        (
+            "approved-policy against an internal ticket",
+            ticket,
+            record("policy-8", trust="approved-policy", score=0.2),
+            False,
+        ),
     ]
     return tuple(Case(label, (a, b), _oracle_conflict(a, b), shown=shown) for label, a, b, shown in plan)
 
@@ -255,16 +269,17 @@ _CONFLICT = Exercise(
     _conflict_cases,
     _same_settlement,
     (
-        "Look only at the trust tier ingestion assigned (record.trust), never at the text, the score or "
-        "the date. Tiers, highest first: approved, reviewed, internal, community, unverified; None counts "
-        "as unverified.",
+        "Look only at the trust tier ingestion assigned, never at the text, the score or the date. Read it "
+        "with trust_of(record): it turns None into unverified and a label another system wrote, such as "
+        "approved-policy, into its tier. Tiers, highest first: approved, reviewed, internal, community, "
+        "unverified.",
         "Every conflict is flagged; the question is which way the rule binds. Two cases travel together "
         "(both or neither), in the order given, together=True: both are high authority (approved or "
         "reviewed), or both have the same tier. Otherwise authority orders them: higher tier first, "
         "together=False (the lower one may go in only alongside the higher, never alone).",
-        "tier = {'approved': 4, 'reviewed': 3, 'internal': 2, 'community': 1, 'unverified': 0}; "
-        "ta, tb = tier[a.trust or 'unverified'], tier[...]; if (ta >= 3 and tb >= 3) or ta == tb: return "
-        "[a.id, b.id], True; return ([a.id, b.id] if ta > tb else [b.id, a.id]), False",
+        "ta, tb = TIERS.index(trust_of(a)), TIERS.index(trust_of(b)); high = TIERS.index('reviewed'); "
+        "if (ta >= high and tb >= high) or ta == tb: return [a.id, b.id], True; "
+        "return ([a.id, b.id] if ta > tb else [b.id, a.id]), False",
     ),
 )
 
@@ -313,6 +328,7 @@ def _untraceable_cases() -> tuple[Case, ...]:
             pack,
             False,
         ),
+        ("two untraceable ids, the later one first in the alphabet", cite("zeta-1", "alpha-2", "zeta-1"), pack, False),
         ("a citation with no id", [{"quote": "18 N·m"}], pack, False),
         (
             "two citations with no id and one with an empty id: one None for each",
@@ -447,7 +463,8 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         problems.append(
             f"conflict: sends {a} and {b}, which ingestion marked as disagreeing, without flagging the pair"
         )
-    problems += _stranded_rivals(sent, case) + _lower_tiers_alone(sent, case)
+    # One line a stranded pair: the pair's own rule (two high tiers) speaks first when both apply.
+    problems += list({**_lower_tiers_alone(sent, case), **_stranded_rivals(sent, case)}.values())
     used = sum(r.cost for r in sent)
     if used > case["budget"]:
         problems.append(f"budget: sends {used} tokens, over the {case['budget']}-token budget")
@@ -511,38 +528,40 @@ def _untraced(send: set[str], case: Mapping[str, Any], by_id: Mapping[str, Any])
     return problems
 
 
-def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
+def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> dict[tuple[str, str], str]:
     """Seed 002: two high-authority sources that disagree go in together, flagged, or not at all.
 
-    A rival below the floor is not about this question, so its partner may go in alone (the lesson's exception).
+    So when one of them cannot be sent because this caller may not read it, the other stays out too: alone it
+    would settle the disagreement in silence (the selector marks it ``contradicted``). A rival below the floor is
+    not about this question, so its partner may go in alone (the lesson's exception). Keyed by (sent, rival).
     """
     candidates = case["candidates"]
-    usable = {
+    current = {
         r.id: r
         for r in candidates
-        if r.asset in case["allowed"]
-        and _out_of_date(r, case["register"], case["on"]) is None
-        and (r.score or 0.0) >= FLOOR
+        if _out_of_date(r, case["register"], case["on"]) is None and (r.score or 0.0) >= FLOOR
     }
     sent_ids = {r.id for r in sent}
-    problems = []
+    problems = {}
     for r in sent:
         rivals = set(r.conflicts_with) | {o.id for o in candidates if r.id in o.conflicts_with}
-        for other in sorted(rivals & set(usable) - sent_ids):
-            if trust_of(r) in HIGH_AUTHORITY and trust_of(usable[other]) in HIGH_AUTHORITY:
-                problems.append(
-                    f"together: sends {r.id} without {other}; both are high authority ({r.trust}, "
-                    f"{usable[other].trust}) and disagree, so both go in, flagged, or neither"
+        for other in sorted(rivals & set(current) - sent_ids):
+            o = current[other]
+            if trust_of(r) in HIGH_AUTHORITY and trust_of(o) in HIGH_AUTHORITY:
+                why = "" if o.asset in case["allowed"] else f"; this caller may not read {other}, so {r.id} stays out"
+                problems[(r.id, other)] = (
+                    f"together: sends {r.id} without {other}; both are high authority ({r.trust}, {o.trust}) and "
+                    f"disagree, so both go in, flagged, or neither{why}"
                 )
     return problems
 
 
-def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
+def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> dict[tuple[str, str], str]:
     """Section 4: a lower tier goes in only alongside the higher source it contradicts, else it stays out.
 
     A copy carries its original's disagreements. Two exceptions, as in the selector: a rival below the floor
     is not about this question, and a rival revision not in force is answered by its document's revision in
-    force when that one is sent and the lower record disagrees with it too.
+    force when that one is sent and the lower record disagrees with it too. Keyed by (sent, rival).
     """
     candidates, on, register = case["candidates"], case["on"], case["register"]
     by_id = {r.id: r for r in candidates}
@@ -552,21 +571,24 @@ def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
 
     marks = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
     sent_roots = {root(r.id) for r in sent}
-    problems = []
+    problems = {}
     for r in sent:
         rivals = {o for pair in marks if root(r.id) in pair for o in pair if o != root(r.id)}
         for o in sorted(rivals - sent_roots):
             family = [x for x in candidates if root(x.id) == o]
-            higher = [x for x in family if _TIERS.get(x.trust or "unverified", 0) > _TIERS.get(r.trust or "", 0)]
+            higher = [x for x in family if authority(x) > authority(r)]
             if not higher or all((x.score or 0.0) < FLOOR for x in family):
                 continue
             if all(_out_of_date(x, register, on) for x in family) and any(
                 x.document == higher[0].document and root(x.id) in rivals for x in sent
             ):
                 continue  # answered by the revision in force, sent beside it
-            problems.append(
-                f"together: sends {r.id} ({r.trust}) without {o} ({higher[0].trust}), which it disagrees with: "
-                "a lower tier goes in only alongside the higher source it contradicts, else it stays out"
+            if trust_of(r) in HIGH_AUTHORITY:  # both high: the pair's own rule, not the lower tier's
+                rule = "two high-authority records that disagree go in both or neither"
+            else:
+                rule = "a lower tier goes in only alongside the higher source it contradicts, else it stays out"
+            problems[(r.id, o)] = (
+                f"together: sends {r.id} ({r.trust}) without {o} ({higher[0].trust}), which it disagrees with: {rule}"
             )
     return problems
 
@@ -597,7 +619,7 @@ def _random_library(rng: random.Random, on: _dt.date):
                     document=f"docs://generated/{d}",
                     effective_date=_dt.date(2025, 12, 1) + _dt.timedelta(days=day),
                     superseded_by=ids[v + 1] if v + 1 < len(ids) and rng.random() < 0.5 else None,
-                    trust=rng.choice(tuple(_TIERS)),
+                    trust=rng.choice(_TIER_NAMES),
                     score=rng.randint(10, 99) / 100,
                 )
             )
@@ -606,7 +628,7 @@ def _random_library(rng: random.Random, on: _dt.date):
     original = rng.choice(records)
     copy = _with(original, id=f"copy-{original.id}", duplicate_of=original.id, superseded_by=None, conflicts_with=())
     records.append(_with(copy, score=max(0.1, round((original.score or 0.5) - rng.randint(0, 5) / 100, 2))))
-    shared = {"version": "rev 1", "document": "docs://generated/table", "trust": rng.choice(tuple(_TIERS))}
+    shared = {"version": "rev 1", "document": "docs://generated/table", "trust": rng.choice(_TIER_NAMES)}
     table_day = _dt.date(2025, 12, 1) + _dt.timedelta(days=rng.randint(0, 200))
     head = record(
         "table-head", "P-2", rng.randint(10, 40), score=rng.randint(5, 40) / 100, effective_date=table_day, **shared
@@ -764,10 +786,67 @@ def _design_cases() -> tuple[Case, ...]:
         )
         for label, c, a, on, b, n, shown in plan
     ]
+    for label, c, b in _pair_cases():
+        own = register_of(c)
+        expected = {"candidates": c, "allowed": allowed, "on": today, "budget": b, "needed": (), "register": own}
+        cases.append(Case(label, (c, allowed, today, b, own), expected))
     rng = random.Random(2026)
     for i in range(4):
         cases.append(_generated_case(rng, f"a generated library ({i + 1} of 4)"))
     return tuple(cases)
+
+
+def _pair_cases() -> list[tuple[str, list[Any], int]]:
+    """Small libraries for the together rule where a side cannot be sent, or wears a label another system wrote."""
+
+    def rec(rid: str, asset: str, trust: str, score: float, cost: int = 20, against: tuple[str, ...] = ()) -> Record:
+        return record(
+            rid,
+            asset,
+            cost,
+            trust=trust,
+            score=score,
+            document=f"docs://pairs/{rid}",
+            version="rev 1",
+            effective_date=_day("2026-01-05"),
+            conflicts_with=against,
+        )
+
+    lone = rec("tkt-lone", "P-2", "internal", 0.5, 10)
+    return [
+        (
+            "a reviewed bulletin whose approved rival this caller may not read: neither goes in",
+            [
+                rec("bulletin-9", "P-2", "reviewed", 0.9, against=("vendor-9",)),
+                rec("vendor-9", "VENDOR-P2", "approved", 0.8),
+                lone,
+            ],
+            100,
+        ),
+        (
+            "an approved manual whose reviewed rival this caller may not read: neither goes in",
+            [
+                rec("manual-9", "P-2", "approved", 0.9),
+                rec("vendor-note-9", "VENDOR-P2", "reviewed", 0.8, against=("manual-9",)),
+                lone,
+            ],
+            100,
+        ),
+        (
+            "approved-policy (another system's label for approved) against a reviewed bulletin, at 45 tokens",
+            [
+                rec("policy-9", "P-2", "approved-policy", 0.6, against=("bulletin-8",)),
+                rec("bulletin-8", "P-2", "reviewed", 0.9),
+                lone,
+            ],
+            45,
+        ),
+        (
+            "approved-policy against an internal ticket, room for the ticket alone",
+            [rec("policy-8", "P-2", "approved-policy", 0.4, 30, ("tkt-8",)), rec("tkt-8", "P-2", "internal", 0.9, 10)],
+            25,
+        ),
+    ]
 
 
 def _generated_case(rng: random.Random, label: str) -> Case:
@@ -802,7 +881,8 @@ _DESIGN = Exercise(
         "section (a marked copy gives way to its original); nothing below the 0.35 floor unless a sent "
         "record depends on it; every record with what it depends on; every sent pair that ingestion marked "
         "as disagreeing flagged; two "
-        "high-authority records (approved or reviewed) that disagree together or not at all; a lower tier "
+        "high-authority records (approved or reviewed) that disagree together or not at all (one the caller may "
+        "not read cannot go in, so neither does the other); a lower tier "
         "only alongside the higher source it contradicts (a copy carries its original's disagreements), else "
         "left out; costs within the budget; and the section that answers, with its exception, in the version "
         "in force. How you rank, and whether a lower-tier rival goes in beside its source or stays out, is yours.",
@@ -814,16 +894,21 @@ _DESIGN = Exercise(
         "rival it contradicts (none to be had: leave it out), and everything in their depends_on; skip a unit "
         "whose dependency cannot be sent, or that repeats a section already sent. "
         "Flag every sent pair in conflicts_with.",
+        "An outline of one design (authority first), not all of it: it leaves out three rules you must add. "
         "usable = {r.id: r for r in candidates if allowed and of the revision in force}; "
         "ranked = [r for r in usable.values() if r.duplicate_of not in usable and r.score >= FLOOR]; "
-        "ranked.sort(key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True); "
+        "ranked.sort(key=lambda r: (TIERS.index(trust_of(r)), r.score), reverse=True); "
         "send, used, sections = [], 0, set(); for r in ranked: unit = [r] + [o for o in ranked if high(r) and "
         "high(o) and rivals(r, o)]; add usable[d] for every d in each member's depends_on (skip r if one is not "
         "in usable); skip r if a member is in send or its section (duplicate_of or id) is in sections; cost = "
         "sum(u.cost for u in unit); if used + cost <= budget: send += [u.id for u in unit]; used += cost; "
         "sections.update(...); flags = [(r.id, o) for r in usable.values() if r.id in send for o in "
-        "r.conflicts_with if o in send]; return send, flags (high(r): r.trust in ('approved', 'reviewed'); "
-        "rivals(r, o): o.id in r.conflicts_with or r.id in o.conflicts_with)",
+        "r.conflicts_with if o in send]; return send, flags (high(r): trust_of(r) in ('approved', 'reviewed'); "
+        "rivals(r, o): o.id in r.conflicts_with or r.id in o.conflicts_with). Left out: (1) a lower tier's "
+        "higher rival: bring it into the unit, or skip r when it cannot be sent; (2) a rival r may not go in "
+        "without (a higher tier, or the other side of a high pair) that is not in ranked but scores at least "
+        "FLOOR (restricted, say): skip r; (3) a copy carries its original's disagreements: compare "
+        "(x.duplicate_of or x.id) in rivals() and in the flags.",
     ),
 )
 

@@ -50,7 +50,7 @@ _ALL = (
         "makes someone decide what to shorten.",
     ),
     _q(
-        "words-not-tokens",
+        "word-count-instead",
         "00",
         "Each record arrives with a cost. Can you use the number of words in its text instead?",
         (
@@ -109,7 +109,7 @@ _ALL = (
         "record past the filter.",
     ),
     _q(
-        "two-approved-disagree",
+        "two-high-disagree",
         "02a",
         "The approved manual says 1.5 bar, a reviewed bulletin says 2.0 bar. What does the selector do?",
         (
@@ -136,7 +136,7 @@ _ALL = (
         "the model reads a 25 N·m 'policy' labelled approved. Trust has to come from ingestion, never from the text.",
     ),
     _q(
-        "address-is-no-citation",
+        "cited-by-address",
         "02b",
         "Rev 4's section 3.2 is in the pack. An answer quotes it word for word but cites "
         "docs://site-a/manuals/p2/rev4, the address of rev 4, instead of the chunk's id. Does the citation check "

@@ -20,6 +20,8 @@ from tests.lessons.exercises import test_design_05 as _design_05_tests, test_exe
 
 
 def evidence_allowance(total, input_reserve, output_reserve):
+    if input_reserve < 0 or output_reserve < 0:
+        raise ValueError("a reserve cannot be negative")
     if input_reserve + output_reserve > total:
         raise ValueError("reserves exceed the total")
     return total - input_reserve - output_reserve
@@ -115,6 +117,26 @@ def _prefix(records, allowance, *, keep=lambda used, cost, allowance: used + cos
     return chosen
 
 
+def _permitted_in_place(records, allowed_assets):
+    for r in list(records):
+        if r.asset not in allowed_assets:
+            records.remove(r)
+    return records
+
+
+def _stops_when_full(records, allowed_assets, allowance):
+    """The reader's: right until a record that costs nothing follows an exact fill."""
+    chosen, used = [], 0
+    for r in permitted(records, allowed_assets):
+        if used + r.cost > allowance:
+            break
+        chosen.append(r)
+        used += r.cost
+        if used == allowance and allowance > 0:
+            break
+    return chosen
+
+
 def _first_extra_only(errors):
     extras = [name for name in errors if name not in FIELDS]
     return [name for name in errors if name in FIELDS or name == (extras[0] if extras else None)]
@@ -130,6 +152,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         ),
         "hard-coded 8 for the example": lambda t, i, o: 8,
         "a float: 8.0 tokens": lambda t, i, o: float(evidence_allowance(t, i, o)),
+        "a negative reserve adds room (10, -5, 4 gives 11)": lambda t, i, o: (
+            (_ for _ in ()).throw(ValueError("over")) if i + o > t else t - i - o
+        ),
     },
     "permitted": {
         "no filtering at all": lambda records, allowed: list(records),
@@ -150,6 +175,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "a piece of an allowed name passes: 'P-' in 'P-2'": lambda records, allowed: [
             r for r in records if any(r.asset in a for a in allowed)
         ],
+        "removes the forbidden records from the caller's own list": _permitted_in_place,
         "hard-coded answer for the scene": lambda records, allowed: [
             "man-p2-r4-s3.2",
             "tkt-5521",
@@ -169,6 +195,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "skips instead of stopping": lambda recs, allowed, n: _prefix(permitted(recs, allowed), n, stop=False),
         "never filters": lambda recs, allowed, n: _prefix(recs, n),
         "hard-coded answer for the scene": lambda recs, allowed, n: ["man-p2-r4-s3.2", "tkt-5521"],
+        "stops as soon as the room is exactly full": _stops_when_full,
     },
     "valid_minutes": {
         "isinstance lets True through": lambda v: isinstance(v, int) and 1 <= v <= 60,
@@ -519,7 +546,10 @@ def test_a_mutating_solution_does_not_spoil_later_cases():
 
     report = run("permitted", greedy)
     assert not isinstance(report, str)
-    assert report.verdict is Verdict.PASSED
+    # Every case after a clear() still gets the full list: only the case that looks at the caller's list fails.
+    failed = [r for r in report.results if not r.passed]
+    assert [r.case.label for r in failed] == ["the caller's list is left as it was: a new list comes back"]
+    assert "argument 1 changed" in failed[0].message and "build a new list" in failed[0].message
 
 
 def test_hints_come_one_at_a_time_and_stop_at_the_last(capsys, monkeypatch):

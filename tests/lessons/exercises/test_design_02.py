@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 
+from botie import trust_of
 from botie.context.provenance import select_evidence
 from botie.lessons.exercises.catalogue import EXERCISES, run
 from botie.lessons.exercises.lesson02 import FLOOR, INVARIANTS, design_holds
@@ -72,11 +73,11 @@ def high_rivals(record, ranked, pool=(), *, lower=True):
         for o in everyone.values():
             if root(o.id) in {root(g.id) for g in group} or not linked(r, o):  # one copy of a section
                 continue
-            needed = {r.trust, o.trust} <= HIGH or (lower and tier(o) > tier(r))
+            needed = {trust_of(r), trust_of(o)} <= HIGH or (lower and tier(o) > tier(r))
             if needed and o in ranked:
                 group.append(o)
                 todo.append(o)
-            elif needed and tier(o) > tier(r) and not any(root(x.id) == root(o.id) for x in ranked):
+            elif needed and (lower or tier(o) > tier(r)) and not any(root(x.id) == root(o.id) for x in ranked):
                 if any(root(x.id) == root(o.id) and x.score >= FLOOR for x in everyone.values()):
                     return None
     return group
@@ -116,7 +117,7 @@ def pack(
 
 
 def tier(record):
-    return TIERS.index(record.trust or "unverified")
+    return TIERS.index(trust_of(record))  # the library's one reading: approved-policy is approved
 
 
 # --- two different valid designs ----------------------------------------------------------------------------
@@ -192,20 +193,63 @@ def test_the_two_valid_designs_send_different_packs():
     assert differ >= 3
 
 
-def test_followed_literally_the_last_hint_is_design_a_and_passes():
+def the_last_hint_literally(candidates, allowed_assets, observed_on, budget, register):
+    """The last hint's outline typed in as it reads, nothing added."""
+
+    def current(r):
+        rev = register.in_force(r.document, observed_on)
+        return rev is not None and rev.version == r.version
+
+    def high(r):
+        return trust_of(r) in ("approved", "reviewed")
+
+    def rivals(r, o):
+        return o.id in r.conflicts_with or r.id in o.conflicts_with
+
+    usable = {r.id: r for r in candidates if r.asset in allowed_assets and current(r)}
+    ranked = [r for r in usable.values() if r.duplicate_of not in usable and r.score >= FLOOR]
+    ranked.sort(key=lambda r: (TIERS.index(trust_of(r)), r.score), reverse=True)
+    send, used, sections = [], 0, set()
+    for r in ranked:
+        unit = [r] + [o for o in ranked if high(r) and high(o) and rivals(r, o)]
+        if any(d not in usable for m in unit for d in m.depends_on):
+            continue
+        unit += [usable[d] for m in list(unit) for d in m.depends_on if usable[d] not in unit]
+        if any(u.id in send or (u.duplicate_of or u.id) in sections for u in unit):
+            continue
+        cost = sum(u.cost for u in unit)
+        if used + cost <= budget:
+            send += [u.id for u in unit]
+            used += cost
+            sections.update(u.duplicate_of or u.id for u in unit)
+    flags = [(r.id, o) for r in usable.values() if r.id in send for o in r.conflicts_with if o in send]
+    return send, flags
+
+
+def test_the_last_hint_says_it_is_an_outline_and_fails_only_where_it_says_it_leaves_rules_out():
+    """The reader typed the last hint in literally and failed 4 cases it never warned about. Now it says what it
+    leaves out (a lower tier's higher rival, a rival that cannot be sent, copies carrying disagreements), and
+    followed literally it fails only those rules: together and conflict."""
     last = EXERCISES["design_pack"].hints[-1]
+    assert last.startswith("An outline of one design") and "Left out:" in last
     for step in (
-        "key=lambda r: (TIERS.index(r.trust or 'unverified'), r.score), reverse=True",
+        "key=lambda r: (TIERS.index(trust_of(r)), r.score), reverse=True",
         "if used + cost <= budget",
         "for o in r.conflicts_with if o in send",
         "r.duplicate_of not in usable",
         "r.score >= FLOOR",
         "depends_on",
+        "a lower tier's higher rival",
+        "the other side of a high pair",
+        "a copy carries its original's disagreements",
     ):
-        assert step in last
-    report = run("design_pack", authority_first)
-    assert not isinstance(report, str)
-    assert report.passed
+        assert step in last, step
+    report = run("design_pack", the_last_hint_literally)
+    assert not isinstance(report, str) and not report.passed
+    named = {line.split(":", 1)[0] for r in report.results if not r.passed for line in r.message.splitlines()}
+    assert named == {"together", "conflict"}, report.text()
+    report = run("design_pack", authority_first)  # the outline with the three rules added
+    assert not isinstance(report, str) and report.passed
 
 
 def test_botie_own_selector_holds_the_invariants_too():
@@ -487,3 +531,77 @@ def test_a_copy_standing_in_for_its_original_carries_its_disagreements_into_the_
         "neither rev 4 nor rev 5 was retrieved: a copy stands in and carries rev 4's disagreements"
     ]
     assert "conflict: sends forum-8812 and portal-p2-r4-s3.2" in failed[0].message, failed[0].message
+
+
+# --- a high-authority pair one side of which this caller may not read ----------------------------------------
+
+PAIR_CASES = {
+    "reviewed": "a reviewed bulletin whose approved rival this caller may not read: neither goes in",
+    "approved": "an approved manual whose reviewed rival this caller may not read: neither goes in",
+}
+
+
+def blind_to_unreadable_rivals(candidates, allowed, on, budget, register):
+    """Design A, but a rival is looked for only among records the caller may read: the reader's finding, where a
+    reviewed record went in without the approved one it disagrees with because that one was restricted."""
+    ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (tier(r), r.score), reverse=True)
+    readable = usable(candidates, allowed, on, register)
+    sent = pack(ranked, budget, readable, seen=[r for r in candidates if r.asset in allowed], join=True)
+    return sent, flags_among(sent, candidates)
+
+
+def test_a_high_record_sent_without_its_unreadable_high_rival_is_rejected_by_the_together_rule():
+    """Seed 002: two high-authority sources that disagree go in together or not at all. If the caller may not read
+    one, it cannot go in, so neither does the other; the message names that rule, not the lower tier's."""
+    report = run("design_pack", blind_to_unreadable_rivals)
+    assert not isinstance(report, str) and not report.passed
+    failed = {r.case.label: r.message for r in report.results if not r.passed}
+    assert set(failed) == set(PAIR_CASES.values()), report.text()
+    for message in failed.values():
+        assert message.startswith("together:") and "both go in, flagged, or neither" in message, message
+        assert "may not read" in message and "lower tier" not in message, message
+
+
+@pytest.mark.parametrize("side", sorted(PAIR_CASES))
+def test_botie_own_selector_leaves_out_the_readable_side_as_contradicted(side):
+    """The check's rule is the selector's: the readable side of the pair stays out, marked contradicted."""
+    case = next(c for c in EXERCISES["design_pack"].cases() if c.label == PAIR_CASES[side])
+    candidates, allowed, on, budget, register = case.args
+    selection = select_evidence(candidates, allowed, budget, observed_on=on, floor=FLOOR, register=register)
+    readable = next(r for r in candidates if trust_of(r) == side)
+    assert readable.asset in allowed and readable.id not in selection.selected_ids
+    outcome = next(o for o in selection.outcomes if o.record_id == readable.id)
+    assert outcome.status == "contradicted"
+    assert selection.selected_ids == ("tkt-lone",)  # room was not the reason: the lone ticket went in
+
+
+def tiers_by_name(candidates, allowed, on, budget, register):
+    """Design A, reading a tier from its name with unknown labels counted lowest, as the check's oracle once did."""
+    names = {"approved": 4, "reviewed": 3, "internal": 2, "community": 1, "unverified": 0}
+
+    def by_name(record):
+        return names.get(record.trust or "unverified", 0)
+
+    ranked = sorted(eligible(candidates, allowed, on, register), key=lambda r: (by_name(r), r.score), reverse=True)
+    sent: list[str] = []
+    used = 0
+    for r in ranked:
+        rivals = [o for o in ranked if o.id in r.conflicts_with or r.id in o.conflicts_with]
+        higher = [o for o in rivals if by_name(o) > by_name(r) or (by_name(o) >= 3 and by_name(r) >= 3)]
+        unit = [r, *(o for o in higher if o.id not in sent)]
+        if r.id in sent or any(by_name(o) > by_name(r) and o.id not in [u.id for u in unit] for o in rivals):
+            continue
+        if used + sum(u.cost for u in unit) <= budget:
+            sent += [u.id for u in unit]
+            used += sum(u.cost for u in unit)
+    return sent, flags_among(sent, candidates)
+
+
+def test_a_mapped_label_is_the_tier_it_maps_to_in_the_design_check():
+    """approved-policy is approved (TRUST_LABELS): a design that counts it lowest sends its rival alone."""
+    report = run("design_pack", tiers_by_name)
+    assert not isinstance(report, str) and not report.passed
+    failed = {r.case.label: r.message for r in report.results if not r.passed}
+    mapped = [label for label in failed if label.startswith("approved-policy")]
+    assert len(mapped) == 2, report.text()
+    assert all(failed[label].startswith("together:") for label in mapped)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from botie import trust_of
 from botie.lessons.exercises.catalogue import BY_LESSON, EXERCISES, check, hint
 from tests.lessons.exercises import (
     designs_03,
@@ -105,7 +106,15 @@ def shortlist_by_dates(candidates, allowed_assets, observed_on, k, register):
 
 
 def settle_conflict(a, b):
-    ta, tb = TIERS[a.trust or "unverified"], TIERS[b.trust or "unverified"]
+    ta, tb = TIERS[trust_of(a)], TIERS[trust_of(b)]  # trust_of: None is unverified, approved-policy is approved
+    if (ta >= 3 and tb >= 3) or ta == tb:
+        return [a.id, b.id], True
+    return ([a.id, b.id] if ta > tb else [b.id, a.id]), False
+
+
+def _settle_by_name(a, b):
+    """The check's old oracle: the tier read from the label's name, so approved-policy counted as unverified."""
+    ta, tb = TIERS.get(a.trust or "unverified", 0), TIERS.get(b.trust or "unverified", 0)
     if (ta >= 3 and tb >= 3) or ta == tb:
         return [a.id, b.id], True
     return ([a.id, b.id] if ta > tb else [b.id, a.id]), False
@@ -292,6 +301,12 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             else ([a.id, b.id], False)
         ),
         "hard-coded for the manual and the bulletin": lambda a, b: (["man-p2-r4-s6.1", "eng-bulletin-2026-02"], True),
+        "a tier one below high travels with it (reviewed with internal)": lambda a, b: (
+            ([a.id, b.id], True)
+            if max(TIERS[trust_of(a)], TIERS[trust_of(b)]) >= 3 and abs(TIERS[trust_of(a)] - TIERS[trust_of(b)]) <= 1
+            else settle_conflict(a, b)
+        ),
+        "reads record.trust by name, an unknown label as the lowest tier": lambda a, b: _settle_by_name(a, b),
     },
     "untraceable": {
         "strips spaces from ids before comparing": lambda cs, ids: untraceable(
@@ -314,6 +329,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         ],
         "returns the traceable ones": lambda cs, pack: [c.get("id") for c in cs if c.get("id") in pack],
         "hard-coded empty list": lambda cs, pack: [],
+        "reversed when no citation lacks an id": lambda cs, pack: (
+            untraceable(cs, pack)[::-1] if None not in untraceable(cs, pack) else untraceable(cs, pack)
+        ),
     },
     "route": {
         "checks the oversized document last": _route_guard_last,
@@ -450,3 +468,17 @@ def test_the_old_candidates_only_rule_fails_where_rev_5_was_not_retrieved():
     assert not isinstance(report, str)
     failed = [r.case.label for r in report.results if not r.passed]
     assert any("rev 5 was not retrieved, 2026-03-15" in label for label in failed), failed
+
+
+@pytest.mark.parametrize(
+    ("lesson", "name"),
+    [("02a", "shortlist"), ("02a", "settle_conflict"), ("02b", "untraceable"), ("02b", "design_pack")],
+)
+def test_the_instructor_edition_solution_passes_its_check(lesson, name):
+    """What the lesson ships passes, a mapped trust label (approved-policy) included: it reads tiers through
+    trust_of, the library's one table, where TIERS.index(record.trust) crashed on that label."""
+    from botie.lessons.exercises.catalogue import run
+    from tests.lessons.exercises.instructor import instructor_solution
+
+    report = run(name, instructor_solution(lesson, name))
+    assert not isinstance(report, str) and report.passed, report.text()

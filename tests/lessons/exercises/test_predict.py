@@ -70,7 +70,7 @@ def test_key_restricted_and_vendor_file_are_stopped_by_permission_before_ranking
 def test_key_two_approved_sources_travel_together_with_a_conflict_flag():
     flush = load_evidence_scenario().select(1)
     assert {"man-p2-r4-s6.1", "eng-bulletin-2026-02"} <= set(flush.selected_ids) and flush.conflicts
-    assert _key("two-approved-disagree") == "send both, with a flag naming the pair"
+    assert _key("two-high-disagree") == "send both, with a flag naming the pair"
 
 
 def test_key_a_note_believed_as_approved_would_rank_first_ahead_of_the_manual():
@@ -94,7 +94,7 @@ def test_key_an_address_is_no_citation_however_exact_the_quote():
     assert verify_citations([{"id": rev4.id, "quote": quote}], pack).ok
     by_address = verify_citations([{"id": rev4.source_uri, "quote": quote}], pack)
     assert not by_address.ok and str(by_address.failures[0].problem) == "unknown_id"
-    assert _key("address-is-no-citation").startswith("no:")
+    assert _key("cited-by-address").startswith("no:")
 
 
 def test_key_just_in_time_sends_more_tokens_seven_model_calls_for_six_loads_about_five_times_in_all():
