@@ -430,6 +430,47 @@ def test_a_conversation_resends_its_whole_history_and_no_turn_calls_carry_forwar
         assert "carry_forward" not in inspect.getsource(module)
 
 
+@pytest.mark.parametrize("expires_after", [1, 2, 5])
+@pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
+def test_a_later_value_replaces_the_earlier_one_even_once_the_later_one_has_expired(expires_after, reverse):
+    """03-24: the key is then left with no value; the expired correction still shows the old value was wrong."""
+    import datetime as dt
+
+    from botie import MemoryEntry, Origin, carry_forward
+
+    assert "even once the later one has expired" in " ".join(_cell_source("03-24").split())
+    nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
+    hour = dt.timedelta(hours=1)
+    old = MemoryEntry("x", "old", Origin.TECHNICIAN, nine)
+    new = MemoryEntry("x", "new", Origin.DOCUMENT, nine + hour, expires_at=nine + (1 + expires_after) * hour,
+                      source_id="tkt-5521")  # fmt: skip
+    entries = [new, old] if reverse else [old, new]
+    after = carry_forward(entries, now=nine + (1 + expires_after) * hour)
+    assert after.kept == () and {o.value: str(o.status) for o in after.outcomes} == {
+        "old": "replaced",
+        "new": "expired",
+    }
+    before = carry_forward(entries, now=nine + (1 + expires_after) * hour - dt.timedelta(minutes=1))
+    assert [e.value for e in before.kept] == ["new"]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
+def test_two_different_values_for_one_key_written_at_the_same_moment_are_a_conflict_and_neither_is_carried(reverse):
+    """03-24, and lesson 03's 'never by position': the list order does not pick a winner."""
+    import datetime as dt
+
+    from botie import MemoryEntry, Origin, carry_forward
+
+    assert "written at the same moment are a conflict, and neither is carried" in " ".join(
+        _cell_source("03-24").split()
+    )
+    nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
+    a = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, nine)
+    b = MemoryEntry("seal_replaced", "2026-03-14", Origin.DOCUMENT, nine, source_id="tkt-5521")
+    carried = carry_forward([b, a] if reverse else [a, b], now=nine + dt.timedelta(hours=1))
+    assert carried.kept == () and {str(o.status) for o in carried.outcomes} == {"conflict"}
+
+
 def test_botie_s_own_turn_has_no_top_three_and_sends_the_planted_ticket_on_the_torque_question():
     """57605041: every permitted, current passage at or above the floor that fits is sent; tkt-5630 (0.52) is."""
     scenario = load_evidence_scenario()

@@ -289,7 +289,11 @@ def _bent(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
             _add(base, "The pump may run at once [0].", 1),
         ),
         # A sentence may end in '!' or '?': a rule that splits only at '. ' reads the uncited one as part of the next.
-        (EVERY_SENTENCE, "uncited: a warning ending in '!' before a cited sentence", _add(base, "Never go above 20 N·m!", 0)),
+        (
+            EVERY_SENTENCE,
+            "uncited: a warning ending in '!' before a cited sentence",
+            _add(base, "Never go above 20 N·m!", 0),
+        ),
         (
             EVERY_SENTENCE,
             "uncited: a question with no marker before a cited sentence",
