@@ -108,6 +108,19 @@ def test_for_three_questions_more_than_three_passages_outscore_the_ticket_whatev
         assert admitted(prefix + "tkt-5630", questions, renamed, k=3, design="retrieval") == (False,) * 3
 
 
+def test_retrieval_requires_a_planted_passage_to_outscore_the_rest(scene):
+    """04-summary: retrieval does not make a planted passage outscore anything; it admits it only when it does.
+
+    The same ticket text is outscored for three questions and sent once its score beats the rest."""
+    said = " ".join(_cell_source("04-summary").split())
+    assert "Retrieval requires a planted passage to outscore the rest" in said and "makes a planted" not in said
+    questions = [q.question for i, q in enumerate(scene.questions) if i != 2]
+    assert admitted("tkt-5630", questions, scene.records, k=3, design="retrieval") == (False,) * 3
+    words = " ".join(questions)  # the ticket made to repeat every question: now nothing outscores it
+    boosted = [dataclasses.replace(r, text=f"{r.text} {words}") if r.id == "tkt-5630" else r for r in scene.records]
+    assert admitted("tkt-5630", questions, boosted, k=3, design="retrieval") == (True,) * 3
+
+
 def test_for_the_alignment_question_the_ticket_ties_at_the_top_and_only_the_tie_order_keeps_it_out(scene):
     """The lesson shows the tie: eleven passages at 0.20; renamed a-5630 the same text is admitted."""
     alignment = scene.questions[2].question
