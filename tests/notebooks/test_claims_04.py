@@ -445,13 +445,13 @@ def test_a_conversation_resends_its_whole_history_and_no_turn_calls_carry_forwar
 
 @pytest.mark.parametrize("expires_after", [1, 2, 5])
 @pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
-def test_a_later_value_replaces_the_earlier_one_even_once_the_later_one_has_expired(expires_after, reverse):
+def test_a_later_value_replaces_the_earlier_one_even_once_it_has_expired_itself(expires_after, reverse):
     """03-24: the key is then left with no value; the expired correction still shows the old value was wrong."""
     import datetime as dt
 
     from botie import MemoryEntry, Origin, carry_forward
 
-    assert "even once the later one has expired" in " ".join(_cell_source("03-24").split())
+    assert "replaces the earlier one even once it has expired itself" in " ".join(_cell_source("03-24").split())
     nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
     hour = dt.timedelta(hours=1)
     old = MemoryEntry("x", "old", Origin.TECHNICIAN, nine)
@@ -468,15 +468,13 @@ def test_a_later_value_replaces_the_earlier_one_even_once_the_later_one_has_expi
 
 
 @pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
-def test_two_different_values_for_one_key_written_at_the_same_moment_are_a_conflict_and_neither_is_carried(reverse):
+def test_two_values_for_one_key_written_at_the_same_moment_conflict_and_neither_is_carried(reverse):
     """03-24, and lesson 03's 'never by position': the list order does not pick a winner."""
     import datetime as dt
 
     from botie import MemoryEntry, Origin, carry_forward
 
-    assert "written at the same moment are a conflict, and neither is carried" in " ".join(
-        _cell_source("03-24").split()
-    )
+    assert "written at the same moment conflict, and neither is carried" in " ".join(_cell_source("03-24").split())
     nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
     a = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, nine)
     b = MemoryEntry("seal_replaced", "2026-03-14", Origin.DOCUMENT, nine, source_id="tkt-5521")
