@@ -474,7 +474,7 @@ def test_two_values_for_one_key_written_at_the_same_moment_conflict_and_neither_
 
     from botie import MemoryEntry, Origin, carry_forward
 
-    assert "written at the same moment conflict, and neither is carried" in " ".join(_cell_source("03-24").split())
+    assert "written at one moment conflict: neither is carried" in " ".join(_cell_source("03-24").split())
     nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
     a = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, nine)
     b = MemoryEntry("seal_replaced", "2026-03-14", Origin.DOCUMENT, nine, source_id="tkt-5521")
