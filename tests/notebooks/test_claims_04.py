@@ -489,3 +489,14 @@ def test_botie_s_own_turn_has_no_top_three_and_sends_the_planted_ticket_on_the_t
     ticket = next(r for r in scenario.candidates(0) if r.id == "tkt-5630")
     assert ticket.score == 0.52 and gate.floor == 0.35
     assert "tkt-5630" in gate.selected_ids and len(gate.selected_ids) > 3
+
+
+def test_the_design_exercise_states_how_many_answers_the_check_holds_its_invariants_over():
+    """04-design: 'four invariants over N answers (section 5's two and M built from the P-2 scene)'."""
+    from botie.lessons.exercises.lesson04 import _release_cases
+
+    cases = _release_cases()
+    said = " ".join(_cell_source("04-design").split())
+    shown = sum(c.shown for c in cases)
+    assert f"over {len(cases)} answers (section 5's two and {len(cases) - shown} built from the P-2 scene)" in said
+    assert shown == 2
