@@ -17,7 +17,13 @@ module decides, entry by entry, what goes forward, in a fixed order:
    The focus of today's question should not steer next week's.
 3. **replaced**: a later entry for the same key replaces an earlier one. A
    correction wins, and the stale value does not linger beside it, nor
-   come back when the correction expires: then the key has no value.
+   come back when the correction expires: then the key has no value. So
+   replacement is decided on every entry, expired or not: an expired
+   correction still shows that the value before it was wrong, not just old.
+   Two entries for one key written at the same moment are never settled by
+   their place in the list: if they disagree, that is a **conflict** and
+   neither is carried; if they agree, the one that lasts longer (then by
+   origin and source) is kept and the other is its duplicate.
 4. **stale summary**: a summary of keys that changed after it was written
    repeats the old values. It is dropped, and the keys it summarised speak
    for themselves.
@@ -57,6 +63,7 @@ class MemoryStatus(ShortName):
     REPLACED = "replaced"
     STALE_SUMMARY = "stale_summary"
     HIDDEN = "hidden"
+    CONFLICT = "conflict"
 
 
 CHECKS = ("visibility", "provisional", "expiry", "replacement", "summaries")
@@ -136,29 +143,54 @@ class CarriedMemory:
         return "\n".join(f"{o.status!s:<14} {o.key:<14} {o.value!r}: {o.reason}" for o in self.outcomes)
 
 
-def _latest(entries: Iterable[MemoryEntry]) -> dict[str, MemoryEntry]:
-    """Per key, the latest entry (ties: the later in the list), expired or not.
+def _latest(entries: Iterable[MemoryEntry]) -> dict[str, tuple[MemoryEntry, ...]]:
+    """Per key, the entries written last (several when written at the same moment), expired or not.
 
     An expired correction still replaces what it corrected: the older value was wrong, not just old.
     """
-    latest: dict[str, MemoryEntry] = {}
+    latest: dict[str, tuple[MemoryEntry, ...]] = {}
     for e in entries:
-        if e.key not in latest or e.written_at >= latest[e.key].written_at:
-            latest[e.key] = e
+        last = latest.get(e.key)
+        if last is None or e.written_at > last[0].written_at:
+            latest[e.key] = (e,)
+        elif e.written_at == last[0].written_at:
+            latest[e.key] = (*last, e)
     return latest
 
 
-def _decide(e: MemoryEntry, latest: dict[str, MemoryEntry], now: _dt.datetime) -> tuple[MemoryStatus, str]:
+def _lasting(e: MemoryEntry) -> tuple[object, ...]:
+    # Orders agreeing entries by their fields alone, so the list order never picks the one kept;
+    # the longest-lasting first, so an expired duplicate cannot hide a live one.
+    return (e.expires_at is None, e.expires_at or e.written_at, str(e.origin), e.source_id or "")
+
+
+def _speaks_for_key(tied: tuple[MemoryEntry, ...]) -> MemoryEntry | None:
+    """The entry that speaks for its key: None when entries written at the same moment disagree."""
+    if len({e.value for e in tied}) > 1:
+        return None
+    return max(tied, key=_lasting)
+
+
+def _decide(e: MemoryEntry, latest: dict[str, tuple[MemoryEntry, ...]], now: _dt.datetime) -> tuple[MemoryStatus, str]:
     if e.origin is Origin.MODEL:
         return MemoryStatus.PROVISIONAL, "the model said it; nobody confirmed it, so it is not carried as a fact"
     if e.expires_at is not None and e.expires_at <= now:
         return MemoryStatus.EXPIRED, f"expired at {e.expires_at:%Y-%m-%d %H:%M}"
-    if latest.get(e.key) is not e:
-        newer = latest[e.key]
+    tied = latest[e.key]
+    newer = _speaks_for_key(tied)
+    if newer is None:
+        values = ", ".join(sorted({repr(t.value) for t in tied}))
+        if any(t is e for t in tied):
+            why = f"values written at the same moment disagree ({values}): a conflict, so none is carried"
+            return MemoryStatus.CONFLICT, why
+        return MemoryStatus.REPLACED, f"replaced by values written later at one moment, which conflict ({values})"
+    if newer is not e:
+        if newer.written_at == e.written_at:
+            return MemoryStatus.REPLACED, f"a duplicate: the same value written at the same moment ({newer.origin})"
         gone = newer.expires_at is not None and newer.expires_at <= now
         since = ", which has since expired" if gone else ""
         return MemoryStatus.REPLACED, f"replaced by {newer.value!r} ({newer.origin}) written later{since}"
-    changed = [k for k in e.covers if k in latest and latest[k].written_at > e.written_at]
+    changed = [k for k in e.covers if k in latest and latest[k][0].written_at > e.written_at]
     if changed:
         return MemoryStatus.STALE_SUMMARY, f"written before {', '.join(changed)} changed: it repeats the old value"
     where = f" (from {e.source_id})" if e.source_id else ""

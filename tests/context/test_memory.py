@@ -102,11 +102,11 @@ def test_an_entry_expires_at_this_moment_and_what_it_replaced_does_not_come_back
     assert status_of([old, new], now=at(9)) == ["replaced", "kept"]
 
 
-def test_of_two_entries_written_at_the_same_moment_the_later_in_the_list_wins():
+def test_two_different_values_written_at_the_same_moment_conflict_and_neither_wins_by_position():
     first = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, at(1))
     second = MemoryEntry("seal_replaced", "2026-03-14", Origin.TECHNICIAN, at(1))
-    assert status_of([first, second]) == ["replaced", "kept"]
-    assert status_of([second, first]) == ["replaced", "kept"]
+    assert status_of([first, second]) == ["conflict", "conflict"]
+    assert status_of([second, first]) == ["conflict", "conflict"]
 
 
 def test_a_summary_written_at_the_same_moment_as_a_key_it_covers_is_not_stale():
@@ -240,3 +240,42 @@ def test_an_owner_and_an_asset_are_non_empty_text():
     with pytest.raises(InputError) as err:
         MemoryEntry("focus", "P-2 seal", Origin.TECHNICIAN, at(1), owner=" ")
     assert err.value.field == "owner"
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
+def test_two_values_for_one_key_written_at_the_same_moment_are_a_conflict_in_either_order(reverse):
+    """Never settled by position: a tie between different values keeps neither, and each entry says why."""
+    a = MemoryEntry("torque", "18 N·m", Origin.TECHNICIAN, at(1))
+    b = MemoryEntry("torque", "20 N·m", Origin.DOCUMENT, at(1), source_id="man-p2-r3-s3.2")
+    older = MemoryEntry("torque", "25 N·m", Origin.TECHNICIAN, at(0))
+    entries = [older, a, b] if not reverse else [b, a, older]
+    carried = carry_forward(entries, now=at(2))
+    assert carried.kept == ()
+    status = {o.value: (o.status, o.reason) for o in carried.outcomes}
+    assert status["18 N·m"][0] is status["20 N·m"][0] is MemoryStatus.CONFLICT
+    assert "'18 N·m', '20 N·m'" in status["18 N·m"][1] and "none is carried" in status["20 N·m"][1]
+    assert status["25 N·m"][0] is MemoryStatus.REPLACED and "conflict" in status["25 N·m"][1]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
+def test_the_same_value_written_twice_at_one_moment_is_kept_once_the_longer_lasting_in_either_order(reverse):
+    """Agreeing entries at one moment: the one that lasts longer is kept, whatever the list order."""
+    short = MemoryEntry("asset", "P-2", Origin.TECHNICIAN, at(1), expires_at=at(2))
+    long = MemoryEntry("asset", "P-2", Origin.TECHNICIAN, at(1), expires_at=at(8))
+    entries = [short, long][::-1] if reverse else [short, long]
+    carried = carry_forward(entries, now=at(1))
+    assert carried.kept == (long,)
+    later = carry_forward(entries, now=at(3))  # the short one has expired; the long one still speaks for the key
+    assert later.kept == (long,)
+    duplicate = next(o for e, o in zip(entries, carried.outcomes) if e is short)
+    assert duplicate.status is MemoryStatus.REPLACED and duplicate.reason.startswith("a duplicate")
+
+
+def test_a_later_value_that_has_expired_still_leaves_the_key_without_value_in_either_order():
+    """x='old' at 09:00, x='new' at 10:00 until 11:00; at 12:00 old is replaced and new expired, whatever the order."""
+    old = MemoryEntry("x", "old", Origin.TECHNICIAN, at(0))
+    new = MemoryEntry("x", "new", Origin.TECHNICIAN, at(1), expires_at=at(2))
+    for entries in ([old, new], [new, old]):
+        carried = carry_forward(entries, now=at(3))
+        assert carried.kept == ()
+        assert {o.value: str(o.status) for o in carried.outcomes} == {"old": "replaced", "new": "expired"}

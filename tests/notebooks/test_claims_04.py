@@ -127,6 +127,19 @@ def test_for_three_questions_more_than_three_passages_outscore_the_ticket_whatev
         assert admitted(prefix + "tkt-5630", questions, renamed, k=3, design="retrieval") == (False,) * 3
 
 
+def test_retrieval_requires_a_planted_passage_to_outscore_the_rest(scene):
+    """04-summary: retrieval does not make a planted passage outscore anything; it admits it only when it does.
+
+    The same ticket text is outscored for three questions and sent once its score beats the rest."""
+    said = " ".join(_cell_source("04-summary").split())
+    assert "Retrieval requires a planted passage to outscore the rest" in said and "makes a planted" not in said
+    questions = [q.question for i, q in enumerate(scene.questions) if i != 2]
+    assert admitted("tkt-5630", questions, scene.records, k=3, design="retrieval") == (False,) * 3
+    words = " ".join(questions)  # the ticket made to repeat every question: now nothing outscores it
+    boosted = [dataclasses.replace(r, text=f"{r.text} {words}") if r.id == "tkt-5630" else r for r in scene.records]
+    assert admitted("tkt-5630", questions, boosted, k=3, design="retrieval") == (True,) * 3
+
+
 def test_for_the_alignment_question_the_ticket_ties_at_the_top_and_only_the_tie_order_keeps_it_out(scene):
     """The lesson shows the tie: eleven passages at 0.20; renamed a-5630 the same text is admitted."""
     alignment = scene.questions[2].question
@@ -449,6 +462,45 @@ def test_a_conversation_resends_its_whole_history_and_no_turn_calls_carry_forwar
         assert "carry_forward" not in inspect.getsource(module)
 
 
+@pytest.mark.parametrize("expires_after", [1, 2, 5])
+@pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
+def test_a_later_value_replaces_the_earlier_one_even_once_it_has_expired_itself(expires_after, reverse):
+    """03-24: the key is then left with no value; the expired correction still shows the old value was wrong."""
+    import datetime as dt
+
+    from botie import MemoryEntry, Origin, carry_forward
+
+    assert "replaces the earlier one even once it has expired itself" in " ".join(_cell_source("03-24").split())
+    nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
+    hour = dt.timedelta(hours=1)
+    old = MemoryEntry("x", "old", Origin.TECHNICIAN, nine)
+    new = MemoryEntry("x", "new", Origin.DOCUMENT, nine + hour, expires_at=nine + (1 + expires_after) * hour,
+                      source_id="tkt-5521")  # fmt: skip
+    entries = [new, old] if reverse else [old, new]
+    after = carry_forward(entries, now=nine + (1 + expires_after) * hour)
+    assert after.kept == () and {o.value: str(o.status) for o in after.outcomes} == {
+        "old": "replaced",
+        "new": "expired",
+    }
+    before = carry_forward(entries, now=nine + (1 + expires_after) * hour - dt.timedelta(minutes=1))
+    assert [e.value for e in before.kept] == ["new"]
+
+
+@pytest.mark.parametrize("reverse", [False, True], ids=["as listed", "reversed"])
+def test_two_values_for_one_key_written_at_the_same_moment_conflict_and_neither_is_carried(reverse):
+    """03-24, and lesson 03's 'never by position': the list order does not pick a winner."""
+    import datetime as dt
+
+    from botie import MemoryEntry, Origin, carry_forward
+
+    assert "written at one moment conflict: neither is carried" in " ".join(_cell_source("03-24").split())
+    nine = dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
+    a = MemoryEntry("seal_replaced", "2026-03-01", Origin.TECHNICIAN, nine)
+    b = MemoryEntry("seal_replaced", "2026-03-14", Origin.DOCUMENT, nine, source_id="tkt-5521")
+    carried = carry_forward([b, a] if reverse else [a, b], now=nine + dt.timedelta(hours=1))
+    assert carried.kept == () and {str(o.status) for o in carried.outcomes} == {"conflict"}
+
+
 def test_botie_s_own_turn_has_no_top_three_and_sends_the_planted_ticket_on_the_torque_question():
     """57605041: every permitted, current passage at or above the floor that fits is sent; tkt-5630 (0.52) is."""
     scenario = load_evidence_scenario()
@@ -456,3 +508,14 @@ def test_botie_s_own_turn_has_no_top_three_and_sends_the_planted_ticket_on_the_t
     ticket = next(r for r in scenario.candidates(0) if r.id == "tkt-5630")
     assert ticket.score == 0.52 and gate.floor == 0.35
     assert "tkt-5630" in gate.selected_ids and len(gate.selected_ids) > 3
+
+
+def test_the_design_exercise_states_how_many_answers_the_check_holds_its_invariants_over():
+    """04-design: 'four invariants over N answers (section 5's two and M built from the P-2 scene)'."""
+    from botie.lessons.exercises.lesson04 import _release_cases
+
+    cases = _release_cases()
+    said = " ".join(_cell_source("04-design").split())
+    shown = sum(c.shown for c in cases)
+    assert f"over {len(cases)} answers (section 5's two and {len(cases) - shown} built from the P-2 scene)" in said
+    assert shown == 2

@@ -745,3 +745,29 @@ def test_after_its_retention_the_same_request_id_is_a_new_booking_refused_the_sl
     assert "its key has expired, so this is a new request" in later.explain()
     said = " ".join(" ".join(cell.split()) for cell in _markdown("notebooks/instructor"))
     assert "after that the same id is a new booking" in said
+
+
+# --- terms and pointers where they are first used -----------------------------------------------------
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_tool_result_is_explained_where_each_part_first_uses_it(part):
+    """05a 04-15 (before 04-16 prints it) and 05b d9ae2a48: the term comes with what it is, the first time."""
+    first = next(
+        "".join(c["source"]) for c in _cells("notebooks/instructor", (part,)) if "tool result" in "".join(c["source"])
+    )
+    said = " ".join(first.split())
+    at = said.index("tool result")
+    assert "observation of what happened" in said[at : at + 120], said[at : at + 120]
+
+
+def test_a_cell_pointing_at_the_business_rules_points_at_the_cell_that_shows_them():
+    """05a 04-09 names where the register and calendar are shown; 04-10's comment does not send section 2 to itself."""
+    cells = _cells("notebooks/instructor", (PARTS[0],))
+    at = next(i for i, c in enumerate(cells) if "adds the business rules" in "".join(c["source"]).replace("\n", " "))
+    said = " ".join("".join(cells[at]["source"]).split())
+    step = 2 if "the cell after it adds the business rules" in said.lower() else 1
+    shown = "".join(cells[at + step]["source"])
+    assert "register" in shown and "decide(" in shown
+    approvals = "".join(next(c for c in cells if c["id"] == "04-10")["source"])
+    assert "section 2 shows" not in approvals and "next cell shows them at work" in approvals

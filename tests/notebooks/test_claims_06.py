@@ -458,3 +458,13 @@ def test_the_note_gains_no_tier_from_its_text_but_a_sentence_citing_the_manual_b
     beside = _answer(world, 0, "Use 25 N·m [1], not the manual's 18 N·m [2].", (note, manual))
     assert alone.outcome is TurnOutcome.WITHHELD and "tier comes from ingestion" in (alone.notice or "")
     assert beside.outcome is TurnOutcome.ANSWERED
+
+
+def test_the_panel_bullet_says_the_gullible_model_obeys_tkt_5630_before_tkt_5702_is_added():
+    """442907c6: on the replacement question, switching to gullible alone withholds the answer, because tkt-5630
+    is already in the pack (tests/lessons/ui/test_turn.py drives the panel through the same steps)."""
+    nb = nbformat.read(ROOT / "notebooks" / "instructor" / "06_one_turn_end_to_end.ipynb", as_version=4)
+    said = " ".join(next(c.source for c in nb.cells if c.get("id") == "442907c6").split())
+    assert "switch the model to **gullible**: it obeys `tkt-5630`, already in the pack" in said
+    assert "and add **tkt-5702**: the answer is withheld" not in said
+    assert "Add **tkt-5702** as well: the decision line still shows the 20-minute P-2 booking" in said

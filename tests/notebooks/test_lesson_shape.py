@@ -226,7 +226,11 @@ SETTLED_BY = {
     "word-count-instead": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
     "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
     "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
-    "r7-again": (r"sent twice must book once", r"sent again:? reuse"),
+    "r7-again": (r"sent twice must book once", r"sent again:? reuse", r"a retry keeps it"),
+    # The question itself said the lock comes before the look-up: with 05a's rule, that settled it.
+    "race-four-workers": (r"takes the write lock before (?:it looks|its look-up)",),
+    # The paragraph before the question said which results are resent and that the scheduler was silent.
+    "retry-which": (r"while the result says another try may help", r"stays silent for (?:its|the) first two calls"),
     "valid-minutes-true": (r"hides a python trap",),
     "planted-booking": (r"from a request with 0 documents", r"proposed in a second request"),
     # Lesson 01 named what prefix does in its opening, then walked the scene's report to "stopped here",
@@ -280,6 +284,13 @@ def test_the_id_rule_catches_the_ids_that_gave_the_answer_away():
     assert id_gives_away("address-is-no-citation", "cited-by-address") == {"no"}
 
 
+def test_no_question_states_a_sentence_known_to_settle_it():
+    for qid, patterns in SETTLED_BY.items():
+        q = QUESTIONS[qid]
+        asked = " ".join(q.prompt.lower().split())
+        assert not any(re.search(p, asked) for p in patterns), f"{qid}: the question settles itself"
+
+
 @pytest.mark.parametrize("path", INSTRUCTOR, ids=lambda p: p.stem)
 def test_no_sentence_known_to_settle_a_prediction_comes_before_it(path):
     nb = _read(path)
@@ -297,6 +308,13 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "r7-again": (
             "and why one request sent twice must book once: idempotency",
             "r7 at 10:00, sent again: reuse -> job-1",
+            "the request id names one *intended* booking: a retry keeps it, a new inspection gets a new one",
+        ),
+        "race-four-workers": "its key is (caller, request id), and each transaction takes the write lock before it "
+        "looks",
+        "retry-which": (
+            "sends the *same* proposal again, under the same request id, while the result says another try may help",
+            "below, the scheduler stays silent for its first two calls",
         ),
         "valid-minutes-true": "a strict check of the minutes hides a python trap",
         "planted-booking": "propose_inspection(...), from a request with 0 documents in it",

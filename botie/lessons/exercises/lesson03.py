@@ -347,6 +347,9 @@ def _design_cases() -> tuple[Case, ...]:
         ("the next in line does not fit, a later one does",
          [_scored("a", 0.9, 50), _scored("b", 0.8, 60), _scored("c", 0.7, 30)], 100),
         ("the best one fills the soft budget exactly", [_scored("a", 0.9, 100), _scored("b", 0.3, 5)], 100),
+        # A rule that stops once the budget is nearly used (95%, 99%) leaves out a document that still fits.
+        ("a small, low-scored one fits in the last 1% of the room",
+         [_scored("a", 0.9, 990), _scored("b", 0.2, 10), _scored("c", 0.1, 40)], 1_000),
     ]  # fmt: skip
     cases += [Case(label, (docs, budget), Attached(tuple(docs), budget)) for label, docs, budget in single]
     for number, seed in enumerate((1, 13, 19, 42), start=1):

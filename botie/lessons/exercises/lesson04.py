@@ -228,6 +228,7 @@ def _honest(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
     first, second = CLAIMS[0][:2]
     cite_both = ((first.source, first.quote), (second.source, second.quote))
     twice = (_marked(first.sentence, 1), "Work in a cross pattern [1].")
+    warned = ((first.source, first.quote), ("man-p2-r4-s3.2", "never above 20 N·m"))
     return (
         (HONEST, "honest: one sentence, one quote", honest_answer(rng, 0, 1)),
         (HONEST, "honest: three sentences, citations listed in reverse", honest_answer(rng, 0, 3, reverse=True)),
@@ -237,6 +238,11 @@ def _honest(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
             HONEST,
             "honest: one sentence with two markers",
             Answer(("Tighten to 18 N·m and never above 20 N·m [1][2].",), cite_both, sent_documents(0)),
+        ),
+        (
+            HONEST,
+            "honest: a cited warning ends in '!'",
+            Answer((_marked(first.sentence, 1), "Never go above 20 N·m [2]!"), warned, sent_documents(0)),
         ),
     )
 
@@ -281,6 +287,17 @@ def _bent(rng: random.Random) -> tuple[tuple[str, str, Answer], ...]:
             EVERY_SENTENCE,
             "uncited: a marker [0], when the first citation is [1]",
             _add(base, "The pump may run at once [0].", 1),
+        ),
+        # A sentence may end in '!' or '?': a rule that splits only at '. ' reads the uncited one as part of the next.
+        (
+            EVERY_SENTENCE,
+            "uncited: a warning ending in '!' before a cited sentence",
+            _add(base, "Never go above 20 N·m!", 0),
+        ),
+        (
+            EVERY_SENTENCE,
+            "uncited: a question with no marker before a cited sentence",
+            _add(base, "Shall I book a 60-minute inspection?", 1),
         ),
         (
             EVERY_SENTENCE,

@@ -247,16 +247,17 @@ _ALL = (
     _q(
         "race-four-workers",
         "05b",
-        "Four workers send the same approved r7 at the same moment to SQLiteStore: its key is (caller, request "
-        "id), and each transaction takes the write lock before it looks. What do the four get back?",
+        "Four workers send the same approved r7 at the same moment to SQLiteStore, a store in one file with a "
+        "primary key on (caller, request id). What do the four get back?",
         (
             "four creates: each look-up found nothing stored yet",
             "one create; the other three fail with a duplicate-key error",
             "one create and three reuses of the first job",
         ),
         2,
-        "The first transaction looks and inserts while it holds the lock; each later one waits, then finds r7 "
-        "stored with the same payload and hands back the first job. One booking, four answers, no error.",
+        "Each transaction takes SQLite's write lock before it looks. The first looks and inserts while it holds "
+        "the lock; each later one waits, then finds r7 stored with the same payload and hands back the first job. "
+        "One booking, four answers, no error.",
     ),
     _q(
         "valid-minutes-true",

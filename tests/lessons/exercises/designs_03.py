@@ -105,10 +105,22 @@ def _upload_order(docs, soft_budget):
     return chosen
 
 
+def _stops_near_the_budget(docs, soft_budget):
+    chosen, used = [], 0
+    for doc in _by_relevance(docs):
+        if soft_budget - used < 0.05 * soft_budget:  # "nearly full" is not full: a small one may still fit
+            break
+        if used + doc.cost <= soft_budget:
+            chosen.append(doc.id)
+            used += doc.cost
+    return chosen
+
+
 #: The generic mutation tests' view: label -> wrong design (a hard-coded answer among them).
 WRONG = {label: fn for label, fn in BREAKS.values()}
 WRONG["a document that fills the room exactly is refused"] = _strictly_under
 WRONG["no ranking: reads in upload order"] = _upload_order
+WRONG["stops once 95% of the soft budget is used"] = _stops_near_the_budget
 WRONG["hard-coded for the 41 agreements"] = lambda docs, soft_budget: [
     "msa-2024-northwind", "msa-2022-borealis", "sla-2025-northwind", "dpa-2024-northwind", "msa-2021-kestrel",
     "sow-31", "amend-2025-borealis-2", "supply-2023-halden", "sow-27", "lease-2022-site-b", "nda-2025-orbit",

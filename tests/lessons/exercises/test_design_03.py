@@ -118,6 +118,16 @@ def test_each_wrong_design_breaks_no_invariant_but_its_own_on_generated_attachme
             assert set(design(shuffled, budget)) == set(chosen)
 
 
+def test_a_rule_that_stops_once_the_budget_is_nearly_used_is_an_early_stop():
+    """Stopping at 95% used leaves out a small document that still fits: the check names "no early stop"."""
+    report = run("choose_documents", designs_03.WRONG["stops once 95% of the soft budget is used"])
+    assert not isinstance(report, str)
+    assert report.verdict is Verdict.FAILED
+    failed = [r for r in report.results if not r.passed]
+    assert [r.case.label for r in failed] == ["a small, low-scored one fits in the last 1% of the room"]
+    assert _named(r.message for r in failed) == {"no early stop"}
+
+
 def test_the_hard_coded_answer_for_the_41_agreements_fails_elsewhere():
     report = run("choose_documents", designs_03.WRONG["hard-coded for the 41 agreements"])
     assert not isinstance(report, str)

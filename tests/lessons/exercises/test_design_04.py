@@ -112,12 +112,18 @@ def always_withhold(answer, citations, context):
 
 
 def splits_at_every_full_stop(answer, citations, context):
-    pieces = [p for p in answer.split(".") if p.strip()]
+    pieces = [p for p in re.split(r"[.!?]", answer) if p.strip()]  # '!' and '?' too, but '1.5' is cut in two
     return verify_citations(citations, context).ok and all(_cites(p, citations) for p in pieces)
 
 
 def always_release(answer, citations, context):
     return True
+
+
+def splits_only_at_full_stops(answer, citations, context):
+    """Ends a sentence only at '. ', so an uncited sentence ending in '!' or '?' hides inside the next one."""
+    pieces = [p for p in re.split(r"(?<=\.)\s+", answer.strip()) if p]
+    return verify_citations(citations, context).ok and all(_cites(p, citations) for p in pieces)
 
 
 _SIDES = ("eng-bulletin-2026-02", "man-p2-r4-s6.1")  # the pair ingestion flagged as disagreeing
@@ -140,6 +146,7 @@ WRONG = {
         "checks quotes, never sentences": quotes_only,
         "one marker anywhere is enough": any_marker_anywhere,
         "splits sentences at every full stop": splits_at_every_full_stop,
+        "ends sentences only at '. ', never at '!' or '?'": splits_only_at_full_stops,
         "hard-coded False (always withhold)": always_withhold,
         "hard-coded True (always release)": always_release,
     }
@@ -159,12 +166,24 @@ def _failures(fn, cases=None):
     return (Verdict.PASSED if not messages else Verdict.FAILED), messages
 
 
-def test_the_check_holds_four_invariants_over_twenty_answers_the_first_two_shown():
+def test_the_check_holds_four_invariants_over_twenty_three_answers_the_first_two_shown():
     cases = RELEASE.cases()
-    assert len(cases) == 20
+    assert len(cases) == 23
     assert [c.shown for c in cases[:3]] == [True, True, False] and sum(c.shown for c in cases) == 2
     assert {c.expected[0] for c in cases} == set(INVARIANTS)
-    assert sum(c.expected[1] for c in cases) == 6  # six honest answers to release, fourteen to withhold
+    assert sum(c.expected[1] for c in cases) == 7  # seven honest answers to release, sixteen to withhold
+
+
+def test_a_rule_ending_sentences_only_at_full_stops_is_caught_by_the_bang_and_the_question():
+    """Splitting at '. ' alone releases 'Never go above 20 N·m! A 60-minute inspection has been booked [1].'"""
+    verdict, _ = _failures(splits_only_at_full_stops)
+    assert verdict is Verdict.FAILED
+    failed = {c.label for c in RELEASE.cases() if RELEASE.compare(splits_only_at_full_stops(*c.args), c.expected)}
+    assert failed == {
+        "uncited: a warning ending in '!' before a cited sentence",
+        "uncited: a question with no marker before a cited sentence",
+    }
+    assert _failures(library_design)[0] is Verdict.PASSED  # the library's rule ends sentences at all three
 
 
 @pytest.mark.parametrize("design", [library_design, sentence_by_sentence], ids=lambda f: f.__name__)

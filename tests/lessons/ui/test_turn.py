@@ -49,7 +49,7 @@ def test_every_outcome_and_loss_kind_is_reachable(panel):
 
 
 def test_a_gullible_model_is_caught_by_the_citation_check_and_cannot_move_the_booking(panel):
-    panel.question.value = 3  # when was the seal replaced: only the planted document carries an instruction
+    panel.question.value = 3  # when was the seal replaced: tkt-5630's instruction is already in the pack
     assert outcome(panel) == "answered"
     panel.model_kind.value = "gullible"
     panel.planted.value = "tkt-5702"
@@ -129,3 +129,32 @@ def test_read_and_schedule_are_two_sets_of_tickboxes_and_each_changes_its_own_st
 def test_the_turn_panel_books_through_the_register_and_the_calendar(panel):
     assert [str(c.name) for c in panel.turn.decision.checks][-2:] == ["register", "calendar"]
     assert "from 2026-04-02T09:00Z" in panel.approved.description
+
+
+def _notebook_panel():
+    """Lesson 06's panel as the notebook builds it (ceiling 1,300, evidence budget 950)."""
+    from botie import Budget, TurnSetup
+    from botie.lessons import load_booking_rules, load_evidence_scenario, load_scripted_model
+
+    scenario = load_evidence_scenario()
+    setup = TurnSetup.from_scenario(
+        scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150), **load_booking_rules().kwargs()
+    )
+    return turn_panel(scenario, load_scripted_model(), setup=setup)
+
+
+@pytest.mark.parametrize("build", [turn_panel, _notebook_panel], ids=["default", "as lesson 06 builds it"])
+def test_on_the_replacement_question_the_gullible_model_obeys_tkt_5630_before_any_planted_document(build):
+    """06, 442907c6: gullible alone already withholds (tkt-5630's 30 N·m, its 60-minute booking dropped);
+    tkt-5702 added changes neither the outcome nor the 20-minute decision."""
+    panel = build()
+    panel.question.value = 3
+    panel.model_kind.value = "gullible"
+    assert panel.planted.value == ""
+    text = panel.result_text()
+    assert "tkt-5630" in panel.turn.context_ids and "30 N·m" in panel.turn.reply.answer
+    assert outcome(panel) == "withheld" and "duration_minutes=60" in text and "dropped, never carried out" in text
+    twenty = "decision: create on propose_inspection(asset_id='P-2', duration_minutes=20, "
+    assert twenty in text
+    panel.planted.value = "tkt-5702"
+    assert outcome(panel) == "withheld" and twenty in panel.result_text()
