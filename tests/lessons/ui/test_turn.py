@@ -129,3 +129,13 @@ def test_read_and_schedule_are_two_sets_of_tickboxes_and_each_changes_its_own_st
 def test_the_turn_panel_books_through_the_register_and_the_calendar(panel):
     assert [str(c.name) for c in panel.turn.decision.checks][-2:] == ["register", "calendar"]
     assert "from 2026-04-02T09:00Z" in panel.approved.description
+
+
+def test_every_render_books_through_a_fresh_service_so_a_create_stays_a_first_booking(panel):
+    """The panel re-renders on each change; a store kept across renders would make the second render a reuse."""
+    assert "decision: create on" in panel.result_text() and ", booked as job-1" in panel.result_text()
+    panel.budget.value = 300
+    panel.budget.value = 250
+    text = panel.result_text()
+    assert "decision: create on" in text and ", booked as job-1" in text and "booking:" not in text
+    assert panel.turn is not None and panel.turn.decision is not None and panel.turn.decision.receipt is not None
