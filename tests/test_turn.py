@@ -351,7 +351,9 @@ def _rows(stages):
 
 
 def test_an_answered_and_booked_turn_reads_stage_by_stage():
-    service = InspectionService(MemoryStore(), clock=lambda: datetime.datetime(2026, 6, 1, 9, tzinfo=datetime.UTC))
+    service = InspectionService(
+        MemoryStore(), clock=lambda: datetime.datetime(2026, 6, 1, 9, tzinfo=datetime.timezone.utc)
+    )
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book(), service=service)
     assert _rows(r.stages[:5]) == [
         ("candidates", "passed", ("seal", "gland", "vendor", "draft", "faint"), "5 candidates retrieved"),

@@ -183,6 +183,19 @@ def _too_large(request: ModelRequest, setup: TurnSetup) -> str | None:
     )
 
 
+def _stages(proposal: ToolProposal | None, decision: Decision, leaked: tuple[str, ...]) -> list[StageResult]:
+    """The proposal and decision stages of a call that was decided."""
+    said = str(proposal) if proposal is not None else "no readable tool call"
+    proposed = StageResult(
+        Stage.PROPOSAL,
+        StageStatus.PASSED if proposal is not None else StageStatus.FAILED,
+        (),
+        f"{said}, from a request with {plural(len(leaked), 'document')} in it",
+    )
+    status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
+    return [proposed, StageResult(Stage.DECISION, status, (), _decided(decision))]
+
+
 def _decided(decision: Decision) -> str:
     """The decision stage's detail: the branch, its reason, and whether a job was booked."""
     said = f"{decision.branch}: {decision.reason}"
@@ -222,20 +235,11 @@ def action_step(
     if why is not None:
         return _undecided(request, proposal, leaked, why)._replace(reply=reply if isinstance(reply, Reply) else None)
     decision = _judge(reply, setup, action, service)
-    status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
-    said = str(proposal) if proposal is not None else "no readable tool call"
-    proposed = StageResult(
-        Stage.PROPOSAL,
-        StageStatus.PASSED if proposal is not None else StageStatus.FAILED,
-        (),
-        f"{said}, from a request with {plural(len(leaked), 'document')} in it",
-    )
-    decided = StageResult(Stage.DECISION, status, (), _decided(decision))
     return Acted(
         request=request,
         proposal=proposal,
         decision=decision,
         leaked=leaked,
-        stages=[proposed, decided],
+        stages=_stages(proposal, decision, leaked),
         reply=reply if isinstance(reply, Reply) else None,
     )
