@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 
 import pytest
 from hypothesis import given
 
 from botie.actions.decision import Approval, StoredRequest
+from botie.actions.service import InspectionService
+from botie.actions.stores.memory import MemoryStore
 from botie.context.budget import Budget
 from botie.context.conversation import Conversation
 from botie.context.records import Record
@@ -348,7 +351,10 @@ def _rows(stages):
 
 
 def test_an_answered_and_booked_turn_reads_stage_by_stage():
-    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
+    service = InspectionService(
+        MemoryStore(), clock=lambda: datetime.datetime(2026, 6, 1, 9, tzinfo=datetime.timezone.utc)
+    )
+    r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book(), service=service)
     assert _rows(r.stages[:5]) == [
         ("candidates", "passed", ("seal", "gland", "vendor", "draft", "faint"), "5 candidates retrieved"),
         ("permitted", "passed", ("seal", "gland", "draft", "faint"), "vendor not_permitted"),
@@ -374,7 +380,12 @@ def test_an_answered_and_booked_turn_reads_stage_by_stage():
             "propose_inspection(asset_id='P-2', duration_minutes=20, start='2026-04-02T09:00Z', request_id='r7'), "
             "from a request with 0 documents in it",
         ),
-        ("decision", "passed", (), "create: nothing is stored under r7 for tech-ana: this is a new booking"),
+        (
+            "decision",
+            "passed",
+            (),
+            "create: nothing is stored under r7 for tech-ana: this is a new booking; booked job-1",
+        ),
     ]
     assert r.citations is not None
     assert (r.question, r.answer, r.selection.selected_ids, r.citations.ok) == (

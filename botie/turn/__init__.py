@@ -26,8 +26,12 @@ The stages run in a fixed order:
    text, so nothing a document says can choose a tool or an argument (if the
    provider fails here, the answer already checked stands, and the trace and
    :attr:`TurnResult.action_notice` say nothing was proposed or booked);
-10. **decision**: :func:`botie.actions.decision.decide` on that proposal, with the
-    caller, the allowed assets and the approval from trusted state.
+10. **decision**: with a booking service (``service=``), its
+    :meth:`~botie.actions.service.InspectionService.submit` on that proposal, with the caller, the assets
+    they may schedule and the approval from trusted state: the service reads what is stored under the
+    request id, applies its register and calendar, and books a ``create`` (the receipt names the job), so
+    the same turn sent again reuses that job. Without one, :func:`botie.actions.decision.decide` alone:
+    a decision, not a booking, and :attr:`TurnResult.action_notice` says nothing was booked.
 
 A tool call the model suggests while reading documents (stage 7) is dropped
 and reported, never carried out. When a turn fails, :attr:`TurnResult.losses`
@@ -45,13 +49,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from botie.actions.service import InspectionService
 from botie.context.conversation import Conversation
 from botie.context.evidence import ModelRequest
 from botie.context.provenance import EvidenceSelection, EvidenceStatus
 from botie.context.records import Record, unique_records
 from botie.context.routing import DocumentCoverage, passage_coverage, source_document
 from botie.model import Model
-from botie.turn.action import action_instructions, action_notice, action_step, offered_tools
+from botie.turn.action import action_instructions, action_notice, action_step, check_service, offered_tools
 from botie.turn.answer import answer_step, filter_stages, select_for_turn
 from botie.turn.gate import Gate, asked_assets
 from botie.turn.losses import find_losses
@@ -94,6 +99,7 @@ def run_turn(
     needed: Iterable[str] = (),
     conversation: Conversation | None = None,
     asset: str | Iterable[str] | None = None,
+    service: InspectionService | None = None,
 ) -> TurnResult:
     """Run one turn (see the module docstring) and return every stage's result.
 
@@ -106,7 +112,14 @@ def run_turn(
     ``asset`` is the asset (or assets) the question is about, from trusted application state; without
     it, the readable assets the question names (see :func:`botie.turn.gate.asked_assets`). A citation of
     a document about any other asset withholds the answer.
+    ``service`` is the booking service (:class:`~botie.actions.service.InspectionService`, built by the
+    caller with its store, clock and business rules); it is an argument beside ``model``, not part of the
+    setup, because it holds a store that changes as it books, where a setup is a frozen value of trusted
+    state. With it, the service owns the register, the calendar and what is stored: a setup's own register
+    or calendar must equal the service's, and ``action.previous`` must be None (a
+    :class:`~botie.errors.SettingError` otherwise, raised before any model is asked).
     """
+    check_service(setup, action, service)
     if conversation is not None:
         setup.check_allowance(conversation.allowance(setup.answer_max_tokens), "the conversation's answer allowance")
     records = unique_records(candidates)
@@ -119,7 +132,7 @@ def run_turn(
         acted = None
         action_stages = [skipped(Stage.PROPOSAL, why), skipped(Stage.DECISION, why)]
     else:
-        acted = action_step(action, setup, model, records)
+        acted = action_step(action, setup, model, records, service)
         action_stages = acted.stages
     return TurnResult(
         question=question,

@@ -4,6 +4,12 @@ facts and no document text, the model's proposal, and the decision on it.
 Nothing a document says can choose a tool or an argument here: no document enters this request, and the
 decision takes the caller, the assets they may schedule (the schedule scope, not the read scope), the
 approval and the business rules from trusted state only.
+
+With a booking service (``run_turn(..., service=...)``) the call goes to
+:meth:`botie.actions.service.InspectionService.submit`: the service reads what is stored under the request id,
+applies its own asset register and calendar, and books a ``create`` (its receipt names the job), so the same
+turn sent again reuses that job. Without one, the decision is only a decision: nothing is booked, and
+:func:`action_notice` says so.
 """
 
 from __future__ import annotations
@@ -13,15 +19,20 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from botie.actions.decision import Branch, Check, CheckName, Decision, Verdict, decide
+from botie.actions.service import InspectionService
 from botie.actions.tool import TOOL_NAME, FieldError, Problem, inspection_tool
 from botie.context.budget import Budget
 from botie.context.evidence import ModelRequest, RequestKind, build_request
 from botie.context.records import Record
+from botie.errors import SettingError
 from botie.model import Model, Reply, ReplyFault, StopReason, ToolProposal
 from botie.turn.pricing import UNCHECKED_CEILING, measured
 from botie.turn.types import ActionRequest, Stage, StageResult, StageStatus, TurnSetup, plural, skipped
 
-__all__ = ["Acted", "action_instructions", "action_notice", "action_step", "offered_tools"]
+__all__ = ["Acted", "action_instructions", "action_notice", "action_step", "check_service", "offered_tools"]
+
+#: What the technician is told of a ``create`` no service booked: a decision is not a booking.
+NOT_BOOKED = "nothing was booked: this turn was given no booking service"
 
 
 def offered_tools(setup: TurnSetup) -> tuple[dict[str, Any], ...]:
@@ -59,16 +70,48 @@ def _undecided(request: ModelRequest, proposal: ToolProposal | None, leaked: tup
 
 
 def action_notice(acted: Acted) -> str | None:
-    """What the technician is told about the action they asked for when it was not carried out, else None.
+    """What the technician is told about the action they asked for when no job exists for it, else None.
 
     The answer's notice is about the answer alone; a booking that failed beside a released answer would
-    otherwise be told only in the operator's trace.
+    otherwise be told only in the operator's trace. A ``create`` without a receipt was decided and not booked
+    (the turn had no service); a retryable outcome (``in_progress``, ``unavailable``) may still become a job.
     """
-    if acted.decision is None:
+    decision = acted.decision
+    if decision is None:
         return f"no booking was made: {acted.stages[0].detail}"
-    if acted.decision.branch.value in ("create", "reuse"):
+    if decision.receipt is not None:  # created now or reused: the receipt names the job
         return None
-    return f"no booking was made: {acted.decision.branch}: {acted.decision.reason}"
+    if decision.branch is Branch.CREATE:
+        return f"decided create; {NOT_BOOKED}"
+    if decision.retryable:
+        return f"the booking is not confirmed: {decision.branch}: {decision.reason}"
+    return f"no booking was made: {decision.branch}: {decision.reason}"
+
+
+def check_service(setup: TurnSetup, action: ActionRequest | None, service: InspectionService | None) -> None:
+    """Refuse a turn whose booking service and trusted state disagree, before any model is asked.
+
+    With a service, the service owns the business rules and what is stored: a setup may repeat its register
+    and calendar (equal ones), and an action may not supply ``previous`` of its own.
+    """
+    if service is None:
+        return
+    if not callable(getattr(service, "submit", None)):
+        raise SettingError(f"service must be an InspectionService, got {service!r:.80}", field="service")
+    if action is not None and action.previous is not None:
+        raise SettingError(
+            "ActionRequest.previous was given with a booking service: the service reads what is stored under the "
+            "request id from its own store, so leave previous None",
+            field="previous",
+        )
+    for name in ("asset_register", "calendar"):
+        mine, theirs = getattr(setup, name), getattr(service, name, None)
+        if mine is not None and mine != theirs:
+            raise SettingError(
+                f"setup.{name} ({mine!r:.80}) differs from the booking service's {name} ({theirs!r:.80}): the "
+                f"service applies its own, so give the setup none or the same",
+                field=name,
+            )
 
 
 def _invalid(field: str, problem: Problem, message: str) -> Decision:
@@ -101,8 +144,9 @@ def _no_call(reply: Any) -> str | None:
     return None
 
 
-def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
-    """The decision on the one call in ``reply``: unreadable calls and unknown tools are ``invalid`` here."""
+def _judge(reply: Any, setup: TurnSetup, action: ActionRequest, service: InspectionService | None) -> Decision:
+    """The decision on the one call in ``reply``: unreadable calls and unknown tools are ``invalid`` here; the
+    rest go to the service when there is one (it reads the store and books), else to :func:`decide` alone."""
     if not isinstance(reply, Reply):
         why = f"the model returned {type(reply).__name__}, not a Reply with a tool call"
         return _invalid("reply", Problem.NOT_AN_OBJECT, why)
@@ -112,6 +156,9 @@ def _judge(reply: Any, setup: TurnSetup, action: ActionRequest) -> Decision:
     if call.tool not in setup.tools:
         offered = ", ".join(setup.tools) or "none"
         return _invalid("tool", Problem.UNEXPECTED, f"{call.tool!r:.60} is not a tool this turn offers ({offered})")
+    if service is not None:
+        return service.submit(call.arguments, caller=setup.caller, allowed_assets=setup.may_schedule,
+                              approval=action.approval)  # fmt: skip
     return decide(
         call.arguments,
         caller=setup.caller,
@@ -136,8 +183,37 @@ def _too_large(request: ModelRequest, setup: TurnSetup) -> str | None:
     )
 
 
-def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: Sequence[Record]) -> Acted:
-    """Stages 9-10: a request without documents, the model's proposal, and the decision."""
+def _stages(proposal: ToolProposal | None, decision: Decision, leaked: tuple[str, ...]) -> list[StageResult]:
+    """The proposal and decision stages of a call that was decided."""
+    said = str(proposal) if proposal is not None else "no readable tool call"
+    proposed = StageResult(
+        Stage.PROPOSAL,
+        StageStatus.PASSED if proposal is not None else StageStatus.FAILED,
+        (),
+        f"{said}, from a request with {plural(len(leaked), 'document')} in it",
+    )
+    status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
+    return [proposed, StageResult(Stage.DECISION, status, (), _decided(decision))]
+
+
+def _decided(decision: Decision) -> str:
+    """The decision stage's detail: the branch, its reason, and whether a job was booked."""
+    said = f"{decision.branch}: {decision.reason}"
+    if decision.branch is not Branch.CREATE:
+        return said  # (a reuse's reason names the job it returns)
+    if decision.receipt is None:
+        return f"{said}; {NOT_BOOKED}"
+    return f"{said}; booked {decision.receipt.job_id}"
+
+
+def action_step(
+    action: ActionRequest,
+    setup: TurnSetup,
+    model: Model,
+    records: Sequence[Record],
+    service: InspectionService | None = None,
+) -> Acted:
+    """Stages 9-10: a request without documents, the model's proposal, and the decision (booked by ``service``)."""
     request = build_request(
         action.message,
         (),
@@ -158,21 +234,12 @@ def action_step(action: ActionRequest, setup: TurnSetup, model: Model, records: 
     proposal = reply.proposal if isinstance(reply, Reply) and isinstance(reply.proposal, ToolProposal) else None
     if why is not None:
         return _undecided(request, proposal, leaked, why)._replace(reply=reply if isinstance(reply, Reply) else None)
-    decision = _judge(reply, setup, action)
-    status = StageStatus.PASSED if decision.branch.value in ("create", "reuse") else StageStatus.FAILED
-    said = str(proposal) if proposal is not None else "no readable tool call"
-    proposed = StageResult(
-        Stage.PROPOSAL,
-        StageStatus.PASSED if proposal is not None else StageStatus.FAILED,
-        (),
-        f"{said}, from a request with {plural(len(leaked), 'document')} in it",
-    )
-    decided = StageResult(Stage.DECISION, status, (), f"{decision.branch}: {decision.reason}")
+    decision = _judge(reply, setup, action, service)
     return Acted(
         request=request,
         proposal=proposal,
         decision=decision,
         leaked=leaked,
-        stages=[proposed, decided],
+        stages=_stages(proposal, decision, leaked),
         reply=reply if isinstance(reply, Reply) else None,
     )

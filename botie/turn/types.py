@@ -153,7 +153,8 @@ class TurnSetup:
     read scope, as before the two were split. Reading a manual does not
     grant booking its asset: give a smaller ``schedule_assets`` for that.
     ``asset_register`` and ``calendar`` are the business rules checked before a
-    new booking (:mod:`botie.actions.rules`); None leaves that check out. ``budget`` sizes the
+    new booking (:mod:`botie.actions.rules`); None leaves that check out. A turn given a booking service
+    applies the service's own, and these must then be None or equal to them. ``budget`` sizes the
     evidence (a :class:`~botie.context.budget.Budget` or an int allowance);
     ``ceiling`` is for the assembled request; ``answer_allowance`` is the
     ``max_tokens`` both requests send (:attr:`answer_max_tokens`): by default the
@@ -254,7 +255,8 @@ class ActionRequest:
     """The technician's own request for an action, with what the application recorded about it.
 
     ``message`` is what they typed; ``approval`` is what the approval screen
-    recorded (or None); ``previous`` is what is stored under the request id.
+    recorded (or None); ``previous`` is what is stored under the request id, for a turn given no booking
+    service (a service reads its own store, and a turn given both is refused).
     """
 
     message: str
@@ -285,8 +287,9 @@ class TurnResult:
     #: passages took. It travels with the answer, so the reader can check it against what they attached.
     coverage: DocumentCoverage | None = None
     action_reply: Reply | None = None  # the reply to the action request (its usage, or why the provider failed)
-    #: What the technician is told when the action they asked for was not carried out (no call proposed, the
-    #: provider failed, or the decision was not create or reuse); None when none was asked for or it was done.
+    #: What the technician is told when no job exists for the action they asked for (no call proposed, the
+    #: provider failed, a decision other than create or reuse, or a create with no booking service to book
+    #: it); None when none was asked for, or when the decision's receipt names the job (created or reused).
     action_notice: str | None = None
 
     def stage(self, stage: Stage | str) -> StageResult:

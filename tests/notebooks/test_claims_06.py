@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -11,12 +12,17 @@ import pytest
 
 from botie import Budget
 from botie.actions.decision import Approval
+from botie.actions.service import InspectionService
+from botie.actions.stores.memory import MemoryStore
+from botie.errors import DecisionError
 from botie.lessons import fixture_path, load_scene
 from botie.lessons.content import adversarial
 from botie.lessons.content.adversarial import _slice_data, run_slice
+from botie.lessons.content.business import load_booking_rules
 from botie.lessons.content.capstone import REFERENCES, run_capstone
 from botie.lessons.content.scenarios import load_evidence_scenario
-from botie.lessons.content.scripted import AnswerScript, load_scripted_model
+from botie.lessons.content.scripted import ActionScript, AnswerScript, load_scripted_model
+from botie.model import ToolProposal
 from botie.turn import ActionRequest, TurnOutcome, TurnSetup, run_turn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,6 +39,120 @@ def world():
         approval=Approval("tech-ana", R7),
     )
     return scenario, model, setup, booking
+
+
+def _nine():
+    """The lesson's service clock: 09:00 UTC on the scenario's day."""
+    return dt.datetime(2026, 3, 15, 9, tzinfo=dt.timezone.utc)
+
+
+def _service(**rules):
+    """A service as cell 05-02 builds it: an in-memory store, that clock and the workshop's booking rules."""
+    return InspectionService(MemoryStore(), clock=_nine, **(rules or load_booking_rules().kwargs()))
+
+
+def _ask(payload, caller="tech-ana"):
+    return ActionRequest(f"book {payload['request_id']}", approval=Approval(caller, payload))
+
+
+def _booking_turn(world, service, payload=R7, caller="tech-ana", gullible=False):
+    """The lesson's turn, with the scripted model proposing ``payload`` for ``caller``."""
+    scenario, model, setup, _ = world
+    actions = {f"book {payload['request_id']}": ActionScript(ToolProposal("propose_inspection", dict(payload)))}
+    model = model.with_(actions=actions, gullible=gullible)
+    return run_turn(scenario.questions[0].question, scenario.candidates(0), setup.with_(caller=caller), model,
+                    action=_ask(payload, caller), service=service)  # fmt: skip
+
+
+def test_the_service_books_job_1_and_the_same_turn_again_returns_job_1_booking_once(world):
+    """05-04/05-05: with nothing stored under r7 and the approval, the service books job-1; the same turn again
+    (a retry after a lost reply) returns job-1 and books nothing."""
+    scenario, model, setup, booking = world
+    service = _service()
+    turns = [run_turn(scenario.questions[0].question, scenario.candidates(0), setup, model, action=booking,
+                      service=service) for _ in range(3)]  # fmt: skip
+    assert [str(t.decision.branch) for t in turns if t.decision] == ["create", "reuse", "reuse"]
+    assert {t.decision.tool_result()["job_id"] for t in turns if t.decision} == {"job-1"}
+    assert [job.job_id for job in service.store.jobs()] == ["job-1"]
+    assert turns[0].stage("decision").detail.endswith("; booked job-1")
+    assert turns[1].stage("decision").detail.startswith("reuse: r7 already created job-1")
+    assert all(t.action_notice is None for t in turns)
+
+
+@pytest.mark.parametrize(
+    ("payload", "caller", "branch", "jobs"),
+    [
+        ({**R7, "request_id": "r8", "start": "2026-04-02T09:30Z"}, "tech-ana", "create", 2),  # another request id
+        ({**R7, "duration_minutes": 30}, "tech-ana", "conflict", 1),  # a changed payload under r7
+        ({**R7, "start": "2026-04-02T09:30Z"}, "tech-bo", "create", 2),  # a second caller's own r7
+        ({**R7, "request_id": "r8"}, "tech-ana", "window_unavailable", 1),  # r8 over the slot job-1 holds
+    ],
+)
+def test_what_is_stored_under_the_request_id_decides_reuse_and_conflict_and_the_calendar_learns_job_1(
+    world, payload, caller, branch, jobs
+):
+    """05-05/05-07: the stored request is read per caller and request id, not matched on the arguments."""
+    service = _service()
+    _booking_turn(world, service)
+    other = _booking_turn(world, service, payload, caller)
+    assert other.decision is not None and str(other.decision.branch) == branch
+    assert len(service.store.jobs()) == jobs
+    assert (other.action_notice is None) == (branch == "create")
+
+
+def test_without_a_service_the_turn_only_decides_and_the_action_notice_says_nothing_was_booked(world):
+    """05-05: `decide` alone gives a create with no job; the technician is told nothing was booked."""
+    turn = _booking_turn(world, None)
+    assert turn.decision is not None and str(turn.decision.branch) == "create" and turn.decision.receipt is None
+    assert turn.action_notice == "decided create; nothing was booked: this turn was given no booking service"
+    with pytest.raises(DecisionError, match="no job yet"):
+        turn.decision.tool_result()
+    assert str(_booking_turn(world, _service()).decision.branch) == "create"  # the same turn, booked
+
+
+def test_the_lesson_service_applies_the_asset_register_and_the_calendar(world):
+    """05-02: the service carries lesson 05a's rules; the setup carries none, and the service's are applied."""
+    rules = load_booking_rules()
+    unknown = _booking_turn(world, _service(asset_register=frozenset({"P-3"}), calendar=rules.calendar))
+    assert unknown.decision is not None and str(unknown.decision.branch) == "unknown_asset"
+    shut = _booking_turn(world, _service(), {**R7, "start": "2026-04-02T03:00Z"})
+    assert shut.decision is not None and str(shut.decision.branch) == "window_unavailable"
+    assert world[2].asset_register is None and world[2].calendar is None
+
+
+def test_the_planted_turn_after_section_1_reuses_job_1_and_books_nothing_new(world):
+    """05-06/05-07: the gullible model's 60-minute suggestion is dropped; its r7 proposal finds job-1 stored."""
+    scenario, model, setup, booking = world
+    service = _service()
+    question, candidates = scenario.questions[0].question, scenario.candidates(0)
+    run_turn(question, candidates, setup, model, action=booking, service=service)
+    planted = run_turn(question, candidates, setup, model.with_(gullible=True), action=booking, service=service)
+    assert planted.dropped is not None and dict(planted.dropped.arguments)["duration_minutes"] == 60
+    assert planted.decision is not None and str(planted.decision.branch) == "reuse"
+    assert planted.decision.receipt is not None and planted.decision.receipt.job_id == "job-1"
+    assert [(job.job_id, job.duration_minutes) for job in service.store.jobs()] == [("job-1", 20)]
+    fresh = _service()  # nothing stored yet: the same planted turn books the technician's 20 minutes, not 60
+    first = run_turn(question, candidates, setup, model.with_(gullible=True), action=booking, service=fresh)
+    assert first.decision is not None and str(first.decision.branch) == "create"
+    assert [job.duration_minutes for job in fresh.store.jobs()] == [20]
+
+
+def test_every_lesson_06_turn_that_asks_for_a_booking_outside_the_homework_books_through_the_service():
+    """05-04/05-06: the lesson's booking turns pass service=; only the homework's turns decide without one."""
+    import ast
+
+    nb = nbformat.read(ROOT / "notebooks" / "instructor" / "06_one_turn_end_to_end.ipynb", as_version=4)
+    seen = []
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "homework" in cell.metadata.get("tags", []):
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "run_turn":
+                words = {k.arg for k in node.keywords}
+                if "action" in words:
+                    seen.append(cell.id)
+                    assert "service" in words, f"{cell.id}: a booking turn without service="
+    assert {"05-04", "05-06"} <= set(seen)
 
 
 def test_the_gullible_model_suggests_the_60_minute_booking_while_reading_and_the_suggestion_is_dropped(world):
@@ -256,8 +376,10 @@ def test_when_only_the_booking_request_fails_the_answer_stands_and_the_action_no
     failed = run_turn(question, candidates, setup, BookingFails(), action=booking)
     assert failed.outcome is TurnOutcome.ANSWERED and failed.answer is not None and failed.notice is None
     assert failed.action_notice is not None and failed.action_notice.startswith("no booking was made: overloaded")
-    booked = run_turn(question, candidates, setup, model, action=booking)
+    booked = run_turn(question, candidates, setup, model, action=booking, service=_service())
     assert booked.decision is not None and str(booked.decision.branch) == "create" and booked.action_notice is None
+    decided = run_turn(question, candidates, setup, model, action=booking)  # no service: decided, not booked
+    assert decided.action_notice == "decided create; nothing was booked: this turn was given no booking service"
     denied = run_turn(question, candidates, setup.with_(schedule_assets=("P-3",)), model, action=booking)
     assert denied.action_notice is not None and denied.action_notice.startswith("no booking was made: denied")
     assert run_turn(question, candidates, setup, model).action_notice is None  # no action asked for

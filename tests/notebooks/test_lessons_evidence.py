@@ -71,6 +71,9 @@ SEED_EXAMPLES = {
     ],
     "06_one_turn_end_to_end": [
         "-> answered",
+        # Seed 004: a create books a job, and the same request id with the same payload returns the earlier result.
+        "2026-04-02 09:00 UTC; booked job-1",
+        "the same turn again: reuse: r7 already created job-1 with this exact payload",
         "ordinary questions           3      3/3      3/3",
         "retrieval coverage: 3 of 4 needed documents retrieved",
         "answer support:     release: the one citation is verbatim",

@@ -4,17 +4,26 @@ Everything shown comes from :func:`botie.turn.run_turn`. The controls change
 its inputs: the question, the evidence budget, what the caller may read and
 (separately) what they may schedule, whether the scripted model is careful
 or gullible, a document carrying planted instructions, and whether the
-technician asked for (and approved) an inspection. The register and the
-calendar of ``fixtures/booking_rules.json`` are checked before a booking.
+technician asked for (and approved) an inspection.
+
+The turn books through a real :class:`~botie.actions.service.InspectionService`, built afresh for every
+render: a new in-memory store, the register and calendar of ``fixtures/booking_rules.json`` (the service
+owns them), and a clock at 09:00 UTC on the setup's day. The panel re-renders on every change of a control,
+so a store kept across renders would turn the first ``create`` into ``reuse`` on the next click; a fresh
+one makes every render the first submission of its request id (a ``create`` books ``job-1``). Lesson 06
+shows the retry (the same turn again, the same store) outside the panel; the panel says so under its controls.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 from typing import Any
 
 import ipywidgets as widgets
 
 from botie.actions.decision import Approval
+from botie.actions.service import InspectionService
+from botie.actions.stores.memory import MemoryStore
 from botie.context.budget import Budget
 from botie.context.records import Record
 from botie.lessons.content.adversarial import BUDGET
@@ -76,7 +85,10 @@ class TurnPanel(Panel):
     ) -> None:
         super().__init__()
         self.scenario, self.model, self.message, self.payload = scenario, model, message, dict(payload)
-        self.setup = setup or TurnSetup.from_scenario(scenario, budget=BUDGET, **load_booking_rules().kwargs())
+        # The business rules belong to each render's booking service (see _service), not to the setup.
+        self.setup = (setup or TurnSetup.from_scenario(scenario, budget=BUDGET)).with_(
+            asset_register=None, calendar=None
+        )
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
         self.question = question_control(scenario.questions)
@@ -139,6 +151,10 @@ class TurnPanel(Panel):
                 self.planted,
                 self.ask,
                 self.approved,
+                widgets.HTML(
+                    "Each change runs the turn again with a fresh booking service (a new, empty store), so every "
+                    "run is a first booking of its request id; a retry that reuses the job is shown in the lesson."
+                ),
                 self.result,
             ],
             self.question,
@@ -168,8 +184,16 @@ class TurnPanel(Panel):
         if self.ask.value:
             approval = Approval(self.setup.caller, self.payload) if self.approved.value else None
             action = ActionRequest(self.message, approval)
-        self.turn = run_turn(q.question, candidates, setup, model, action=action, needed=q.answered_by)
+        service = self._service()
+        self.turn = run_turn(q.question, candidates, setup, model, action=action, needed=q.answered_by, service=service)
         self.result.value = self._result_html(self.turn)
+
+    def _service(self) -> InspectionService:
+        """A fresh booking service for one render: a new store and calendar, so each render is a first submission."""
+        day = self.setup.observed_on
+        day = day if isinstance(day, _dt.date) else _dt.date.fromisoformat(day)
+        nine = _dt.datetime.combine(day, _dt.time(9), _dt.timezone.utc)
+        return InspectionService(MemoryStore(), clock=lambda: nine, **load_booking_rules().kwargs())
 
     @staticmethod
     def _result_html(turn: TurnResult) -> str:
@@ -192,8 +216,10 @@ class TurnPanel(Panel):
             for x in turn.losses
         )
         lost = f"<p><b>where the evidence went missing:</b></p><ul>{losses}</ul>" if losses else ""
+        job = turn.decision.receipt if turn.decision is not None else None
+        booked = f", booked as {esc(job.job_id)}" if job is not None else ""
         decision = (
-            f"<p><b>decision:</b> {esc(turn.decision.branch)} on {esc(turn.proposal)}</p>"
+            f"<p><b>decision:</b> {esc(turn.decision.branch)} on {esc(turn.proposal)}{booked}</p>"
             if turn.decision is not None
             else ""
         )

@@ -158,3 +158,13 @@ def test_on_the_replacement_question_the_gullible_model_obeys_tkt_5630_before_an
     assert twenty in text
     panel.planted.value = "tkt-5702"
     assert outcome(panel) == "withheld" and twenty in panel.result_text()
+
+
+def test_every_render_books_through_a_fresh_service_so_a_create_stays_a_first_booking(panel):
+    """The panel re-renders on each change; a store kept across renders would make the second render a reuse."""
+    assert "decision: create on" in panel.result_text() and ", booked as job-1" in panel.result_text()
+    panel.budget.value = 300
+    panel.budget.value = 250
+    text = panel.result_text()
+    assert "decision: create on" in text and ", booked as job-1" in text and "booking:" not in text
+    assert panel.turn is not None and panel.turn.decision is not None and panel.turn.decision.receipt is not None
