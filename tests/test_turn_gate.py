@@ -166,7 +166,7 @@ def test_a_question_naming_p2_in_any_spelling_answered_from_the_p1_manual_is_wit
     """Seed 000: a passage about the pump next door never passes for P-2, however the technician writes its id."""
     r = run_turn(f"What torque do the {spelling} gland nuts take?", [P1, P2], TWO_PUMPS, FROM_P1)
     assert r.gate is not None and r.gate.asked == frozenset({"P-2"})
-    assert r.outcome is TurnOutcome.WITHHELD
+    assert r.outcome is TurnOutcome.WITHHELD and r.citations is not None
     assert "man-p1-s3 is about P-1, not P-2" in r.citations.failures[0].reason
 
 

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
@@ -650,7 +651,7 @@ def _retriever_lines(p1_id: str) -> dict[str, tuple[str, frozenset[str], str]]:
     cells = {c.id: c.source for c in nbformat.read(INSTRUCTOR_02A, as_version=4).cells}
     source = cells["f1ea07c3"]
     scenario = load_evidence_scenario()
-    namespace = {"scenario": scenario, "question": scenario.questions[0].question}
+    namespace: dict[str, Any] = {"scenario": scenario, "question": scenario.questions[0].question}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(source, namespace)
     namespace["corpus"] = [replace(r, id=p1_id) if r.id == "man-p1-r2-s3.2" else r for r in namespace["corpus"]]
@@ -693,9 +694,10 @@ def test_02b_opens_with_four_questions_and_the_alignment_one_refused():
     asked = [q.question for q in scenario.questions]
     assert len(asked) == 4 and "alignment" in asked[2]
     selection = scenario.select(2)
+    assert selection.best_score is not None
     assert selection.refused and selection.selected_ids == () and selection.best_score < selection.floor
     # the one candidate above the floor is the vendor file, which this caller may not read
-    above = [r for r in scenario.candidates(2) if r.score >= selection.floor]
+    above = [r for r in scenario.candidates(2) if r.score is not None and r.score >= selection.floor]
     assert [r.asset for r in above] == ["VENDOR-P2"] and "VENDOR-P2" not in scenario.allowed_assets
     for question in (0, 1, 3):
         assert not scenario.select(question).refused

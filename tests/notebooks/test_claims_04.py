@@ -78,11 +78,13 @@ def test_a_request_over_the_ceiling_is_refused_whole_saying_by_how_much_and_noth
     question = scene.questions[3].question
     tickets = [r for r in scene.records if r.id in scene.select(3).selected_ids]
     fits = Conversation(ceiling=4_000, answer_allowance=150).ask(question, tickets).request
+    assert fits is not None
     with pytest.raises(RequestTooLargeError) as err:
         Conversation(ceiling=ceiling, answer_allowance=150).ask(question, tickets)
     over = fits.tokens + 150 - ceiling
     assert f"over the {ceiling}-token ceiling by {over};" in str(err.value) and "nothing was cut" in str(err.value)
     just = Conversation(ceiling=ceiling + over, answer_allowance=150).ask(question, tickets).request
+    assert just is not None
     assert just.text == fits.text and just.tokens + 150 == just.ceiling  # one token fewer would not do
 
 

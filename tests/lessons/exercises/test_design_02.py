@@ -209,7 +209,8 @@ def the_last_hint_literally(candidates, allowed_assets, observed_on, budget, reg
     usable = {r.id: r for r in candidates if r.asset in allowed_assets and current(r)}
     ranked = [r for r in usable.values() if r.duplicate_of not in usable and r.score >= FLOOR]
     ranked.sort(key=lambda r: (TIERS.index(trust_of(r)), r.score), reverse=True)
-    send, used, sections = [], 0, set()
+    send: list = []
+    used, sections = 0, set[str]()
     for r in ranked:
         unit = [r] + [o for o in ranked if high(r) and high(o) and rivals(r, o)]
         if any(d not in usable for m in unit for d in m.depends_on):

@@ -481,4 +481,5 @@ def test_the_instructor_edition_solution_passes_its_check(lesson, name):
     from tests.lessons.exercises.instructor import instructor_solution
 
     report = run(name, instructor_solution(lesson, name))
-    assert not isinstance(report, str) and report.passed, report.text()
+    assert not isinstance(report, str), report
+    assert report.passed, report.text()
