@@ -6,6 +6,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -85,7 +86,7 @@ def test_the_kept_file_sits_beside_the_progress_file(folder, monkeypatch):
 
 def test_a_passing_check_keeps_the_function_with_its_helpers_imports_and_values(folder, capsys):
     check(choose_evidence)
-    assert "all 12 cases passed" in capsys.readouterr().out
+    assert re.search(r"all \d+ cases passed", capsys.readouterr().out)
     source = kept_source(folder, "choose_evidence")
     assert source is not None
     assert "def choose_evidence(records, allowed_assets, allowance):" in source
@@ -265,7 +266,7 @@ def test_in_a_notebook_kernel_the_function_is_kept_from_its_cell(tmp_path):
     )
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BOTIE_PROGRESS_FILE": str(tmp_path / "botie-progress.json")}
     out = run_python(script, env)
-    assert "choose_evidence: all 12 cases passed" in out
+    assert re.search(r"choose_evidence: all \d+ cases passed", out)
     assert "choose_evidence: yours, kept when lesson 01's check passed" in out
     from_cells = out[out.index("def permitted") :]
     assert "def choose_evidence(records, allowed_assets, allowance):" in from_cells
@@ -275,7 +276,7 @@ def test_in_a_notebook_kernel_the_function_is_kept_from_its_cell(tmp_path):
 def test_a_lambda_passes_its_check_but_cannot_be_kept_and_says_so(folder, capsys):
     check("choose_evidence", lambda records, allowed, allowance: choose_evidence(records, allowed, allowance))
     out = capsys.readouterr().out
-    assert "all 12 cases passed" in out
+    assert re.search(r"all \d+ cases passed", out)
     assert kept_source(folder, "choose_evidence") is None
 
 
