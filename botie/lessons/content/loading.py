@@ -159,11 +159,13 @@ class DocumentTool:
         return None if verdict is None else verdict[1]  # the selector's reason: which revision, since when
 
     def _original(self, record: Record) -> str | None:
-        """The nearest original ``record`` copies that this tool would serve, if any."""
+        """The nearest original ``record`` copies that this tool would serve, if any: one the caller may read,
+        in force, and within the size limit (a copy of an original too large to serve is still served)."""
         seen = {record.id}
         current = self._records.get(record.duplicate_of or "")
         while current is not None and current.id not in seen:
-            if current.asset in self.allowed_assets and self._stale(current) is None:
+            served = current.asset in self.allowed_assets and current.cost <= self.max_tokens
+            if served and self._stale(current) is None:
                 return current.id
             seen.add(current.id)
             current = self._records.get(current.duplicate_of or "")

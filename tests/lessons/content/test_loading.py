@@ -88,6 +88,20 @@ def test_the_tool_sends_an_original_rather_than_its_copy_unless_the_original_may
     assert alone(original.id).status is LoadStatus.NOT_PERMITTED
 
 
+def test_a_copy_is_served_when_its_original_is_too_large_for_the_tool(scenario):
+    """The copy gives way only to an original the tool would serve: one over the size limit does not count."""
+    costs = {r.id: r.cost for r in scenario.records}
+    original, copies = "man-p2-r4-s3.2", ("portal-p2-r4-s3.2", "binder-p2-r4-s3.2")
+    assert all(costs[c] < costs[original] for c in copies)
+    for limit in range(max(costs[c] for c in copies), costs[original]):  # each copy fits, the original does not
+        tool = DocumentTool(
+            scenario.records, allowed_assets=["P-2"], observed_on="2026-03-15", register=scenario.register,
+            max_tokens=limit,
+        )  # fmt: skip
+        assert tool(original).status is LoadStatus.TOO_LARGE
+        assert [tool(c).status for c in copies] == [LoadStatus.OK, LoadStatus.OK], limit
+
+
 def test_an_injected_failure_returns_nothing(scenario):
     broken = DocumentTool(
         scenario.records, allowed_assets=["P-2"], observed_on="2026-03-15", max_tokens=100, fail=lambda doc_id: True
