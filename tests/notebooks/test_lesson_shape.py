@@ -226,7 +226,13 @@ SETTLED_BY = {
     "word-count-instead": (r"\bcost\b[^.]*\btokens?\b", r"\btokens?\b[^.]*\bcost\b"),
     "skip-3-8-2-in-7": (r"position 2 \(cost 2\) would have fitted",),
     "planted-5630-prompts": (r"three passages outscore the ticket", r"retrieval kept the ticket out of all four"),
-    "r7-again": (r"sent twice must book once", r"sent again:? reuse", r"a retry keeps it"),
+    # The question was once the unchanged r7 (reuse); now it is r7 changed and approved (conflict). Kept: all four.
+    "r7-again": (
+        r"sent twice must book once",
+        r"sent again:? reuse",
+        r"a retry keeps it",
+        r"approved, it ends in conflict",
+    ),
     # The question itself said the lock comes before the look-up: with 05a's rule, that settled it.
     "race-four-workers": (r"takes the write lock before (?:it looks|its look-up)",),
     # The paragraph before the question said which results are resent and that the scheduler was silent.
@@ -309,6 +315,8 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
             "and why one request sent twice must book once: idempotency",
             "r7 at 10:00, sent again: reuse -> job-1",
             "the request id names one *intended* booking: a retry keeps it, a new inspection gets a new one",
+            "a changed r7 nobody approved stops at needs_approval and never reads the store; approved, it ends in "
+            "conflict",
         ),
         "race-four-workers": "its key is (caller, request id), and each transaction takes the write lock before it "
         "looks",

@@ -115,6 +115,15 @@ def _branch_cases() -> tuple[Case, ...]:
             False,
         ),
         (
+            "approved for 20.0 minutes, proposal asks for 20",
+            _P2,
+            ana,
+            allowed,
+            Approval(ana, _with(_P2, duration_minutes=20.0)),
+            None,
+            False,
+        ),
+        (
             "approved, P-3 this time, nothing stored",
             _with(_P2, asset_id="P-3", request_id="r8"),
             ana,
@@ -142,8 +151,9 @@ _CHOOSE_BRANCH = Exercise(
         "look at what is stored under the request id (create, reuse or conflict). Use your three small "
         "checks in that order and return as soon as one fails.",
         "An approval counts only if the caller is the actor and the approved payload equals the whole "
-        "proposal (asset, duration, start and request id). A stored request means reuse only when its payload "
-        "equals the proposal; the same request id with anything different is a conflict.",
+        "proposal (asset, duration, start and request id), each value of the same type: 20.0 is not 20, as "
+        "True is not a minute. A stored request means reuse only when its payload equals the proposal in the "
+        "same way; the same request id with anything different is a conflict.",
         "if not may_schedule(...): return 'denied'; if not approved_exactly(...): return "
         "'needs_approval'; if previous is None: return 'create'; return 'reuse' if same_payload(...) "
         "else 'conflict'.",
@@ -176,6 +186,10 @@ def _fields_cases() -> tuple[Case, ...]:
         ("an asset_id of spaces only", _with(_P2, asset_id=" "), False),
         ("start as a number", _with(_P2, start=900), False),
         ("request_id None", _with(_P2, request_id=None), False),
+        ("request_id as a number, 7", _with(_P2, request_id=7), False),
+        ("a request_id of spaces only", _with(_P2, request_id="   "), False),
+        ("start with a lowercase z, '2026-04-02T09:00z'", _with(_P2, start="2026-04-02T09:00z"), False),
+        ("start with a lowercase t, '2026-04-02t09:00Z'", _with(_P2, start="2026-04-02t09:00Z"), False),
         ("an empty object", {}, False),
         (
             "two problems: duration 2.5 and an extra 'priority'",
@@ -203,8 +217,9 @@ _FIELD_ERRORS = Exercise(
         "that fail; an empty list means the proposal is fine.",
         "asset_id and request_id must be str with something besides spaces. duration_minutes must pass the "
         "rule of valid_minutes from lesson 05a (an int from 1 through 60, and not a bool). "
-        "start must be a str of 17 ASCII characters that datetime.strptime(value, '%Y-%m-%dT%H:%MZ') reads "
-        "(it raises ValueError for 30 February). Any other key, such as admin, is itself an error named after "
+        "start must be a str of 17 ASCII characters, with a capital T at index 10 and a capital Z at the end, "
+        "that datetime.strptime(value, '%Y-%m-%dT%H:%MZ') reads (it raises ValueError for 30 February, but "
+        "reads 't' and 'z' as readily as 'T' and 'Z'). Any other key, such as admin, is itself an error named after "
         "that key. If the arguments are not a dict at all, return ['arguments'].",
         "if not isinstance(arguments, dict): return ['arguments']; then build a list: for each of the "
         "four names, append it if missing or wrong; finally append every key not in the four names.",

@@ -220,15 +220,18 @@ _ALL = (
     _q(
         "r7-again",
         "05a",
-        "r7 already created job-1. The same r7 with the same payload arrives again. Which branch?",
+        "r7 booked job-1 for 20 minutes. r7 arrives again, now for 30 minutes, and tech-ana approved the 30. "
+        "Which branch?",
         (
-            "create: a second job, since this arrival is a new call",
-            "reuse: job-1 comes back",
-            "conflict: r7 was already used, so it is refused",
+            "create: a second job, for 30 minutes, since this payload is new",
+            "reuse: job-1 comes back, since r7 has booked already",
+            "conflict: job-1 stands, and this r7 is refused",
+            "an update: job-1 becomes 30 minutes, since the change was approved",
         ),
-        1,
-        "Same key, same payload: it is a retry of one intended action, so the earlier job is returned and "
-        "nothing new is booked.",
+        2,
+        "The request id names one intended booking. The same id with a different payload is neither a retry "
+        "(which sends it unchanged) nor a new inspection (which gets a new id), so the service refuses to guess: "
+        "job-1 stands and the result says why. The approval lets a booking happen; it does not rewrite one.",
     ),
     _q(
         "retry-which",

@@ -45,25 +45,33 @@ def valid_minutes(minutes):
     return type(minutes) is int and 1 <= minutes <= 60
 
 
-def _approved_exactly(approval, proposal, caller):
-    return approval is not None and approval.actor == caller and dict(approval.payload) == dict(proposal)
+def _same(a, b):
+    """Two payloads with the same keys, each value of the same type and equal (20.0 is not 20)."""
+    a, b = dict(a), dict(b)
+    return a.keys() == b.keys() and all(type(a[k]) is type(b[k]) and a[k] == b[k] for k in a)
 
 
-def choose_branch(proposal, *, caller, allowed_assets, approval, previous):
+def _approved_exactly(approval, proposal, caller, *, same=_same):
+    return approval is not None and approval.actor == caller and same(approval.payload, proposal)
+
+
+def choose_branch(proposal, *, caller, allowed_assets, approval, previous, same=_same):
     if proposal["asset_id"] not in allowed_assets:
         return "denied"
-    if not _approved_exactly(approval, proposal, caller):
+    if not _approved_exactly(approval, proposal, caller, same=same):
         return "needs_approval"
     if previous is None:
         return "create"
-    return "reuse" if dict(previous.payload) == dict(proposal) else "conflict"
+    return "reuse" if same(previous.payload, proposal) else "conflict"
 
 
 FIELDS = ("asset_id", "duration_minutes", "start", "request_id")
 
 
-def valid_start(value):
+def valid_start(value, *, capitals=True):
     if not isinstance(value, str) or len(value) != 17 or not value.isascii():
+        return False
+    if capitals and (value[10] != "T" or value[16] != "Z"):  # strptime reads 't' and 'z' too
         return False
     try:
         datetime.datetime.strptime(value, "%Y-%m-%dT%H:%MZ")
@@ -72,13 +80,18 @@ def valid_start(value):
     return True
 
 
-def field_errors(arguments, *, minutes=valid_minutes, extras=True, empty_ok=False, start=valid_start):
+def field_errors(
+    arguments, *, minutes=valid_minutes, extras=True, empty_ok=False, start=valid_start, request_id_present=False
+):
     if not isinstance(arguments, dict):
         return ["arguments"]
     bad = []
     for name in ("asset_id", "request_id"):
         value = arguments.get(name)
-        if not isinstance(value, str) or (not value.strip() and not empty_ok):
+        if name == "request_id" and request_id_present:
+            if not value:  # the reader's: only a missing, None or empty id is caught
+                bad.append(name)
+        elif not isinstance(value, str) or (not value.strip() and not empty_ok):
             bad.append(name)
     if not minutes(arguments.get("duration_minutes")):
         bad.append("duration_minutes")
@@ -247,6 +260,9 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             "needs_approval" if not _approved_exactly(k["approval"], p, k["caller"]) else choose_branch(p, **k)
         ),
         "hard-coded 'create'": lambda p, **k: "create",
+        "plain == on payloads, so an approval for 20.0 minutes counts for 20": lambda p, **k: choose_branch(
+            p, **k, same=lambda a, b: dict(a) == dict(b)
+        ),
         "ignores start when comparing payloads": lambda p, **k: choose_branch(
             _no_start(p),
             **{
@@ -279,6 +295,10 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "names each field twice": lambda a: field_errors(a) + field_errors(a),
         "strptime alone decides start (no 17 ASCII characters)": lambda a: field_errors(a, start=_strptime_reads),
         "an id of spaces only accepted": lambda a: _spaces_ok(a),
+        "request_id only checked for being there": lambda a: field_errors(a, request_id_present=True),
+        "strptime ignores case, so 't' and 'z' pass": lambda a: field_errors(
+            a, start=lambda v: valid_start(v, capitals=False)
+        ),
         "fromisoformat reads start (a space will do for the T)": lambda a: field_errors(a, start=_isoformat_reads),
     },
 }
@@ -341,7 +361,7 @@ def _branch_by_json(proposal, *, caller, allowed_assets, approval, previous):
 
 def _branch_by_sorted_items(proposal, *, caller, allowed_assets, approval, previous):
     def key(d):
-        return sorted(dict(d).items())
+        return sorted((k, type(v).__name__, v) for k, v in dict(d).items())
 
     if proposal["asset_id"] not in list(allowed_assets):
         return "denied"
@@ -418,14 +438,22 @@ def test_a_field_errors_without_the_strict_start_is_caught_on_both_loose_spellin
     report = run("field_errors", WRONG["field_errors"]["strptime alone decides start (no 17 ASCII characters)"])
     assert not isinstance(report, str)
     failed = {r.case.label for r in report.results if not r.passed}
-    assert failed == {"start without its zeros, '2026-4-2T9:00Z'", "start in fullwidth digits, which strptime reads"}
+    assert failed == {
+        "start without its zeros, '2026-4-2T9:00Z'",
+        "start in fullwidth digits, which strptime reads",
+        "start with a lowercase z, '2026-04-02T09:00z'",
+        "start with a lowercase t, '2026-04-02t09:00Z'",
+    }
 
 
 def test_a_field_errors_that_reads_start_with_fromisoformat_is_caught_on_the_space_for_the_t():
     report = run("field_errors", WRONG["field_errors"]["fromisoformat reads start (a space will do for the T)"])
     assert not isinstance(report, str)
     failed = {r.case.label for r in report.results if not r.passed}
-    assert failed == {"start with a space for the T, '2026-04-02 09:00Z'"}
+    assert failed == {
+        "start with a space for the T, '2026-04-02 09:00Z'",
+        "start with a lowercase t, '2026-04-02t09:00Z'",
+    }
 
 
 # Lessons 02, 03 and 06 register their exercises from their own module; their solutions live
@@ -629,3 +657,25 @@ def test_a_stub_is_not_yet_even_where_the_case_expects_a_runtime_error():
     exercise = Exercise("t", "t", lambda: (Case("raises", (1,), Raises(RuntimeError)),), lambda g, e: None, ("h",))
     report = run_exercise(exercise, stub)
     assert report.verdict is Verdict.NOT_YET and not report.results[0].passed
+
+
+def test_a_field_errors_that_only_asks_whether_request_id_is_there_is_caught_on_a_number_and_on_spaces():
+    report = run("field_errors", WRONG["field_errors"]["request_id only checked for being there"])
+    assert not isinstance(report, str)
+    failed = {r.case.label for r in report.results if not r.passed}
+    assert failed == {"request_id as a number, 7", "a request_id of spaces only"}
+
+
+def test_a_field_errors_that_lets_strptime_decide_the_case_is_caught_on_both_lowercase_letters():
+    report = run("field_errors", WRONG["field_errors"]["strptime ignores case, so 't' and 'z' pass"])
+    assert not isinstance(report, str)
+    failed = {r.case.label for r in report.results if not r.passed}
+    assert failed == {"start with a lowercase z, '2026-04-02T09:00z'", "start with a lowercase t, '2026-04-02t09:00Z'"}
+
+
+def test_a_choose_branch_that_compares_payloads_with_plain_equality_is_caught_on_20_point_0():
+    wrong = WRONG["choose_branch"]["plain == on payloads, so an approval for 20.0 minutes counts for 20"]
+    report = run("choose_branch", wrong)
+    assert not isinstance(report, str)
+    failed = {r.case.label for r in report.results if not r.passed}
+    assert failed == {"approved for 20.0 minutes, proposal asks for 20"}

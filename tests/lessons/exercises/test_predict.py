@@ -127,7 +127,25 @@ def test_key_with_no_reserve_turn_one_fails():
     )
 
 
-def test_key_the_same_r7_again_is_reuse():
+def test_key_r7_again_for_30_approved_minutes_is_a_conflict_and_the_first_job_stands():
+    """The question's scene through the service: r7 booked for 20, then r7 for 30 with its own approval."""
+    from datetime import datetime, timezone
+
+    from botie.actions.service import InspectionService
+    from botie.actions.stores.memory import MemoryStore
+
+    r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
+    longer = {**r7, "duration_minutes": 30}
+    service = InspectionService(MemoryStore(), clock=lambda: datetime(2026, 3, 20, 9, tzinfo=timezone.utc))
+    first = service.submit(r7, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", r7))
+    again = service.submit(longer, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", longer))
+    assert str(first.branch) == "create" and str(again.branch) == "conflict"
+    assert [job.job_id for job in service.store.jobs()] == [first.receipt.job_id]  # job-1 stands, unchanged
+    assert [job.duration_minutes for job in service.store.jobs()] == [20]
+    assert _key("r7-again").startswith("conflict")
+
+
+def test_the_same_r7_unchanged_is_reuse_as_the_run_beside_the_question_shows():
     r7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "request_id": "r7"}
     d = decide(
         r7,
@@ -136,7 +154,7 @@ def test_key_the_same_r7_again_is_reuse():
         approval=Approval("tech-ana", r7),
         previous=StoredRequest.settled(r7, "job-1"),
     )
-    assert str(d.branch) == "reuse" and _key("r7-again").startswith("reuse")
+    assert str(d.branch) == "reuse"
 
 
 def test_key_only_unavailable_is_retryable():
