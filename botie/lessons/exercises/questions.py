@@ -287,14 +287,19 @@ _ALL = (
     _q(
         "accuracy-vs-refusals",
         "06",
-        "Design B answers one more ordinary question than design A but loses every refusal case. Is B better?",
+        "Design B answers one more ordinary question than design A, but where nothing the caller may read holds "
+        "the answer, B answers anyway instead of refusing. A report gives one score for all the cases together. "
+        "What can that one score hide?",
         (
-            "yes: one more right answer is what technicians notice most",
-            "no: each lost refusal is an answer made up from documents that hold none",
-            "it depends: if ordinary questions far outnumber the others, B serves more people",
+            "nothing that matters: the number goes up or down by exactly what changed",
+            "the trade: one more right answer bought with made-up answers that look like right ones",
+            "only B's refusals: a technician never sees those anyway",
         ),
         1,
-        "An averaged score would hide the trade. Reported per set, the lost refusals are visible next to the gain.",
+        "A refusal is a failure the technician sees; an answer made up from documents that hold none is one they "
+        "do not (section 3: only an evaluation that knows the needed documents sees it). One number for every "
+        "case nets the gain against the losses and cannot say which cases they were. Reported per set, the lost "
+        "refusals stand next to the gain.",
     ),
 )
 

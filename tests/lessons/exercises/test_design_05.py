@@ -41,8 +41,8 @@ def retry_what_the_service_calls_retryable(proposal, result, attempts):
 
 
 def a_budget_per_status(proposal, result, attempts):
-    """The notebook's design: a silent scheduler four attempts, a lost answer three, in_progress three."""
-    most = {"unavailable": 4, "lost": 3, "in_progress": 3}
+    """The notebook's design: a silent scheduler four attempts, in_progress three, a lost answer two."""
+    most = {"unavailable": 4, "in_progress": 3, "lost": 2}
     status = "lost" if result is None else result["status"]
     if attempts >= most.get(status, 1):
         return None
