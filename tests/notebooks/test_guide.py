@@ -16,6 +16,7 @@ import pytest
 
 from botie.context.routing import execute_plan, first_failing_turn, plan_context
 from botie.lessons.content.fixtures import fixture_path, load_records, load_scene
+from tests.lessons.exercises.test_checks import WRONG as _CHECKS_WRONG
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTRUCTOR = ROOT / "notebooks" / "instructor"
@@ -702,6 +703,27 @@ WRONG_DESIGNS = [
         "retrying a `conflict` too",
         _retry({"unavailable", "conflict"}, 3),
         ["r7 for 30 minutes after r7 booked 20 (conflict)"],
+        [],
+    ),
+    (
+        "choose_branch",
+        "payloads compared with plain `==`, so an approval for 20.0 minutes counts for 20",
+        _CHECKS_WRONG["choose_branch"]["plain == on payloads, so an approval for 20.0 minutes counts for 20"],
+        ["approved for 20.0 minutes, proposal asks for 20"],
+        [],
+    ),
+    (
+        "field_errors",
+        '`if not arguments.get("request_id")`: only a missing or empty id caught',
+        _CHECKS_WRONG["field_errors"]["request_id only checked for being there"],
+        ["request_id as a number, 7", "a request_id of spaces only"],
+        [],
+    ),
+    (
+        "field_errors",
+        "strptime alone judges the letters: `t` and `z` pass",
+        _CHECKS_WRONG["field_errors"]["strptime ignores case, so 't' and 'z' pass"],
+        ["start with a lowercase z, '2026-04-02T09:00z'", "start with a lowercase t, '2026-04-02t09:00Z'"],
         [],
     ),
     (
