@@ -607,6 +607,15 @@ WRONG_DESIGNS = [
         ["budget", "452 tokens"],
     ),
     (
+        "permitted",
+        "handing back the caller's own list when every record is allowed",
+        lambda records, allowed: (
+            records if all(r.asset in allowed for r in records) else [r for r in records if r.asset in allowed]
+        ),
+        ["every record is allowed: still a new list, not the one you were given"],
+        ["the caller's own list", "build a new list"],
+    ),
+    (
         "choose_documents",
         "the order they were attached, not the score",
         _attachment_order,
