@@ -110,7 +110,7 @@ def test_budget_refuses_a_negative_reserve_as_the_warm_up_asks():
 def test_budget_refuses_a_negative_total_as_the_warm_up_asks():
     """Cell 00-reserves-md: "when any of the three numbers is below zero (`Budget` refuses that too"."""
     for total in (-1, -20):
-        with pytest.raises(BudgetError, match="total must be .*int >= 0"):
+        with pytest.raises(BudgetError, match=r"total must be .*int >= 0"):
             Budget(total=total, input_reserve=0, output_reserve=0)
 
 
