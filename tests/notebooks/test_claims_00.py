@@ -75,7 +75,9 @@ def test_budget_refuses_a_window_of_10_with_reserves_of_8_and_4():
     assert Budget(total=20, input_reserve=8, output_reserve=4).evidence == 8  # the warm-up's example
 
 
-def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit_or_one_is_negative():
+def test_the_quiet_version_fails_exactly_the_cases_that_do_not_fit_or_hold_a_negative_number():
+    """Cell 00-quietly-md: passes every sensible case, fails the three that do not fit and the two negative reserves."""
+
     def evidence_allowance(total, input_reserve, output_reserve):
         return max(0, total - input_reserve - output_reserve)
 
@@ -88,9 +90,13 @@ def test_the_quiet_version_fails_exactly_the_cases_where_the_reserves_do_not_fit
         "reserves 2 + 2 = 4 above a total of 3",
         "a negative input reserve: total 10, reserves -5 and 4",
         "a negative output reserve: total 10, reserves 2 and -1",
+        "a negative total: -1, reserves 0 and 0",
     ]
-    # "where its zero looks like an answer": 0 for the two that do not fit; more room than the window for the others
-    assert [evidence_allowance(*r.case.args) for r in results if not r.passed] == [0, 0, 11, 9]
+    # "where its zero looks like an answer": 0 where the reserves need more than a total, negative or not;
+    # more room than the window where a reserve is negative
+    assert [evidence_allowance(*r.case.args) for r in results if not r.passed] == [0, 0, 11, 9, 0]
+    # every case it passes has no number below zero
+    assert all(min(r.case.args) >= 0 for r in results if r.passed)
     # "a check with only the example's numbers would have passed it"
     assert evidence_allowance(20, 8, 4) == 8 and results[0].passed and results[0].case.shown
 
@@ -99,6 +105,13 @@ def test_budget_refuses_a_negative_reserve_as_the_warm_up_asks():
     for reserves in ((-5, 4), (2, -1)):
         with pytest.raises(BudgetError, match="int >= 0"):
             Budget(total=10, input_reserve=reserves[0], output_reserve=reserves[1])
+
+
+def test_budget_refuses_a_negative_total_as_the_warm_up_asks():
+    """Cell 00-reserves-md: "when any of the three numbers is below zero (`Budget` refuses that too"."""
+    for total in (-1, -20):
+        with pytest.raises(BudgetError, match=r"total must be .*int >= 0"):
+            Budget(total=total, input_reserve=0, output_reserve=0)
 
 
 # --- predictions before answers ------------------------------------------------------------------------
@@ -273,13 +286,18 @@ def test_every_numbered_lesson_teaches_three_to_five_ideas_as_the_layout_table_s
         assert 3 <= len(re.findall(r"^\d\. ", learn, flags=re.M)) <= 5, lesson
 
 
-def test_only_the_second_halves_it_names_have_no_wrong_on_purpose_part():
-    """Cell 00-06: "02b and 05b, the second halves of lessons split in two, have no wrong-on-purpose part"."""
+def test_only_02b_has_no_wrong_on_purpose_part_and_05b_runs_its_two_inside_its_sections():
+    """Cell 00-06: 02b has none; 05b no part of that name, but a good-news reply and a racing store."""
     table = flat(next(c.source for c in _instructor_lessons()["00"].cells if c.id == "00-06"))
-    assert "(02b and 05b, the second halves of lessons split in two, have no wrong-on-purpose part" in table
+    assert "(02b, the second half of lesson 02, has no wrong-on-purpose part of its own; 05b" in table
+    lessons = _instructor_lessons()
     without = {
         lesson
-        for lesson, nb in _instructor_lessons().items()
+        for lesson, nb in lessons.items()
         if not any(re.search(r"wrong on purpose", c.source, re.I) for c in nb.cells if c.cell_type == "markdown")
     }
     assert without == {"02b", "05b"}
+    assert not any(re.search(r"wrong.on.purpose", c.source, re.I) for c in lessons["02b"].cells)
+    code_05b = "\n".join(c.source for c in lessons["05b"].cells if c.cell_type == "code")
+    assert re.search(r"Wrong on purpose: every outcome reads like good news", code_05b)
+    assert "MemoryStore(guarded=False" in code_05b

@@ -490,8 +490,11 @@ def _kept_choose_evidence(records, allowed_assets, allowance):
 _TIERS = ("unverified", "community", "internal", "reviewed", "approved")
 
 
-def _pack(candidates, allowed_assets, observed_on, budget, register, *, supersession=True, flags=True):
-    """A design_pack that ranks by tier then score and skips what does not fit; switches turn off one rule."""
+def _pack(candidates, allowed_assets, observed_on, budget, register, *, supersession=True, flags=True, originals=True):
+    """A design_pack that ranks by tier then score and skips what does not fit; switches turn off one rule.
+
+    ``originals=False`` keeps one copy of each section, but the copy: its original gives way to it.
+    """
 
     def current(r):
         if not supersession:
@@ -504,6 +507,10 @@ def _pack(candidates, allowed_assets, observed_on, budget, register, *, superses
         key=lambda r: (_TIERS.index(r.trust or "unverified"), r.score),
         reverse=True,
     )
+    if not originals:
+        copied = {r.duplicate_of for r in usable if r.duplicate_of}
+        firsts = {r.duplicate_of: r.id for r in reversed(usable) if r.duplicate_of}
+        usable = [r for r in usable if r.id not in copied and (not r.duplicate_of or firsts[r.duplicate_of] == r.id)]
     send, used = [], 0
     for r in usable:
         if used + r.cost <= budget:
@@ -595,6 +602,13 @@ WRONG_DESIGNS = [
     ),
     (
         "design_pack",
+        "one copy of each section, but a copy in place of its usable original",
+        lambda c, a, o, b, g: _pack(c, a, o, b, g, originals=False),
+        ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
+        ["duplicates", "portal-p2-r4-s3.2", "gives way to its original"],
+    ),
+    (
+        "design_pack",
         "sending nothing, to be safe",
         lambda c, a, o, b, g: ([], []),
         ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
@@ -606,6 +620,15 @@ WRONG_DESIGNS = [
         lambda c, a, o, b, g: _pack(c, a, o, 10**9, g),
         ["the sixteen torque candidates on 2026-03-15, 250 tokens"],
         ["budget", "452 tokens"],
+    ),
+    (
+        "permitted",
+        "handing back the caller's own list when every record is allowed",
+        lambda records, allowed: (
+            records if all(r.asset in allowed for r in records) else [r for r in records if r.asset in allowed]
+        ),
+        ["every record is allowed: still a new list, not the one you were given"],
+        ["the caller's own list", "build a new list"],
     ),
     (
         "choose_documents",

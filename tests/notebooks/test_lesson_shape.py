@@ -251,6 +251,8 @@ SETTLED_BY = {
     "internal-policy-layer": (r"\b(?:knows?|knew) who (?:is|was) asking\b",),
     "soft-fraction-one": (r"request carries the documents[^.]*\binstructions\b", r"documents alone fill the window"),
     "floor-0-11": (r"never which is good enough", r"\bfloor\b[^.]*\bcount as evidence\b"),
+    # 02b said, before asking whether an address passes, that each citation is checked against the chunks sent.
+    "cited-by-address": (r"against the chunks (?:that were )?sent",),
 }
 
 
@@ -333,6 +335,8 @@ def test_every_settling_pattern_matches_the_sentence_it_was_written_for():
         "conversation so far",
         "floor-0-11": "botie also keeps lesson 02's *relevance floor*: the lowest score a passage needs to count as "
         "evidence, 0.35 here",
+        "cited-by-address": "`verify_citations` checks every citation against the chunks that were sent, the pack "
+        "printed above",
     }
     for qid, sentences in said.items():
         for sentence in (sentences,) if isinstance(sentences, str) else sentences:

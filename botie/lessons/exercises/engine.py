@@ -207,16 +207,23 @@ def _run_case(fn: Callable[..., Any], case: Case, compare: Callable[[Any, Any], 
 
 
 def _changed_input(fn: Callable[..., Any], case: Case) -> str | None:
-    """Call ``fn`` once more on copies it may keep, and say which argument it changed, if any.
+    """Call ``fn`` once more on copies it may keep, and say which argument it changed or handed back, if any.
 
     The caller's list belongs to the caller: a step that removes from it leaves the next step (or the panel)
     with less than it was given. ``call_learner`` hands out copies, so the change is looked for here.
     """
     given = tuple(fresh_copy(a) for a in case.args)
     try:
-        fn(*given, **{key: fresh_copy(value) for key, value in case.kwargs.items()})
+        result = fn(*given, **{key: fresh_copy(value) for key, value in case.kwargs.items()})
     except Exception:  # the first call succeeded; a second failure is not this check's business
         return None
+    for position, handed in enumerate(given, start=1):
+        # The same list object back means the caller and the next step share it: a change by one is seen by both.
+        if result is handed and isinstance(handed, list):
+            return (
+                f"the right result, but it is argument {position} itself, the caller's own list: "
+                "build a new list, even when every item is kept"
+            )
     for position, (before, after) in enumerate(zip(case.args, given), start=1):
         if after != before:
             return (

@@ -23,6 +23,11 @@ def _evidence_cases() -> tuple[Case, ...]:
         Case("reserves 2 + 2 = 4 above a total of 3", (3, 2, 2), over),
         Case("a negative input reserve: total 10, reserves -5 and 4", (10, -5, 4), negative),
         Case("a negative output reserve: total 10, reserves 2 and -1", (10, 2, -1), negative),
+        Case(
+            "a negative total: -1, reserves 0 and 0",
+            (-1, 0, 0),
+            Raises(ValueError, "a total below zero is an error, as Budget says: there is no such window"),
+        ),
     )
 
 
@@ -41,9 +46,9 @@ _EVIDENCE_ALLOWANCE = Exercise(
     (
         "The evidence allowance is what is left after both reserves: total minus input reserve minus output reserve.",
         "When the two reserves add up to more than the total, the request cannot fit. Raise a "
-        "ValueError instead of returning 0 or a negative number. Exactly equal is fine: 0 left. A reserve "
-        "below zero is an error too: it would make room out of nothing.",
-        "If input_reserve < 0 or output_reserve < 0, or input_reserve + output_reserve > total, "
+        "ValueError instead of returning 0 or a negative number. Exactly equal is fine: 0 left. A number "
+        "below zero is an error too: a negative reserve would make room out of nothing, a negative total is no window.",
+        "If total, input_reserve or output_reserve is below 0, or input_reserve + output_reserve > total, "
         '`raise ValueError("...")` saying which; otherwise return the subtraction.',
     ),
 )

@@ -73,6 +73,12 @@ def _permitted_cases() -> tuple[Case, ...]:
             ["n"],
             keeps_input=True,
         ),
+        Case(
+            "every record is allowed: still a new list, not the one you were given",
+            (_records(("q", "P-2", 1), ("r", "P-3", 2)), ["P-2", "P-3"]),
+            ["q", "r"],
+            keeps_input=True,
+        ),
     ]
     rng = random.Random(101)
     for i in range(3):

@@ -457,7 +457,7 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         why = _out_of_date(r, case["register"], case["on"])
         if why:
             problems.append(f"freshness: sends {r.id}, {why}")
-    problems += _copies_sent(sent) + _below_floor(sent) + _incomplete(sent, set(send))
+    problems += _copies_sent(sent, case) + _below_floor(sent) + _incomplete(sent, set(send))
     for pair in sorted(_marked_pairs(sent, case["candidates"]) - flags, key=sorted):
         a, b = sorted(pair)
         problems.append(
@@ -482,16 +482,35 @@ def _marked_pairs(sent: list[Any], candidates: list[Any]) -> set[frozenset[str]]
     return {frozenset((a.id, b.id)) for a in sent for b in sent if frozenset((root(a.id), root(b.id))) in marked}
 
 
-def _copies_sent(sent: list[Any]) -> list[str]:
-    """Step 3: a marked copy gives way to its original; of copies whose original is missing, one goes."""
+def _copies_sent(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
+    """Step 3: a marked copy gives way to its original; of copies whose original is missing, one goes.
+
+    "Missing" means the original could not go in the copy's place: not retrieved, not permitted, not in force,
+    or too large for the room the copy leaves. Otherwise sending the copy instead is a duplicate too.
+    """
+    by_id = {r.id: r for r in case["candidates"]}
+    sent_ids = {r.id for r in sent}
+    used = sum(r.cost for r in sent)
     first: dict[str, str] = {}
     problems = []
     for r in sent:
         section = r.duplicate_of or r.id
         if section in first:
             problems.append(f"duplicates: sends {r.id} and {first[section]}, two copies of {section}: send one")
-        else:
-            first[section] = r.id
+            continue
+        first[section] = r.id
+        original = by_id.get(r.duplicate_of) if r.duplicate_of else None
+        if (
+            original is not None
+            and original.id not in sent_ids
+            and original.asset in case["allowed"]
+            and _out_of_date(original, case["register"], case["on"]) is None
+            and used - r.cost + original.cost <= case["budget"]
+        ):
+            problems.append(
+                f"duplicates: sends {r.id}, a copy, while its original {original.id} was retrieved, may be read, "
+                "is in force and fits in its place: the copy gives way to its original"
+            )
     return problems
 
 
@@ -878,7 +897,8 @@ _DESIGN = Exercise(
     (
         "Any design passes that keeps the selector's rules (lesson 02a, section 2) on every case: it sends only assets "
         "the caller may read; nothing but the revision the register has in force that day; one copy of a "
-        "section (a marked copy gives way to its original); nothing below the 0.35 floor unless a sent "
+        "section (a marked copy gives way to its original, and goes only where the original could not); "
+        "nothing below the 0.35 floor unless a sent "
         "record depends on it; every record with what it depends on; every sent pair that ingestion marked "
         "as disagreeing flagged; two "
         "high-authority records (approved or reviewed) that disagree together or not at all (one the caller may "

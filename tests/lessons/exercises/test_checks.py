@@ -20,8 +20,8 @@ from tests.lessons.exercises import test_design_05 as _design_05_tests, test_exe
 
 
 def evidence_allowance(total, input_reserve, output_reserve):
-    if input_reserve < 0 or output_reserve < 0:
-        raise ValueError("a reserve cannot be negative")
+    if total < 0 or input_reserve < 0 or output_reserve < 0:
+        raise ValueError("a token count cannot be negative")
     if input_reserve + output_reserve > total:
         raise ValueError("reserves exceed the total")
     return total - input_reserve - output_reserve
@@ -130,6 +130,22 @@ def _prefix(records, allowance, *, keep=lambda used, cost, allowance: used + cos
     return chosen
 
 
+def _reserves_checked_only_when_set(total, input_reserve, output_reserve):
+    """Looks only at the reserves: with none set, a total of -1 comes back as -1 tokens of evidence."""
+    if input_reserve < 0 or output_reserve < 0:
+        raise ValueError("a reserve cannot be negative")
+    if (input_reserve or output_reserve) and input_reserve + output_reserve > total:
+        raise ValueError("reserves exceed the total")
+    return total - input_reserve - output_reserve
+
+
+def _permitted_same_list_when_all_allowed(records, allowed_assets):
+    """The reader's shortcut: hands back the caller's own list when nothing needs removing."""
+    if all(r.asset in allowed_assets for r in records):
+        return records
+    return [r for r in records if r.asset in allowed_assets]
+
+
 def _permitted_in_place(records, allowed_assets):
     for r in list(records):
         if r.asset not in allowed_assets:
@@ -168,6 +184,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
         "a negative reserve adds room (10, -5, 4 gives 11)": lambda t, i, o: (
             (_ for _ in ()).throw(ValueError("over")) if i + o > t else t - i - o
         ),
+        "a negative total with no reserves gives -1": _reserves_checked_only_when_set,
     },
     "permitted": {
         "no filtering at all": lambda records, allowed: list(records),
@@ -189,6 +206,7 @@ WRONG: dict[str, dict[str, Callable[..., Any]]] = {
             r for r in records if any(r.asset in a for a in allowed)
         ],
         "removes the forbidden records from the caller's own list": _permitted_in_place,
+        "hands back the caller's own list when every record is allowed": _permitted_same_list_when_all_allowed,
         "hard-coded answer for the scene": lambda records, allowed: [
             "man-p2-r4-s3.2",
             "tkt-5521",
@@ -574,10 +592,26 @@ def test_a_mutating_solution_does_not_spoil_later_cases():
 
     report = run("permitted", greedy)
     assert not isinstance(report, str)
-    # Every case after a clear() still gets the full list: only the case that looks at the caller's list fails.
+    # Every case after a clear() still gets the full list: only the cases that look at the caller's list fail.
     failed = [r for r in report.results if not r.passed]
-    assert [r.case.label for r in failed] == ["the caller's list is left as it was: a new list comes back"]
-    assert "argument 1 changed" in failed[0].message and "build a new list" in failed[0].message
+    assert [r.case.label for r in failed] == [r.case.label for r in report.results if r.case.keeps_input]
+    assert len(failed) == 2
+    assert all("argument 1 changed" in r.message and "build a new list" in r.message for r in failed)
+
+
+def test_handing_back_the_callers_own_list_fails_only_the_case_where_every_record_is_allowed():
+    """A shortcut that returns the caller's list when nothing is removed: right items, but a shared list."""
+
+    def shortcut(records, allowed_assets):
+        if all(r.asset in allowed_assets for r in records):
+            return records
+        return [r for r in records if r.asset in allowed_assets]
+
+    report = run("permitted", shortcut)
+    assert not isinstance(report, str)
+    failed = [r for r in report.results if not r.passed]
+    assert [r.case.label for r in failed] == ["every record is allowed: still a new list, not the one you were given"]
+    assert "the caller's own list" in failed[0].message and "build a new list" in failed[0].message
 
 
 def test_hints_come_one_at_a_time_and_stop_at_the_last(capsys, monkeypatch):

@@ -606,3 +606,27 @@ def test_a_mapped_label_is_the_tier_it_maps_to_in_the_design_check():
     mapped = [label for label in failed if label.startswith("approved-policy")]
     assert len(mapped) == 2, report.text()
     assert all(failed[label].startswith("together:") for label in mapped)
+
+
+def copies_before_originals(candidates, allowed, on, budget, register):
+    """Design A with step 3 turned round: where a copy is usable, its original gives way to it."""
+    ok = usable(candidates, allowed, on, register)
+    copied = {r.duplicate_of for r in ok if r.duplicate_of and r.score >= FLOOR}
+    ranked = [r for r in ok if r.score >= FLOOR and r.id not in copied]
+    ranked.sort(key=lambda r: (tier(r), r.score), reverse=True)
+    sent = pack(ranked, budget, ok, seen=candidates, join=True)
+    return sent, flags_among(sent, candidates)
+
+
+def test_a_design_that_sends_copies_in_place_of_usable_originals_fails_the_duplicates_rule():
+    """The reader's finding: one copy of each section, but the copy instead of its usable original, passed."""
+    report = run("design_pack", copies_before_originals)
+    assert not isinstance(report, str)
+    assert not report.passed
+    failed = [r for r in report.results if not r.passed]
+    named = {line.split(":", 1)[0] for r in failed for line in r.message.splitlines()}
+    assert "duplicates" in named, report.text()
+    lines = [line for r in failed for line in r.message.splitlines() if line.startswith("duplicates")]
+    assert any("gives way to its original" in line for line in lines)
+    # the generated libraries catch it too, not only the torque cases' trace
+    assert any("generated library" in r.case.label and "duplicates" in r.message for r in failed), report.text()
