@@ -33,7 +33,9 @@ R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "
 def world():
     scenario = load_evidence_scenario()
     model = load_scripted_model()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150))
+    setup = TurnSetup.from_scenario(
+        scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150), schedule_assets=("P-2", "P-3")
+    )
     booking = ActionRequest(
         "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7).",
         approval=Approval("tech-ana", R7),
