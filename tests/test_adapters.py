@@ -42,7 +42,7 @@ CEILING = 1_300
 @pytest.fixture(scope="module")
 def lesson():
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=CEILING, budget=ROOMY)
+    setup = TurnSetup.from_scenario(scenario, ceiling=CEILING, budget=ROOMY, schedule_assets=("P-2", "P-3"))
     script = load_scripted_model().answers[scenario.questions[0].question]
     return scenario, setup, script
 
@@ -514,7 +514,7 @@ def test_at_lesson_06s_budget_each_provider_is_sent_a_body_within_the_total(api)
     Now, at 950 with the asset in every tag: Anthropic 700 + 150, Chat Completions 717 + 150, Responses 710 + 150,
     five documents each."""
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, ceiling=CEILING, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, ceiling=CEILING, budget=BUDGET, schedule_assets=("P-2", "P-3"))
     model, seen = adapter(api, said_nothing(api))
     result = turn(scenario, setup, model)
     (_, asked), _ = seen
@@ -536,7 +536,7 @@ def test_the_trace_says_cl100k_is_an_estimate_for_claude(lesson):
 @given(case=provider_budget_cases())
 def test_property_the_body_each_provider_is_sent_plus_max_tokens_is_within_the_total(api, case):
     records, allowed, budget = case
-    setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000)
+    setup = TurnSetup("tech-ana", allowed, OBSERVED_ON, budget, ceiling=100_000, schedule_assets=allowed)
     model, seen = adapter(api, said_nothing(api))
     result = run_turn("What torque do the gland nuts need?", records, setup, model)
     events(turn_budget_labels(result))
@@ -664,7 +664,9 @@ def claude_stream(script):
 def test_a_large_allowance_is_streamed_instead_of_refused_by_the_sdk(lesson):
     """Before: an allowance of 64,000 made the Anthropic SDK raise 'Streaming is required'."""
     scenario, _, script = lesson
-    setup = TurnSetup.from_scenario(scenario, ceiling=100_000, budget=Budget(100_000, 200, 64_000))
+    setup = TurnSetup.from_scenario(
+        scenario, ceiling=100_000, budget=Budget(100_000, 200, 64_000), schedule_assets=("P-2", "P-3")
+    )
     model, seen = adapter(
         "anthropic", lambda body: claude_stream(script) if body.get("stream") else claude_answers(script)(body)
     )

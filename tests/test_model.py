@@ -33,7 +33,7 @@ class EchoModel:
 
 
 def test_a_model_of_our_own_answers_and_its_citation_is_checked():
-    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
+    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000, schedule_assets=["P-2"])
     model = EchoModel()
     result = run_turn("What torque for the seal?", [DOC], setup, model)
     assert str(result.outcome) == "answered" and result.answer == "25 N·m [1]."
@@ -41,7 +41,7 @@ def test_a_model_of_our_own_answers_and_its_citation_is_checked():
 
 
 def test_a_model_of_our_own_can_propose_and_the_decision_still_gates_it():
-    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
+    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000, schedule_assets=["P-2"])
     result = run_turn("What torque?", [DOC], setup, EchoModel(), action=ActionRequest("book 20 minutes on P-2"))
     assert result.decision is not None
     assert str(result.decision.branch) == "needs_approval"
@@ -66,7 +66,7 @@ class NoIdModel:
 
 
 def test_a_citation_without_an_id_withholds_the_answer_instead_of_raising():
-    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000)
+    setup = TurnSetup("tech-1", ["P-2"], "2026-06-01", 100, ceiling=2000, schedule_assets=["P-2"])
     result = run_turn("What torque?", [DOC], setup, NoIdModel())
     assert str(result.outcome) == "withheld" and result.answer is None
     assert result.notice == "answer withheld: missing id; expected an object with id and quote, got str"

@@ -51,7 +51,7 @@ def model():
 
 @pytest.fixture
 def setup(scenario):
-    return TurnSetup.from_scenario(scenario, budget=BUDGET)
+    return TurnSetup.from_scenario(scenario, budget=BUDGET, schedule_assets=("P-2", "P-3"))
 
 
 @pytest.fixture
@@ -339,7 +339,10 @@ class Desk:
 
 
 def _setup(**changes):
-    return TurnSetup("tech-ana", ["P-2"], "2026-06-01", 100, ceiling=2000, answer_allowance=77).with_(**changes)
+    setup = TurnSetup(
+        "tech-ana", ["P-2"], "2026-06-01", 100, ceiling=2000, answer_allowance=77, schedule_assets=("P-2",)
+    )
+    return setup.with_(**changes)
 
 
 def _book(previous=None):
@@ -603,7 +606,7 @@ def test_nothing_lost_is_said_in_words_and_an_unknown_stage_is_a_key_error():
 
 
 def test_the_action_instructions_state_the_assets_in_order_and_the_request_lists_the_offered_tool_sorted():
-    text = action_instructions(_setup(allowed_assets=["P-3", "P-2"]))
+    text = action_instructions(_setup(schedule_assets=["P-3", "P-2"]))
     intro, facts = text.split("\n")
     assert intro == (
         "You are Botie. The signed-in technician is asking for an action. Propose at most one call of a "
@@ -611,7 +614,7 @@ def test_the_action_instructions_state_the_assets_in_order_and_the_request_lists
         "in this request; this request contains no documents."
     )
     assert facts == "Signed in: tech-ana. May schedule: P-3, P-2."
-    bare = action_instructions(_setup(allowed_assets=[], tools=()))
+    bare = action_instructions(_setup(schedule_assets=[], tools=()))
     assert bare.split("\n")[1:] == ["Signed in: tech-ana. May schedule: nothing."]
     r = run_turn("What torque?", WORLD, _setup(), Desk(), action=_book())
     assert r.action_request is not None
@@ -1057,7 +1060,7 @@ def test_the_request_that_reads_documents_offers_no_tool_whatever_the_question_o
 
 
 def test_by_default_both_requests_send_the_budgets_output_reserve_as_the_allowance(scenario, model, action):
-    setup = TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 120))
+    setup = TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 120), schedule_assets=("P-2",))
     r = run_turn(torque(scenario).question, scenario.candidates(0), setup, model, action=action)
     assert r.request is not None and r.action_request is not None
     assert r.request.answer_allowance == 120 == r.action_request.answer_allowance

@@ -38,7 +38,9 @@ def model():
 
 @pytest.fixture
 def setup(scenario):
-    return TurnSetup.from_scenario(scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150))
+    return TurnSetup.from_scenario(
+        scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150), schedule_assets=("P-2", "P-3")
+    )
 
 
 def _service(store=None, **rules):

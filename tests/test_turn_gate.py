@@ -161,7 +161,9 @@ def test_a_question_about_p2_answered_from_the_p1_manual_is_withheld_when_both_a
     assert [(x.record_id, x.kind) for x in r.losses] == [("man-p1-s3", "about another asset")]
 
 
-@pytest.mark.parametrize("spelling", ["P-2", "P2", "p-2", "p2", "P 2", "p 2", "(P2)"])
+@pytest.mark.parametrize(
+    "spelling", ["P-2", "P2", "p-2", "p2", "P 2", "p 2", "(P2)", "P\u20132", "P - 2", "p \u2013 2"]
+)
 def test_a_question_naming_p2_in_any_spelling_answered_from_the_p1_manual_is_withheld(spelling):
     """Seed 000: a passage about the pump next door never passes for P-2, however the technician writes its id."""
     r = run_turn(f"What torque do the {spelling} gland nuts take?", [P1, P2], TWO_PUMPS, FROM_P1)
@@ -177,6 +179,9 @@ def test_a_question_naming_p2_in_any_spelling_answered_from_the_p1_manual_is_wit
         ("Seal kit for p12?", {"P-12"}),
         ("Seal kit for P-2?", {"P-2"}),
         ("Seal kit for P-21 or XP-2 or P-2-A?", set()),  # a longer id is not a mention of P-2
+        ("Seal kit for P\u201321 or XP\u20132 or P\u20132\u2013A?", set()),  # nor with en dashes
+        ("Seal kit for P \u2013 12 or p - 2?", {"P-12", "P-2"}),  # an en dash or a hyphen, spaced
+        ("Steps 1 - 2 and P-1-2?", set()),  # no letter part: "1 - 2" names nothing
         ("Does k7 share a frame with K 70?", {"K-7", "K-70"}),
         ("Is k70 louder?", {"K-70"}),
         ("What does the vendor p2 drawing say?", {"VENDOR-P2"}),  # inside VENDOR-P2's mention: not P-2 too

@@ -6,6 +6,7 @@ import pytest
 
 from botie.actions.decision import Approval
 from botie.context.budget import Budget
+from botie.errors import SettingError
 from botie.lessons.content.business import load_booking_rules
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
@@ -28,7 +29,7 @@ def model():
 
 @pytest.fixture
 def setup(scenario):
-    return TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 150))
+    return TurnSetup.from_scenario(scenario, budget=Budget(900, 200, 150), schedule_assets=("P-2", "P-3"))
 
 
 def _turn(scenario, setup, model, action=ACTION):
@@ -56,13 +57,40 @@ def test_the_action_request_states_the_schedule_scope_not_the_read_scope(setup):
     assert action_instructions(setup.with_(schedule_assets=())).endswith("May schedule: nothing.")
 
 
-def test_without_a_schedule_scope_the_read_scope_serves_for_both_and_follows_it(setup):
-    assert setup.schedule_assets is None and setup.may_schedule == setup.read_assets == ("P-2", "P-3")
-    narrowed = setup.with_(allowed_assets=("P-3",))
-    assert narrowed.may_schedule == ("P-3",)  # no stale copy of the old read scope
+def test_without_a_schedule_scope_the_caller_may_schedule_nothing_whatever_they_read(setup):
+    # Reading a manual never grants booking its asset: the read scope is not a default for the schedule scope.
+    for read in (("P-2", "P-3"), ("P-3",), ()):
+        narrowed = setup.with_(allowed_assets=read, schedule_assets=None)
+        assert narrowed.schedule_assets is None and narrowed.may_schedule == ()
     assert setup.with_(schedule_assets=["P-3"]).schedule_assets == ("P-3",)
     with pytest.raises(TypeError):
         setup.with_(schedule_assets="P-3")
+
+
+class _NeverAsked:
+    def reply(self, request):  # the refusal comes before any request
+        raise AssertionError("the model was asked")
+
+
+@pytest.mark.parametrize("read", [("P-2", "P-3"), ("P-2",), ()])
+def test_an_action_with_no_schedule_scope_is_refused_naming_the_field_before_any_model_is_asked(scenario, setup, read):
+    unscoped = setup.with_(allowed_assets=read, schedule_assets=None)
+    with pytest.raises(SettingError) as raised:
+        _turn(scenario, unscoped, _NeverAsked())
+    assert raised.value.field == "schedule_assets" and "schedule_assets" in str(raised.value)
+    # The same setup runs a question with no action: only an action needs the scope.
+    q = scenario.questions[0]
+    plain = run_turn(q.question, scenario.candidates(0), unscoped, load_scripted_model())
+    assert plain.decision is None and plain.stage(Stage.DECISION).status is StageStatus.SKIPPED
+
+
+@pytest.mark.parametrize(("schedule", "branch"), [(("P-2", "P-3"), "create"), (("P-3",), "denied"), ((), "denied")])
+def test_reading_only_p3_answers_nothing_about_p2_and_books_p2_only_if_it_is_scheduled(
+    scenario, setup, model, schedule, branch
+):
+    r = _turn(scenario, setup.with_(allowed_assets=("P-3",), schedule_assets=schedule), model)
+    assert not any(i.startswith("man-p2") for i in r.context_ids) and r.outcome is TurnOutcome.REFUSED
+    assert str(r.decision.branch) == branch
 
 
 def test_the_turn_applies_the_register_and_the_calendar_from_its_setup(scenario, setup, model):

@@ -117,7 +117,9 @@ def run_turn(
     setup, because it holds a store that changes as it books, where a setup is a frozen value of trusted
     state. With it, the service owns the register, the calendar and what is stored: a setup's own register
     or calendar must equal the service's, and ``action.previous`` must be None (a
-    :class:`~botie.errors.SettingError` otherwise, raised before any model is asked).
+    :class:`~botie.errors.SettingError` otherwise, raised before any model is asked). An ``action`` needs
+    ``setup.schedule_assets`` (what the caller may schedule; the read scope is never used for it): without
+    it, the same error, naming ``schedule_assets``.
     """
     check_service(setup, action, service)
     if conversation is not None:

@@ -92,8 +92,15 @@ def check_service(setup: TurnSetup, action: ActionRequest | None, service: Inspe
     """Refuse a turn whose booking service and trusted state disagree, before any model is asked.
 
     With a service, the service owns the business rules and what is stored: a setup may repeat its register
-    and calendar (equal ones), and an action may not supply ``previous`` of its own.
+    and calendar (equal ones), and an action may not supply ``previous`` of its own. An action needs a
+    schedule scope: what the caller may read is another list, so it is never used in its place.
     """
+    if action is not None and setup.schedule_assets is None:
+        raise SettingError(
+            "an action was asked for but the setup has no schedule_assets: give what this caller may schedule "
+            "(from trusted state; the read scope, allowed_assets, is another list), or () for nothing",
+            field="schedule_assets",
+        )
     if service is None:
         return
     if not callable(getattr(service, "submit", None)):

@@ -18,8 +18,9 @@ Three checks, each a rule a lesson teaches, run on every answer whatever path bu
 
 Any failure withholds the answer. How the turn knows the asked asset: the caller says so (``asset``, from
 trusted application state such as the asset page the technician is on); failing that, the readable
-assets the technician's own question names (in any case, with a hyphen, a space or nothing between the id's
-letter and number parts: "P-2", "p2", "P 2"); failing that, none is known and the quotes are checked
+assets the technician's own question names (in any case, with a hyphen or an en dash, spaces around it
+allowed, a space or nothing between the id's letter and number parts: "P-2", "P–2", "P - 2", "p2", "P 2");
+failing that, none is known and the quotes are checked
 against the read scope alone (the stage says so).
 
 The evidence region's guard is the escaping the lessons teach: every body and attribute is escaped, so no
@@ -71,13 +72,18 @@ class Gate(NamedTuple):
         return out + list(self.sides)
 
 
+_DASH = "[-\u2013]"  # a hyphen or an en dash (a word processor turns one into the other)
+_SEPARATOR = rf"(?:\s*{_DASH}\s*|\s?)"
+
+
 def _spellings(asset: str) -> str:
-    """A pattern for the ways a person writes ``asset``: any case, and a hyphen, a space or nothing between its
-    letter and number parts ("P-2", "p2", "P 2"), derived from the id itself, so no asset vocabulary is kept."""
+    """A pattern for the ways a person writes ``asset``: any case, and between its letter and number parts a
+    hyphen or an en dash (spaces around it allowed), a space, or nothing ("P-2", "P–2", "P - 2", "p2", "P 2"),
+    derived from the id itself, so no asset vocabulary is kept."""
     parts = re.findall(r"[^\W\d_]+|\d+", asset)
-    body = r"[-\s]?".join(re.escape(p) for p in parts) if parts else re.escape(asset)
-    # Not inside a longer id: "P-2" is not named by "P-12", "P-21" or "VENDOR-P2".
-    return rf"(?<!\w)(?<!\w-){body}(?!-?\w)"
+    body = _SEPARATOR.join(re.escape(p) for p in parts) if parts else re.escape(asset)
+    # Not inside a longer id: "P-2" is not named by "P-12", "P-21", "P–21" or "VENDOR-P2".
+    return rf"(?<!\w)(?<!\w{_DASH}){body}(?!{_DASH}?\w)"
 
 
 def _named(question: str, readable: Iterable[str]) -> frozenset[str]:

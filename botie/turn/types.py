@@ -149,9 +149,10 @@ class TurnSetup:
     None of this comes from a document or from the model. Two scopes:
     ``allowed_assets`` is what the caller may *read* (the evidence steps use
     it; :attr:`read_assets` names it so). ``schedule_assets`` is what they may
-    *schedule* (the action step's decision uses it); left None, it is the
-    read scope, as before the two were split. Reading a manual does not
-    grant booking its asset: give a smaller ``schedule_assets`` for that.
+    *schedule* (the action step's decision uses it). Reading a manual does not
+    grant booking its asset, so the read scope is never used for it: left None,
+    the caller may schedule nothing, and :func:`~botie.turn.run_turn` refuses an
+    action (a :class:`~botie.errors.SettingError` naming ``schedule_assets``).
     ``asset_register`` and ``calendar`` are the business rules checked before a
     new booking (:mod:`botie.actions.rules`); None leaves that check out. A turn given a booking service
     applies the service's own, and these must then be None or equal to them. ``budget`` sizes the
@@ -224,8 +225,8 @@ class TurnSetup:
 
     @property
     def may_schedule(self) -> tuple[str, ...]:
-        """What the caller may schedule: ``schedule_assets``, or the read scope when that is None."""
-        return self.allowed_assets if self.schedule_assets is None else self.schedule_assets
+        """What the caller may schedule: ``schedule_assets``, and nothing when that is None (never the read scope)."""
+        return () if self.schedule_assets is None else self.schedule_assets
 
     @classmethod
     def from_scenario(cls, scenario: Any, **overrides: Any) -> TurnSetup:

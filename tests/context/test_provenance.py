@@ -1398,3 +1398,46 @@ def test_a_body_claiming_a_tier_a_version_a_date_a_copy_or_authorisation_changes
     claimed = _pick(loud, allowed_assets=allowed, budget=allowance, observed_on=OBSERVED_ON)
     assert claimed.outcomes == quiet.outcomes
     assert claimed.selected_ids == quiet.selected_ids and claimed.conflicts == quiet.conflicts
+
+
+# --- a rival below the floor strands nothing, whether or not the caller may read it --------
+
+
+def _pair(low_tier, rival_score, rival_asset):
+    """A sendable record on P-2 (0.9) that disagrees with an approved rival, and an unrelated record."""
+    return [
+        _rec("low", 0.9, trust=low_tier, conflicts_with=("rival",)),
+        _rec("rival", rival_score, asset=rival_asset, trust="approved"),
+        _rec("other", 0.5, trust="internal"),
+    ]
+
+
+@pytest.mark.parametrize("low_tier", ["reviewed", "internal", "community"])
+@pytest.mark.parametrize("rival_score", [0.2, 0.34, None])
+def test_a_rival_below_the_floor_strands_nothing_whether_or_not_the_caller_may_read_it(low_tier, rival_score):
+    # Readability must not decide whether a rival is about the question: its score does, the same way.
+    picks = {}
+    for readable in (True, False):
+        allowed = ["P-2", "VENDOR-P2"] if readable else ["P-2"]
+        result = _pick(_pair(low_tier, rival_score, "VENDOR-P2"), allowed_assets=allowed)
+        low = next(o for o in result.outcomes if o.record_id == "low")
+        assert low.status is EvidenceStatus.SELECTED, (readable, low)
+        assert "rival" not in result.selected_ids
+        picks[readable] = result.selected_ids
+    assert picks[True] == picks[False]
+
+
+@pytest.mark.parametrize("low_tier", ["internal", "community"])
+@pytest.mark.parametrize("rival_score", [0.35, 0.8])
+def test_an_unreadable_rival_that_clears_the_floor_still_keeps_the_lower_tier_out_unnamed(low_tier, rival_score):
+    result = _pick(_pair(low_tier, rival_score, "VENDOR-P2"), allowed_assets=["P-2"])
+    low = next(o for o in result.outcomes if o.record_id == "low")
+    assert low.status is EvidenceStatus.CONTRADICTED and "rival" not in low.reason
+    assert "may not read" in low.reason and result.selected_ids == ("other",)
+    assert all("rival" not in c.ids for c in result.conflicts)  # a denial names nothing
+
+
+def test_what_the_caller_may_not_read_is_named_nowhere_when_its_rival_is_sent_alone():
+    result = _pick(_pair("internal", 0.2, "VENDOR-P2"), allowed_assets=["P-2"])
+    said = [o.reason for o in result.outcomes if o.record_id != "rival"] + [str(c) for c in result.conflicts]
+    assert not any("rival" in s or "VENDOR" in s for s in said), said

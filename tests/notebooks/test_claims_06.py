@@ -14,7 +14,7 @@ from botie import Budget
 from botie.actions.decision import Approval
 from botie.actions.service import InspectionService
 from botie.actions.stores.memory import MemoryStore
-from botie.errors import DecisionError
+from botie.errors import DecisionError, SettingError
 from botie.lessons import fixture_path, load_scene
 from botie.lessons.content import adversarial
 from botie.lessons.content.adversarial import _slice_data, run_slice
@@ -33,7 +33,9 @@ R7 = {"asset_id": "P-2", "duration_minutes": 20, "start": "2026-04-02T09:00Z", "
 def world():
     scenario = load_evidence_scenario()
     model = load_scripted_model()
-    setup = TurnSetup.from_scenario(scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150))
+    setup = TurnSetup.from_scenario(
+        scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150), schedule_assets=("P-2", "P-3")
+    )
     booking = ActionRequest(
         "Please book a 20-minute inspection of P-2 to check the gland nuts (request r7).",
         approval=Approval("tech-ana", R7),
@@ -465,10 +467,11 @@ def test_a_question_naming_no_asset_gets_no_asset_check_so_the_p1_manual_answers
     assert named.outcome is TurnOutcome.WITHHELD
 
 
-@pytest.mark.parametrize("spelling", ["P-2", "p2", "P 2", "p-2"])
+@pytest.mark.parametrize("spelling", ["P-2", "p2", "P 2", "p-2", "P – 2", "P–2", "p - 2"])
 def test_the_asset_the_question_names_in_any_case_and_separator_is_checked_and_pump_two_needs_asset(world, spelling):
-    """06-gate-md: the readable id the question names, in any case and with a hyphen, a space or nothing inside
-    it, is the asset asked about; a question naming no id ("pump two") needs run_turn(..., asset="P-2")."""
+    """06-gate-md: the readable id the question names, in any case and with a hyphen or en dash (spaced or not),
+    a space or nothing inside it, is the asset asked about; a question naming no id ("pump two") needs
+    run_turn(..., asset="P-2")."""
     scenario, model, setup, _ = world
     p1 = next(r for r in load_scene(fixture_path("p2_seal.json")).records if r.id == "man-p1-r2-s3.2")
     wide = setup.with_(allowed_assets=("P-1", "P-2", "P-3"), register=None)  # the P-1 record names no document
@@ -590,3 +593,45 @@ def test_the_panel_bullet_says_the_gullible_model_obeys_tkt_5630_before_tkt_5702
     assert "switch the model to **gullible**: it obeys `tkt-5630`, already in the pack" in said
     assert "and add **tkt-5702**: the answer is withheld" not in said
     assert "Add **tkt-5702** as well: the decision line still shows the 20-minute P-2 booking" in said
+
+
+# --- 05-03 and 05-05: the schedule scope, and a turn given no service -------------------------------------------
+
+
+def test_an_action_with_no_schedule_assets_is_refused_before_any_model_is_asked(world):
+    """05-03: a turn asked for an action without schedule_assets is refused: what she may read is another list."""
+    scenario, model, setup, booking = world
+    for read in (("P-2", "P-3"), ("P-2",)):
+        with pytest.raises(SettingError) as raised:
+            run_turn(scenario.questions[0].question, scenario.candidates(0),
+                     setup.with_(allowed_assets=read, schedule_assets=None), model, action=booking)  # fmt: skip
+        assert raised.value.field == "schedule_assets"
+
+
+@pytest.mark.parametrize(
+    ("start", "ruled"), [("2026-04-02T13:00Z", "window_unavailable"), ("2026-04-02T09:00Z", "create")]
+)
+def test_without_a_service_a_turn_decides_without_the_business_rules_unless_the_setup_carries_them(world, start, ruled):
+    """05-05: without service= a turn only decides, with no register or calendar unless the setup carries them
+    (a P-2 visit at 13:00, which the calendar refuses, is create), and action_notice says nothing was booked."""
+    scenario, model, setup, _ = world
+    payload = {**R7, "start": start}
+    actions = {"book r7": ActionScript(ToolProposal("propose_inspection", dict(payload)))}
+    scripted = model.with_(actions=actions)
+    question, candidates = scenario.questions[0].question, scenario.candidates(0)
+    bare = run_turn(question, candidates, setup, scripted, action=_ask(payload))
+    assert bare.decision is not None and str(bare.decision.branch) == "create"
+    assert bare.action_notice == "decided create; nothing was booked: this turn was given no booking service"
+    carried = setup.with_(**load_booking_rules().kwargs())
+    ruled_turn = run_turn(question, candidates, carried, scripted, action=_ask(payload))
+    assert ruled_turn.decision is not None and str(ruled_turn.decision.branch) == ruled
+
+
+def test_an_asset_id_right_after_a_letter_or_hyphen_is_not_a_figure_so_book_p9_passes(world):
+    """06-gate-md: digits right after a letter or a hyphen (P-9) name something and are not figures."""
+    for named in ("P-9", "P9", "M12"):
+        text = f"Tighten the gland nuts to 18 N·m [1]; also, book {named}."
+        assert _answer(world, 0, text, _M18).outcome is TurnOutcome.ANSWERED
+    for figure in ("9 pumps", "pump 9"):  # a free-standing number is a figure the quote must hold
+        text = f"Tighten the gland nuts to 18 N·m [1]; also, book {figure}."
+        assert _answer(world, 0, text, _M18).outcome is TurnOutcome.WITHHELD

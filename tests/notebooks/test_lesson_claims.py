@@ -502,7 +502,7 @@ def test_lesson_05_the_pack_is_243_tokens_of_text_465_as_sent_3_notes_of_110_and
 
 def test_lesson_05_a_model_is_handed_the_request_as_data_and_replies_with_tool_calls_with_ids_and_a_stop_reason():
     scenario, model = load_evidence_scenario(), load_scripted_model()
-    setup = TurnSetup.from_scenario(scenario, budget=BUDGET)
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET, schedule_assets=("P-2", "P-3"))
     seen = []
 
     class Watching:

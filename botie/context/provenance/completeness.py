@@ -13,7 +13,8 @@ less trusted source the only voice on the fact. If that higher source cannot
 be sent at all (not retrieved, not permitted, not in force, incomplete), the
 lower one stays out as ``contradicted``, naming it, unless the caller may not
 read it: then the reason says only that such a source exists. A rival below the relevance
-floor does not count: retrieval judged it beside this question, so the fact the
+floor does not count, whether or not the caller may read it (its score decides, the same test
+either way): retrieval judged it beside this question, so the fact the
 two disagree on is not one the question needs (but if it travels along as a
 dependency, the pair is listed all the same, so the request notes it). A rival
 revision not in force is answered by its document's revision in force, when
@@ -34,7 +35,13 @@ from botie.context.provenance.trust import HIGH_AUTHORITY, authority, kept_toget
 from botie.context.records import Record
 from botie.context.selection import Selection, Status
 
-__all__ = ["Unit", "settle", "units"]
+__all__ = ["Unit", "clears_floor", "settle", "units"]
+
+
+def clears_floor(r: Record, floor: float) -> bool:
+    """Is r about the question? Its score is at or above the floor (no score clears none). The one test,
+    for check 4 and for a rival of any readability: what the caller may read never makes a record relevant."""
+    return r.score is not None and r.score >= floor
 
 
 class Unit(NamedTuple):
@@ -92,13 +99,15 @@ def units(
     usable: Mapping[str, str],
     rank: Mapping[str, int],
     known: Mapping[str, EvidenceOutcome],
+    floor: float,
 ) -> tuple[list[Unit], list[Conflict], dict[str, EvidenceOutcome]]:
     """Group each ranked record with its dependencies and high-authority conflict partners.
 
     A record is claimed by the first (highest-ranked) group that needs it, so
     a table heading shared by two rows is counted once. ``known`` holds the
     earlier checks' outcomes (read, never changed); the outcomes decided here
-    (``incomplete``, ``contradicted``) are returned with the groups and conflicts.
+    (``incomplete``, ``contradicted``) are returned with the groups and conflicts. ``floor`` is the
+    relevance floor, for rivals the earlier checks stopped before it (one the caller may not read).
     """
     eligible = {r.id for r in ranked}
     decided: dict[str, EvidenceOutcome] = {}
@@ -108,7 +117,8 @@ def units(
             why = f"{problem}; alone it would be misread"
             decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
     marks = _marks(by_id, usable)
-    decided.update(_block_stranded_rivals(ranked, by_id, usable, marks, rank, ChainMap(decided, dict(known))))
+    outcomes = ChainMap(decided, dict(known))
+    decided.update(_block_stranded_rivals(ranked, by_id, usable, marks, rank, outcomes, floor))
     blocked = set(decided)
 
     conflicts: dict[frozenset[str], Conflict] = {}
@@ -162,6 +172,7 @@ def _block_stranded_rivals(
     marks: Mapping[str, list[str]],
     rank: Mapping[str, int],
     known: Mapping[str, EvidenceOutcome],
+    floor: float,
 ) -> dict[str, EvidenceOutcome]:
     """A record whose indispensable rival cannot be sent stays out too: alone it would settle the disagreement.
 
@@ -178,7 +189,7 @@ def _block_stranded_rivals(
             if r.id in outcomes:
                 continue
             blocked = {i for i in eligible if i in outcomes}
-            why = _stranded(r, by_id, usable, marks, eligible - blocked, outcomes)
+            why = _stranded(r, by_id, usable, marks, eligible - blocked, outcomes, floor)
             if why is not None:
                 why += "; alone it would win by default"
                 contradicted[r.id] = EvidenceOutcome(r.id, EvidenceStatus.CONTRADICTED, "completeness", why, rank[r.id])
@@ -193,11 +204,13 @@ def _stranded(
     marks: Mapping[str, list[str]],
     open_ids: set[str],
     decided: Mapping[str, EvidenceOutcome],
+    floor: float,
 ) -> str | None:
     """Which rival r may not be sent without cannot be sent, and why; None if every one can (in r's group).
 
     Whatever the reason (not retrieved, not permitted, not in force, incomplete, itself contradicted),
-    the outcome is the same; a rival below the floor is beside this question and strands nothing. A
+    the outcome is the same; a rival below the floor is beside this question and strands nothing, whether
+    or not the caller may read it (its score is known either way, so readability cannot change the outcome). A
     rival that was not retrieved has no known tier, so it counts: ingestion said the two disagree, and
     nothing here can say which should win.
     """
@@ -212,7 +225,7 @@ def _stranded(
                 continue  # judged as if it had been retrieved: a revision not in force decides nothing alone
             return f"disagrees with {named}, which was not retrieved"
         other = by_id[target or named]
-        if _beside_the_question(other, by_id, decided):
+        if _beside_the_question(other, by_id, decided, floor):
             continue  # retrieval found the rival irrelevant here: the fact they disagree on is not this question's
         if not _travels_with(r, other) or _in_force_alongside(r, other, sendable, decided):
             continue
@@ -227,11 +240,18 @@ def _cannot_send(other: Record, status: EvidenceStatus) -> str:
     return f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent ({status})"
 
 
-def _beside_the_question(other: Record, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> bool:
-    """The rival is below the floor, or is a revision not in force whose document's revision in force is."""
+def _beside_the_question(
+    other: Record, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome], floor: float
+) -> bool:
+    """The rival is below the floor, or is a revision not in force whose document's revision in force is.
+
+    A record the caller may not read was stopped before check 4, so its own score is tested here: the
+    same test, so a rival beside the question strands nothing whoever asks."""
 
     def below(rid: str) -> bool:
         outcome = decided.get(rid)  # records still in play have no outcome yet
+        if outcome is not None and outcome.status is EvidenceStatus.NOT_PERMITTED:
+            return not clears_floor(by_id[rid], floor)
         return outcome is not None and outcome.status is EvidenceStatus.BELOW_FLOOR
 
     if below(other.id):

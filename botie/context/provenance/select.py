@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from botie._checks import allowed_set, as_date, unit_interval
 from botie.context.budget import Budget
-from botie.context.provenance.completeness import settle, units
+from botie.context.provenance.completeness import clears_floor, settle, units
 from botie.context.provenance.outcomes import (
     CHECKS,
     DEFAULT_FLOOR,
@@ -338,7 +338,7 @@ def _rank_and_pack(
     """Checks 5-7: rank, group each record with what must travel with it, pack the groups."""
     ranked = sorted(screened.eligible, key=lambda r: _rank_key(r, band))  # 5
     rank = {r.id: n for n, r in enumerate(ranked, start=1)}
-    groups, conflicts, grouped = units(ranked, by_id, screened.usable, rank, screened.decided)  # 6
+    groups, conflicts, grouped = units(ranked, by_id, screened.usable, rank, screened.decided, floor)  # 6
     # 7. packing, by the same rule lesson 1 uses: each group is one synthetic record.
     packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
     selected, settled = settle(groups, packed, rank)
@@ -454,13 +454,13 @@ def _above_floor(distinct: list[Record], floor: float) -> tuple[list[Record], fl
     eligible: list[Record] = []
     decided: dict[str, EvidenceOutcome] = {}
     for r in distinct:
-        if r.score is None:
-            why = f"has no relevance score, so it cannot clear the {floor:.2f} floor"
-        elif r.score < floor:
-            why = f"score {r.score:.2f} is below the {floor:.2f} floor"
-        else:
+        if clears_floor(r, floor):
             eligible.append(r)
             continue
+        if r.score is None:
+            why = f"has no relevance score, so it cannot clear the {floor:.2f} floor"
+        else:
+            why = f"score {r.score:.2f} is below the {floor:.2f} floor"
         decided[r.id] = _outcome(r, EvidenceStatus.BELOW_FLOOR, "relevance_floor", why)
     return eligible, (max(scores) if scores else None), decided
 

@@ -157,7 +157,8 @@ def _slice_data() -> _Slice:
     planted = {r.id: r for r in load_records(path)}
     careful = load_scripted_model(str(path))
     scenario = load_evidence_scenario()
-    setup = TurnSetup.from_scenario(scenario, budget=BUDGET, ceiling=SLICE_CEILING)
+    # tech-ana may schedule both pumps she reads: stated here as trusted state, never taken from the read scope.
+    setup = TurnSetup.from_scenario(scenario, budget=BUDGET, ceiling=SLICE_CEILING, schedule_assets=("P-2", "P-3"))
     return _Slice(scenario, data, planted, careful, careful.with_(gullible=True), setup)
 
 
@@ -207,7 +208,7 @@ def _naive_turn(
             decide(
                 dict(proposal.arguments),
                 caller=setup.caller,
-                allowed_assets=setup.allowed_assets,
+                allowed_assets=setup.may_schedule,
                 approval=action.approval,
                 previous=action.previous,
             )

@@ -182,7 +182,7 @@ def _branch(decide_fn: Callable[..., Any], action: ActionRequest, setup: TurnSet
         "choose_branch",
         arguments,
         caller=setup.caller,
-        allowed_assets=list(setup.allowed_assets),
+        allowed_assets=list(setup.may_schedule),
         approval=action.approval,
         previous=action.previous,
     )

@@ -86,9 +86,9 @@ class TurnPanel(Panel):
         super().__init__()
         self.scenario, self.model, self.message, self.payload = scenario, model, message, dict(payload)
         # The business rules belong to each render's booking service (see _service), not to the setup.
-        self.setup = (setup or TurnSetup.from_scenario(scenario, budget=BUDGET)).with_(
-            asset_register=None, calendar=None
-        )
+        # Without a setup, tech-ana may schedule both pumps: stated as trusted state, not taken from the read scope.
+        default = TurnSetup.from_scenario(scenario, budget=BUDGET, schedule_assets=("P-2", "P-3"))
+        self.setup = (setup or default).with_(asset_register=None, calendar=None)
         self.planted_docs = {r.id: r for r in planted}
         self.turn: TurnResult | None = None
         self.question = question_control(scenario.questions)

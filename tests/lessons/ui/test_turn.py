@@ -138,7 +138,12 @@ def _notebook_panel():
 
     scenario = load_evidence_scenario()
     setup = TurnSetup.from_scenario(
-        scenario, ceiling=1_300, answer_allowance=150, budget=Budget(950, 200, 150), **load_booking_rules().kwargs()
+        scenario,
+        ceiling=1_300,
+        answer_allowance=150,
+        budget=Budget(950, 200, 150),
+        schedule_assets=("P-2", "P-3"),
+        **load_booking_rules().kwargs(),
     )
     return turn_panel(scenario, load_scripted_model(), setup=setup)
 
