@@ -139,7 +139,7 @@ def test_key_r7_again_for_30_approved_minutes_is_a_conflict_and_the_first_job_st
     service = InspectionService(MemoryStore(), clock=lambda: datetime(2026, 3, 20, 9, tzinfo=timezone.utc))
     first = service.submit(r7, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", r7))
     again = service.submit(longer, caller="tech-ana", allowed_assets=["P-2"], approval=Approval("tech-ana", longer))
-    assert str(first.branch) == "create" and str(again.branch) == "conflict"
+    assert str(first.branch) == "create" and str(again.branch) == "conflict" and first.receipt is not None
     assert [job.job_id for job in service.store.jobs()] == [first.receipt.job_id]  # job-1 stands, unchanged
     assert [job.duration_minutes for job in service.store.jobs()] == [20]
     assert _key("r7-again").startswith("conflict")
