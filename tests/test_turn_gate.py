@@ -352,3 +352,27 @@ def test_property_no_released_answer_has_an_uncited_sentence_and_no_pair_is_sent
     # The strategy reaches what the promises are about, on both paths.
     for path in ("alone", "in a conversation"):
         assert seen[f"answered {path}"] >= 3 and seen[f"noted pair {path}"] >= 3, seen
+
+
+class _Counts(Says):
+    """Says, and counts the requests it was sent."""
+
+    def __init__(self, answer, *citations):
+        super().__init__(answer, *citations)
+        self.asked = 0
+
+    def reply(self, request):
+        self.asked += 1
+        return super().reply(request)
+
+
+@pytest.mark.parametrize("asset", ["", (), ("P-2", 7), [""]])
+def test_a_bad_asset_is_refused_naming_the_field_before_any_model_is_asked(asset):
+    from botie.errors import CitationError
+
+    model = _Counts("The P-2 gland nuts take 18 N·m [1].", ("man-p2-s3", "the gland nuts take 18 N·m"))
+    with pytest.raises(CitationError) as err:
+        run_turn("What torque do the P-2 gland nuts take?", [P1, P2], TWO_PUMPS, model, asset=asset)
+    assert err.value.field == "asset" and model.asked == 0
+    run_turn("What torque do the P-2 gland nuts take?", [P1, P2], TWO_PUMPS, model, asset="P-2")
+    assert model.asked == 1

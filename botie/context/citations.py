@@ -173,7 +173,7 @@ def _missing_fact(quote: str, text: str) -> str | None:
     return next((repr(w[:50]) for w in _WORD.findall(quote) if w.casefold() not in words), None)
 
 
-def _about(asset: str | Iterable[str] | None) -> frozenset[str] | None:
+def asked_about(asset: str | Iterable[str] | None) -> frozenset[str] | None:
     """The asked asset(s) as a set, or None when no asset was asked about (then any asset passes)."""
     if asset is None:
         return None
@@ -205,7 +205,7 @@ def verify_citations(
     citations fails too, unless ``allow_empty``. ``ok`` is true only when
     nothing failed; otherwise the answer should be withheld.
     """
-    about = _about(asset)
+    about = asked_about(asset)
     if about is not None and not isinstance(context, (str, Mapping)):
         context = list(context)
     assets = _context_assets(context) if about is not None else {}
@@ -285,7 +285,8 @@ def _unsupported_figure(sentence: str, citations: Sequence[Any]) -> str | None:
         cited = citations[int(n) - 1] if 1 <= int(n) <= len(citations) else None
         if isinstance(cited, Mapping) and isinstance(cited.get("quote"), str):
             quotes.append(cited["quote"])
-    present = {f for q in quotes for f in _FIGURE.findall(q)}
+    # One rule for what a figure is, in the sentence and in its quotes: the 2 of "P-2" supports no "2 bar".
+    present = {f for q in quotes for f in _STATED_FIGURE.findall(q)}
     return next((f for f in _STATED_FIGURE.findall(_MARKER.sub("", sentence)) if f not in present), None)
 
 

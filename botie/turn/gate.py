@@ -37,6 +37,7 @@ from typing import NamedTuple
 from botie.context.citations import (
     CitationCheck,
     ClaimCheck,
+    asked_about,
     check_claims,
     cited_by_sentence,
     stated_ids,
@@ -101,7 +102,7 @@ def _named(question: str, readable: Iterable[str]) -> frozenset[str]:
 def asked_assets(question: str, readable: Iterable[str], asset: str | Iterable[str] | None) -> frozenset[str] | None:
     """The asset(s) the answer must be about: ``asset`` when given, else the readable ones the question names."""
     if asset is not None:
-        return frozenset((asset,) if isinstance(asset, str) else asset)
+        return asked_about(asset)  # checked here, before any model is asked, not after the answer came back
     return _named(question, readable) or None
 
 

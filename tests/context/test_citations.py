@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, strategies as st
 
@@ -397,3 +399,23 @@ def test_a_citation_naming_a_source_address_instead_of_an_id_fails_even_when_the
             (failure,) = verify_citations([{"id": address, "quote": quote}], pack).failures
             assert failure.problem is CitationProblem.UNKNOWN_ID, address
         assert verify_citations([{"id": sent.id, "quote": quote}], pack).ok
+
+
+@pytest.mark.parametrize(
+    ("sentence", "quote"),
+    [
+        ("The pressure is 2 bar [1].", "For P-2 use 18 N·m on M12 bolts."),
+        ("Use 12 bolts [1].", "For P-2 use 18 N·m on M12 bolts."),
+        ("Replace it after 7 days [1].", "Check K-7 weekly."),
+    ],
+)
+def test_a_digit_inside_a_name_in_the_quote_supports_no_figure_in_the_sentence(sentence, quote):
+    """One rule for what a figure is, on both sides: the 2 of "P-2" or the 12 of "M12" is part of a name."""
+    from botie.context.citations import unsupported_sentences
+
+    (found,) = unsupported_sentences(sentence, [{"id": "a", "quote": quote}])
+    assert found[0] == sentence
+    # the same sentence is supported once its quote states the figure on its own
+    figure = re.search(r"(?<![\w-])\d+", sentence)
+    assert figure is not None
+    assert unsupported_sentences(sentence, [{"id": "a", "quote": f"{quote} ({figure.group()} as stated)"}]) == ()

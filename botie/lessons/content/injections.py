@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from botie._checks import whole_number
 from botie.context.records import Record
+from botie.errors import InputError
 from botie.lessons.content.retrieval import keyword_score, rank
 
 __all__ = [
@@ -57,7 +58,7 @@ def admitted(
     if design == "stuffing":
         return tuple(True for _ in questions)
     if design != "retrieval":
-        raise ValueError(f"design is 'retrieval' or 'stuffing', got {design!r}")
+        raise InputError(f"design is 'retrieval' or 'stuffing', got {design!r}", field="design")
     return tuple(any(r.record_id == planted_id for r in rank(q, records, keyword_score, k=k)) for q in questions)
 
 
@@ -88,7 +89,7 @@ def standing(planted_id: str, questions: Iterable[str], records: Sequence[Record
     whole_number(k, field="k", least=1)
     planted = next((r for r in records if r.id == planted_id), None)
     if planted is None:
-        raise ValueError(f"no record has the id {planted_id!r}")
+        raise InputError(f"no record has the id {planted_id!r}", field="planted_id")
     places = []
     for question in questions:
         mine = round(keyword_score(question, planted.text), 3)
