@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from botie.errors import DecisionError
 
-__all__ = ["AssetRegister", "MaintenanceCalendar", "need_calendar", "need_register", "note_booking"]
+__all__ = ["AssetRegister", "MaintenanceCalendar", "forget_booking", "need_calendar", "need_register", "note_booking"]
 
 
 @runtime_checkable
@@ -78,3 +78,14 @@ def note_booking(calendar: MaintenanceCalendar | None, asset_id: str, start: _dt
         return False
     book(asset_id, start, minutes)
     return True
+
+
+def forget_booking(calendar: MaintenanceCalendar | None, asset_id: str, start: _dt.datetime, minutes: int) -> None:
+    """Take back a visit :func:`note_booking` told ``calendar`` of, when the transaction that made it rolled back.
+
+    The calendar is told inside the transaction, so that two requests for one slot cannot both pass it; a
+    transaction that then rolls back (a busy store) must leave no visit behind with no job (``unbook``).
+    """
+    unbook = getattr(calendar, "unbook", None)
+    if callable(unbook):
+        unbook(asset_id, start, minutes)

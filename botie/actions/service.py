@@ -64,7 +64,14 @@ from botie.actions.decision import (
     allowed_set,
     decide,
 )
-from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register, note_booking
+from botie.actions.rules import (
+    AssetRegister,
+    MaintenanceCalendar,
+    forget_booking,
+    need_calendar,
+    need_register,
+    note_booking,
+)
 from botie.actions.stores.base import AuditRecord, Reservation, Store, Transaction
 from botie.actions.tool import FIELDS, parse_start
 from botie.errors import ClockError, SettingError, StoreBusyError
@@ -179,6 +186,13 @@ class _FromNow:
             when, now = start.astimezone(_dt.timezone.utc), self.now.astimezone(_dt.timezone.utc)
             return f"{when:%Y-%m-%d %H:%M} UTC is in the past (it is {now:%Y-%m-%d %H:%M} UTC): choose a later start"
         return self.calendar.unavailable(asset_id, start, minutes)
+
+
+def _visit(payload: Mapping[str, Any]) -> tuple[str, _dt.datetime, int]:
+    """The asset, start and minutes of a validated proposal, as a calendar takes them."""
+    start = parse_start(payload["start"])
+    assert start is not None  # validated before anything is created or reserved
+    return payload["asset_id"], start, payload["duration_minutes"]
 
 
 class InspectionService:
@@ -341,6 +355,24 @@ class InspectionService:
         Returns the decision and, when a downstream call must follow, the token
         of the reservation just made (None otherwise).
         """
+        told: list[Mapping[str, Any]] = []  # visits the calendar learnt in this transaction
+        try:
+            return self._settle_in(payload, caller, allowed, approval, now, told)
+        except BaseException:
+            for visit in told:  # rolled back: the calendar must not keep a visit with no job behind it
+                forget_booking(self.calendar, *_visit(visit))
+            raise
+
+    def _settle_in(
+        self,
+        payload: dict[str, Any],
+        caller: str,
+        allowed: frozenset[str],
+        approval: Approval | None,
+        now: _dt.datetime,
+        told: list[Mapping[str, Any]],
+    ) -> tuple[Decision, str | None]:
+        """The transaction of :meth:`_settle`; the visits it tells the calendar of are added to ``told``."""
         rid = payload["request_id"]
         with self.store.transaction() as tx:
             previous = tx.lookup(caller, rid)
@@ -360,7 +392,7 @@ class InspectionService:
                 decision = self._note_expiry(decision, rid, last_used)
             token = None
             if decision.branch is Branch.CREATE:
-                decision, token = self._create(tx, decision, previous, payload, caller, now)
+                decision, token = self._create(tx, decision, previous, payload, caller, now, told)
             if token is None:  # a reservation is audited once its downstream call has settled
                 self._audit(tx, now, caller, rid, decision)
             return decision, token
@@ -373,6 +405,7 @@ class InspectionService:
         payload: dict[str, Any],
         caller: str,
         now: _dt.datetime,
+        told: list[Mapping[str, Any]],
     ) -> tuple[Decision, str | None]:
         """Create the job now; or, with a downstream, reserve the key and return the token to call with."""
         rid = payload["request_id"]
@@ -381,20 +414,20 @@ class InspectionService:
                 tx.forget(caller, rid)
             receipt = tx.create(caller, payload, fingerprint(payload), now)
             if previous is None:  # (a failed reservation's slot was held when it was made)
-                self._tell_calendar(payload)
+                self._tell_calendar(payload, told)
             return decision.with_receipt(receipt), None
         if previous is not None:  # the earlier attempt failed: try again under the same key and token (slot held)
             return decision, tx.retake(caller, rid)
         token = uuid.uuid4().hex
         tx.reserve(caller, payload, fingerprint(payload), now, token)
-        self._tell_calendar(payload)  # held from now: the scheduler may book it even if its answer is lost
+        self._tell_calendar(payload, told)  # held from now: the scheduler may book it even if its answer is lost
         return decision, token
 
-    def _tell_calendar(self, payload: Mapping[str, Any]) -> None:
-        """Tell a calendar that learns bookings of the visit, in the transaction making its job or reserving its key."""
-        start = parse_start(payload["start"])
-        if start is not None:  # (always: the proposal was validated before anything was created)
-            note_booking(self.calendar, payload["asset_id"], start, payload["duration_minutes"])
+    def _tell_calendar(self, payload: Mapping[str, Any], told: list[Mapping[str, Any]]) -> None:
+        """Tell a calendar that learns bookings of the visit, in the transaction making its job or reserving its key
+        (so no other request takes the slot meanwhile); ``told`` lets a rollback take it back."""
+        if note_booking(self.calendar, *_visit(payload)):
+            told.append(payload)
 
     def _expired_use(self, previous: StoredRequest | None, now: _dt.datetime) -> _dt.datetime | None:
         """When ``previous`` was stored, if it is done and that is beyond the retention (its key expired)."""

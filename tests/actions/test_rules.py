@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given, strategies as st
 from botie.actions.decision import Approval, Branch, CheckName, StoredRequest, Verdict, decide
 from botie.actions.service import InspectionService
 from botie.actions.stores.memory import MemoryStore
-from botie.errors import DecisionError
+from botie.errors import DecisionError, StoreBusyError
 from botie.lessons.content.business import MemoryCalendar, load_booking_rules
 from tests.strategies import DECIDER, decision_cases, events, examples
 
@@ -324,3 +325,48 @@ def test_a_slot_is_held_from_the_reservation_while_the_scheduler_is_still_answer
 def test_a_window_message_that_crosses_midnight_names_both_dates():
     late = MemoryCalendar({"P-2": ()}).unavailable("P-2", dt.datetime(2026, 4, 2, 23, 50, tzinfo=dt.timezone.utc), 20)
     assert late is not None and "2026-04-02 23:50-2026-04-03 00:10 UTC" in late
+
+
+class _BusyOnce(MemoryStore):
+    """The first transaction of the service's own is refused as busy at ``point``: its first audit, or its commit.
+
+    Either way the store rolls the whole transaction back, as SQLite does when its lock cannot be had.
+    """
+
+    def __init__(self, point):
+        super().__init__()
+        self.point, self.refused = point, 0
+
+    @contextlib.contextmanager
+    def transaction(self):
+        with super().transaction() as tx:
+            first = self.refused == 0
+            if first and self.point == "audit":
+                real = tx.audit
+
+                def audit(record):
+                    self.refused += 1
+                    tx.audit = real
+                    raise StoreBusyError("database is locked", field="store")
+
+                tx.audit = audit
+            yield tx
+            if first and self.point == "commit":
+                self.refused += 1
+                raise StoreBusyError("database is locked", field="store")
+
+
+@pytest.mark.parametrize(
+    ("point", "downstream"), [("audit", None), ("commit", None), ("commit", lambda order: "ext-1")]
+)
+def test_a_booking_rolled_back_by_a_busy_store_leaves_the_calendar_as_it_was(point, downstream):
+    """The first attempt at r7 is rolled back (busy); the service's own retry books it, and the calendar holds that
+    one visit: a rolled-back attempt left no visit behind to refuse the retry or block the slot with no job."""
+    rules = load_booking_rules()
+    store = _BusyOnce(point)
+    service = InspectionService(store, clock=_nine, backoff=0, downstream=downstream, **rules.kwargs())
+    d = _submit(service)
+    assert store.refused == 1 and d.branch is Branch.CREATE, d.reason
+    assert [j.job_id for j in store.jobs()] == [d.receipt.job_id]
+    nine = dt.datetime(2026, 4, 2, 9, 0, tzinfo=dt.timezone.utc)
+    assert rules.calendar.made == {"P-2": [(nine, nine + dt.timedelta(minutes=20))]}

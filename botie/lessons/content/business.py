@@ -52,6 +52,10 @@ class MemoryCalendar:
         """Record a visit the service has just booked, or is booking: the slot is taken from now on."""
         self.made.setdefault(asset_id, []).append((start, start + _dt.timedelta(minutes=minutes)))
 
+    def unbook(self, asset_id: str, start: _dt.datetime, minutes: int) -> None:
+        """Take back one visit :meth:`book` recorded: its transaction rolled back, so no job stands behind it."""
+        self.made.get(asset_id, []).remove((start, start + _dt.timedelta(minutes=minutes)))
+
     def unavailable(self, asset_id: str, start: _dt.datetime, minutes: int) -> str | None:
         """Why a visit of ``minutes`` from ``start`` cannot be booked on ``asset_id``, or None."""
         end = start + _dt.timedelta(minutes=minutes)
