@@ -221,6 +221,23 @@ def provenance_cases(draw, max_size: int = 12) -> tuple[list[Record], tuple[str,
 
 
 @st.composite
+def walled_cases(draw, max_size: int = 12) -> tuple[list[Record], tuple[str, ...]]:
+    """(candidates, allowed assets) where the caller may read only some of the candidates' assets, often none."""
+    records = draw(provenance_candidates(max_size))
+    assets = sorted({r.asset for r in records})
+    allowed = draw(st.lists(st.sampled_from(assets), unique=True).map(tuple)) if assets else ()
+    return records, allowed
+
+
+def unreadable_named(text: str, records: list[Record], allowed: tuple[str, ...]) -> list[str]:
+    """The ids of candidates on assets outside ``allowed`` that ``text`` names, as whole words ("c1" is not "c10")."""
+    import re
+
+    hidden = [r.id for r in records if r.asset not in allowed]
+    return [rid for rid in hidden if re.search(rf"(?<![\w-]){re.escape(rid)}(?![\w-])", text)]
+
+
+@st.composite
 def attached_documents(draw, max_size: int = 12) -> list[Record]:
     """Whole documents whose costs range from a memo to several ceilings' worth."""
     sizes = draw(st.lists(st.integers(min_value=0, max_value=2_500_000), max_size=max_size))

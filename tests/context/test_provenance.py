@@ -27,7 +27,15 @@ from botie.context.tokens import count_tokens
 from botie.errors import BudgetError, FixtureError, RecordError, SettingError
 from botie.lessons.content.fixtures import fixture_path
 from botie.lessons.content.scenarios import load_evidence_scenario, rescored
-from tests.strategies import OBSERVED_ON, events, examples, provenance_cases, provenance_labels
+from tests.strategies import (
+    OBSERVED_ON,
+    events,
+    examples,
+    provenance_cases,
+    provenance_labels,
+    unreadable_named,
+    walled_cases,
+)
 
 S = EvidenceStatus
 TODAY = dt.date(2026, 3, 15)
@@ -1444,3 +1452,108 @@ def test_what_the_caller_may_not_read_is_named_nowhere_when_its_rival_is_sent_al
     result = _pick(_pair("internal", 0.2, "VENDOR-P2"), allowed_assets=["P-2"])
     said = [o.reason for o in result.outcomes if o.record_id != "rival"] + [str(c) for c in result.conflicts]
     assert not any("rival" in s or "VENDOR" in s for s in said), said
+
+
+# --- a denial reveals nothing: no reason names a record the caller may not read --------------------------------
+
+
+def _stale_original_behind_a_wall():
+    """The reviewer's case: a permitted copy (P-2) of an out-of-date original on K-7, whose successor is on K-7."""
+    return [
+        _rec(
+            "secret-k7-r3",
+            0.9,
+            asset="K-7",
+            trust="approved",
+            effective_date=dt.date(2020, 1, 1),
+            superseded_by="secret-k7-r4",
+        ),
+        _rec("secret-k7-r4", 0.9, asset="K-7", trust="approved", effective_date=dt.date(2025, 1, 1)),
+        _rec("copy-p2", 0.9, trust="approved", duplicate_of="secret-k7-r3"),
+    ]
+
+
+@examples(300)
+@given(walled_cases())
+@example(case=(_stale_original_behind_a_wall(), ("P-2",)))
+@example(
+    case=(
+        [
+            Record("c0", "K-7", "text of c0", 1, score=0.9, duplicate_of="c1"),
+            Record("c1", "P-1", "text of c1", 1, score=0.9, effective_date=dt.date(2026, 6, 1)),
+        ],
+        ("K-7",),
+    )
+)
+@example(
+    case=(
+        [
+            Record("c0", "K-7", "text of c0", 1, score=0.9),
+            Record("c1", "P-1", "text of c1", 1, score=0.9, duplicate_of="c0"),
+        ],
+        ("P-1",),
+    )
+)
+def test_no_reason_names_a_record_the_caller_may_not_read(case):
+    """Every outcome, conflict and refusal is told in words the caller may see: an unreadable id appears nowhere."""
+    records, allowed = case
+    result = _pick(records, allowed_assets=allowed, budget=1000, observed_on=OBSERVED_ON)
+    said = [o.reason for o in result.outcomes] + [str(c) for c in result.conflicts] + [result.refusal or ""]
+    assert not [(s, unreadable_named(s, records, allowed)) for s in said if unreadable_named(s, records, allowed)]
+
+
+def test_a_copy_of_an_out_of_date_original_the_caller_may_not_read_names_neither_it_nor_its_successor():
+    result = _pick(_stale_original_behind_a_wall(), allowed_assets=["P-2"], observed_on=dt.date(2026, 1, 1))
+    copy = result.outcome("copy-p2")
+    assert copy.status is S.SUPERSEDED and copy.check == "freshness"
+    assert copy.reason == "a copy of a source that is not in force on 2026-01-01"
+    # Varied: the same caller with K-7 allowed is told which original and which successor.
+    told = _pick(_stale_original_behind_a_wall(), allowed_assets=["P-2", "K-7"], observed_on=dt.date(2026, 1, 1))
+    assert "secret-k7-r3" in told.outcome("copy-p2").reason and "secret-k7-r4" in told.outcome("copy-p2").reason
+
+
+def test_a_readable_record_superseded_by_one_the_caller_may_not_read_is_told_so_unnamed():
+    records = [
+        _rec("old", 0.9, trust="approved", effective_date=dt.date(2020, 1, 1), superseded_by="new"),
+        _rec("new", 0.9, asset="K-7", trust="approved", effective_date=dt.date(2025, 1, 1)),
+    ]
+    old = _pick(records, allowed_assets=["P-2"]).outcome("old")
+    assert old.status is S.SUPERSEDED and "new" not in old.reason.split() and "may not read" in old.reason
+    assert "superseded by new" in _pick(records, allowed_assets=["P-2", "K-7"]).outcome("old").reason
+
+
+def test_a_copy_standing_in_for_an_original_the_caller_may_not_read_does_not_name_it():
+    records = [
+        _rec("secret", 0.9, asset="K-7", trust="approved"),
+        _rec("copy-a", 0.9, trust="approved", duplicate_of="secret"),
+        _rec("copy-b", 0.5, trust="approved", duplicate_of="secret"),
+    ]
+    result = _pick(records, allowed_assets=["P-2"])
+    assert result.selected_ids == ("copy-a",)
+    assert result.outcome("copy-a").reason.endswith("it stands in for a source this caller may not read")
+    assert result.outcome("copy-b").reason == "duplicate of a source this caller may not read; copy-a stands in for it"
+    told = _pick(records, allowed_assets=["P-2", "K-7"])
+    assert "duplicate of secret" in told.outcome("copy-b").reason
+
+
+def test_with_a_register_a_copy_of_an_unreadable_stale_chunk_names_no_document_or_revision(scenario):
+    """With a register the original's document and revisions would say what it is: the copy's reason omits them."""
+    register = scenario.register
+    stale = next(r for r in scenario.records if r.document is not None and r.superseded_by is not None)
+    current = register.in_force(stale.document, TODAY)
+    assert register.revision_of(stale).version != current.version  # the original is out of date today
+    copy = _rec(
+        "copy-p2",
+        0.9,
+        trust="approved",
+        duplicate_of=stale.id,
+        document=stale.document,
+        version=current.version,
+        effective_date=current.effective_date,
+    )  # the copy itself is current
+    for allowed, named in ((["P-2"], False), (["P-2", "K-7"], True)):
+        result = _pick([dataclasses.replace(stale, asset="K-7"), copy], allowed_assets=allowed, register=register)
+        reason = result.outcome("copy-p2").reason
+        assert result.outcome("copy-p2").status is S.SUPERSEDED
+        assert (stale.id in reason and stale.document in reason) is named, reason
+        assert named or reason == f"a copy of a source that is not in force on {TODAY}"

@@ -53,18 +53,21 @@ _InForce = Mapping[str, tuple[str, _dt.date]]  # document -> (revision in force,
 def _freshness(r: Record, fresh: _Freshness) -> _Verdict:
     """Not yet effective (a future revision) or superseded (a newer revision is in force), else None."""
     if fresh.register is not None:
-        return _against_register(r, fresh.register, fresh.today, fresh.by_id)
+        return _against_register(r, fresh.register, fresh.today, fresh.by_id, fresh.allowed)
     today = fresh.today
     if r.effective_date is not None and r.effective_date > today:
         why = f"effective from {r.effective_date}, after the observation date {today}"
         return EvidenceStatus.NOT_YET_EFFECTIVE, why
-    return _replaced_by_link(r, fresh.by_id, today) or _older_revision(r, fresh.in_force) or _marked_revision(r, fresh)
+    return _replaced_by_link(r, fresh, today) or _older_revision(r, fresh.in_force) or _marked_revision(r, fresh)
 
 
-def _against_register(r: Record, register: DocumentRegister, today: _dt.date, by_id: Mapping[str, Record]) -> _Verdict:
+def _against_register(
+    r: Record, register: DocumentRegister, today: _dt.date, by_id: Mapping[str, Record], allowed: frozenset[str]
+) -> _Verdict:
     """Freshness from the register alone: retrieval's choice of chunks cannot move the revision in force.
 
-    The reason names the successor chunk when ingestion linked one and it was retrieved, else the revision.
+    The reason names the successor chunk when ingestion linked one, it was retrieved and the caller may read
+    it, else the revision (the register's, trusted state, not a chunk).
     """
     own = register.revision_of(r)
     assert r.document is not None  # revision_of refuses a chunk with no document
@@ -76,18 +79,18 @@ def _against_register(r: Record, register: DocumentRegister, today: _dt.date, by
     if current.version == own.version or current.version in r.carried_into:
         return None
     successor = by_id.get(r.superseded_by or "")
-    if successor is not None and successor.version == current.version:
+    if successor is not None and successor.version == current.version and successor.asset in allowed:
         return EvidenceStatus.SUPERSEDED, f"superseded by {successor.id}, in force since {current.effective_date}"
     why = f"{own.version} of {r.document} was replaced by {current.version}, in force since {current.effective_date}"
     return EvidenceStatus.SUPERSEDED, why
 
 
-def _replaced_by_link(r: Record, by_id: Mapping[str, Record], today: _dt.date) -> _Verdict:
+def _replaced_by_link(r: Record, fresh: _Freshness, today: _dt.date) -> _Verdict:
     """Superseded through an explicit ``superseded_by`` link whose target is in force (or was not retrieved)."""
     successor_id = r.superseded_by
     if successor_id is None:
         return None
-    successor = by_id.get(successor_id)
+    successor = fresh.by_id.get(successor_id)
     if successor is None:
         why = f"marked at ingestion as replaced by {successor_id}, which was not retrieved"
         why += ": with no register to say when that takes effect, left out to play safe"
@@ -95,6 +98,8 @@ def _replaced_by_link(r: Record, by_id: Mapping[str, Record], today: _dt.date) -
     when = successor.effective_date
     if when is not None and when > today:
         return None  # the new revision is not in force yet, so this one still applies
+    if successor.asset not in fresh.allowed:
+        return EvidenceStatus.SUPERSEDED, "superseded by a newer source this caller may not read"  # no id, no date
     since = f", in force since {when}" if when is not None else ""
     return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id}{since}"
 
@@ -122,7 +127,9 @@ def _marked_revision(r: Record, fresh: _Freshness) -> _Verdict:
     for other in fresh.by_id.values():
         same = other.id != r.id and other.document == r.document and other.version == r.version
         if same and other.superseded_by is not None and other.superseded_by not in fresh.by_id:
-            why = f"{r.version} of {r.document} was marked replaced at ingestion ({other.id} by {other.superseded_by})"
+            why = f"{r.version} of {r.document} was marked replaced at ingestion"
+            if other.asset in fresh.allowed:  # the marked chunk is named only to a caller who may read it
+                why += f" ({other.id} by {other.superseded_by})"
             return EvidenceStatus.SUPERSEDED, why
     return None
 
@@ -154,13 +161,19 @@ def _revisions_in_force(records: Iterable[Record], today: _dt.date) -> _InForce:
 
 
 def _freshness_of_copy(r: Record, fresh: _Freshness) -> _Verdict:
-    """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it."""
+    """A copy is exactly as fresh as what it copies: ingestion marks the original, not every mirror of it.
+
+    An original the caller may not read goes unnamed, and so does everything its own reason would say
+    (its successor, document, revision and dates): the copy is permitted, its original is not.
+    """
     by_id = fresh.by_id
     seen = {r.id}
     current = r.duplicate_of
     while current is not None and current in by_id and current not in seen:
         seen.add(current)
         verdict = _freshness(by_id[current], fresh)
+        if verdict is not None and by_id[current].asset not in fresh.allowed:
+            return verdict[0], f"a copy of a source that is not in force on {fresh.today}"
         if verdict is not None:
             return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
         current = by_id[current].duplicate_of
@@ -171,6 +184,7 @@ def freshness_of(
     record: Record,
     records: Iterable[Record],
     *,
+    allowed_assets: Iterable[str],
     observed_on: _dt.date | _dt.datetime | str,
     register: DocumentRegister | None = None,
 ) -> tuple[EvidenceStatus, str] | None:
@@ -179,14 +193,15 @@ def freshness_of(
     The selector's freshness check (step 2 of :func:`select_evidence`) on one record, for a caller that
     serves records one at a time, such as a just-in-time tool: with a ``register`` its revisions decide,
     without one the revisions ``records`` (every record the caller holds) carry. A copy is as fresh as what
-    it copies.
+    it copies. The reason names no record on an asset outside ``allowed_assets`` (the caller's).
     """
+    allowed = allowed_set(allowed_assets)
     records = unique_records(records)
     today = as_date(observed_on, field="observed_on")
     if register is not None:
         register.revision_of(record)  # a record the register cannot place is bad input, named
     in_force = _revisions_in_force(records, today) if register is None else {}
-    fresh = _Freshness({r.id: r for r in records}, today, in_force, register)
+    fresh = _Freshness({r.id: r for r in records}, today, in_force, register, allowed)
     return _freshness(record, fresh) or _freshness_of_copy(record, fresh)
 
 
@@ -289,7 +304,7 @@ def select_evidence(
     by_id = {r.id: r for r in records}
     # With a register, it alone says which revision is in force; without one, the candidates are all there is.
     in_force = _revisions_in_force(records, today) if register is None else {}
-    fresh = _Freshness(by_id, today, in_force, register)
+    fresh = _Freshness(by_id, today, in_force, register, allowed)
     screened = _screen(records, allowed, fresh, floor, band)  # 1-4: permission and freshness before any score
     if not screened.eligible:
         return _refusal(records, screened.decided, budget, today, floor, screened.best)
@@ -297,13 +312,15 @@ def select_evidence(
 
 
 class _Freshness(NamedTuple):
-    """What the freshness check reads: the candidates by id, the day, and the revision in force per document
-    (the register, or without one what the candidates say)."""
+    """What the freshness check reads: the candidates by id, the day, the revision in force per document
+    (the register, or without one what the candidates say), and the caller's assets (a reason names no
+    record outside them)."""
 
     by_id: Mapping[str, Record]
     today: _dt.date
     in_force: _InForce
     register: DocumentRegister | None
+    allowed: frozenset[str]
 
 
 class _Screened(NamedTuple):
@@ -425,6 +442,8 @@ def _distinct(
 
 
 def _copy_reason(root: str, rep: str, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> str:
+    if _unreadable(root, decided):
+        return f"duplicate of a source this caller may not read; {rep} stands in for it"
     if rep == root:
         return f"duplicate of {root}, which stays in its place"
     return f"duplicate of {root}, which {_whereabouts(root, by_id, decided)}; {rep} stands in for it"
@@ -440,12 +459,20 @@ def _credit_stand_ins(
     credited: dict[str, EvidenceOutcome] = {}
     for rep, root in stand_ins.items():
         o = decided[rep]
-        why = f"{o.reason}; it stands in for {root}, which {_whereabouts(root, by_id, decided)}"
+        if _unreadable(root, decided):
+            why = f"{o.reason}; it stands in for a source this caller may not read"  # naming it would say what it is
+        else:
+            why = f"{o.reason}; it stands in for {root}, which {_whereabouts(root, by_id, decided)}"
         credited[rep] = o._replace(reason=why)
         if root in by_id and decided[root].check == "relevance_floor":
             o = decided[root]
             credited[root] = o._replace(reason=f"{o.reason}; its copy {rep} stands in for it")
     return credited
+
+
+def _unreadable(rid: str, decided: Mapping[str, EvidenceOutcome]) -> bool:
+    """Whether ``rid`` is a candidate the caller may not read: a reason must not name it."""
+    return rid in decided and decided[rid].status is EvidenceStatus.NOT_PERMITTED
 
 
 def _above_floor(distinct: list[Record], floor: float) -> tuple[list[Record], float | None, dict[str, EvidenceOutcome]]:

@@ -155,8 +155,14 @@ class DocumentTool:
         self._fail = fail
 
     def _stale(self, record: Record) -> str | None:
-        verdict = freshness_of(record, self._records.values(), observed_on=self.observed_on, register=self.register)
-        return None if verdict is None else verdict[1]  # the selector's reason: which revision, since when
+        verdict = freshness_of(
+            record,
+            self._records.values(),
+            allowed_assets=self.allowed_assets,
+            observed_on=self.observed_on,
+            register=self.register,
+        )
+        return None if verdict is None else verdict[1]  # the selector's reason, naming nothing the caller may not read
 
     def _original(self, record: Record) -> str | None:
         """The nearest original ``record`` copies that this tool would serve, if any: one the caller may read,

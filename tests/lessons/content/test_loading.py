@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 
 import pytest
+from hypothesis import given, strategies as st
 
 from botie import Record, SettingError
 from botie.lessons.content.loading import (
@@ -18,6 +20,7 @@ from botie.lessons.content.loading import (
     preload,
 )
 from botie.lessons.content.scenarios import load_evidence_scenario
+from tests.strategies import OBSERVED_ON, examples, unreadable_named, walled_cases
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +225,55 @@ def test_the_failure_line_counts_only_questions_that_reach_the_model():
     assert "100 runs of each of the 3 questions that reach the model; 1 refused question left out" in line
     assert preload_line.split()[1:4] == ["0", "of", "300"]
     assert late_line.split()[1:4] == ["68", "of", "300"]
+
+
+# --- a denial reveals nothing: no reason names a record the caller may not read ---------------------------------
+
+
+def _stale_original_behind_a_wall():
+    """The reviewer's case: a permitted copy (P-2) of an out-of-date original on K-7, whose successor is on K-7."""
+    return [
+        Record(
+            "secret-k7-r3",
+            "K-7",
+            "old text",
+            10,
+            version="rev 3",
+            document="man-k7",
+            effective_date=dt.date(2020, 1, 1),
+            superseded_by="secret-k7-r4",
+        ),
+        Record(
+            "secret-k7-r4",
+            "K-7",
+            "new text",
+            10,
+            version="rev 4",
+            document="man-k7",
+            effective_date=dt.date(2025, 1, 1),
+        ),
+        Record("copy-p2", "P-2", "old text", 10, duplicate_of="secret-k7-r3"),
+    ]
+
+
+@pytest.mark.parametrize(("allowed", "named"), [(["P-2"], False), (["P-2", "K-7"], True)])
+def test_a_copy_of_an_out_of_date_original_the_caller_may_not_read_is_refused_unnamed(allowed, named):
+    tool = DocumentTool(
+        _stale_original_behind_a_wall(), allowed_assets=allowed, observed_on="2026-01-01", max_tokens=100
+    )
+    result = tool("copy-p2")
+    assert result.status is LoadStatus.NOT_IN_FORCE and result.record is None
+    said = {rid for rid in ("secret-k7-r3", "secret-k7-r4", "man-k7") if rid in result.reason}
+    assert said == ({"secret-k7-r3", "secret-k7-r4"} if named else set()), result.reason
+    assert named or result.reason == "a copy of a source that is not in force on 2026-01-01"
+
+
+@examples(300)
+@given(walled_cases(), st.sampled_from([0, 10, 40]))
+def test_no_reason_the_tool_gives_names_a_record_the_caller_may_not_read(case, max_tokens):
+    """Whatever is asked for, the answer is told in words the caller may see: an unreadable id appears nowhere."""
+    records, allowed = case
+    tool = DocumentTool(records, allowed_assets=allowed, observed_on=OBSERVED_ON, max_tokens=max_tokens)
+    for r in records:
+        reason = tool(r.id).reason
+        assert not unreadable_named(reason, records, allowed), (r.id, reason)
