@@ -80,9 +80,20 @@ def _cell_source(name: str) -> str | None:
 
 def _own_source(fn: Any) -> str | None:
     try:
-        return textwrap.dedent(inspect.getsource(fn))
+        source = textwrap.dedent(inspect.getsource(fn))
     except (OSError, TypeError):
         return _cell_source(fn.__name__)
+    # A function made by exec() has "<string>" for its file, and getsource then returns whatever else that name
+    # holds (under pytest-xdist on Python 3.13, the worker's bootstrap line): keep a source only if it defines fn.
+    return source if _defines(source, fn.__name__) else _cell_source(fn.__name__)
+
+
+def _defines(source: str, name: str) -> bool:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name for node in tree.body)
 
 
 def _global_names(code: types.CodeType) -> Iterator[str]:

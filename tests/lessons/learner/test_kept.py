@@ -329,3 +329,15 @@ def test_an_alias_a_recursive_helper_and_a_helper_without_source_are_handled(tmp
     exec(partial, namespace := {})
     with pytest.raises(NameError):
         namespace["uses_hidden"]([], [], 0)
+
+
+def test_a_source_that_does_not_define_the_function_is_not_kept(monkeypatch):
+    """A function made by exec() has "<string>" for a file; getsource may then read some other "<string>" (an
+    xdist worker's bootstrap line on Python 3.13). A source is kept only if it defines the function itself."""
+
+    def choose_evidence(records, allowed_assets, allowance):
+        return records
+
+    monkeypatch.setattr(kept.inspect, "getsource", lambda fn: "import sys;exec(eval(sys.stdin.readline()))\n")
+    monkeypatch.setattr(kept, "_cell_source", lambda name: None)
+    assert kept.source_bundle(choose_evidence) is None
