@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as _dt
 import random
 from collections.abc import Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from botie.context.provenance.outcomes import DEFAULT_FLOOR
@@ -471,12 +472,15 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
     return problems + _untraced(set(send), case, by_id)
 
 
+def _root(by_id: Mapping[str, Any], rid: str) -> str:
+    """The original a copy stands for (a copy carries its original's disagreements); any other id itself."""
+    return by_id[rid].duplicate_of or rid if rid in by_id else rid
+
+
 def _marked_pairs(sent: list[Any], candidates: list[Any]) -> set[frozenset[str]]:
     """Sent pairs that ingestion marked as disagreeing; a copy carries its original's disagreements."""
     by_id = {r.id: r for r in candidates}
-
-    def root(rid: str) -> str:
-        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+    root = partial(_root, by_id)
 
     marked = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
     return {frozenset((a.id, b.id)) for a in sent for b in sent if frozenset((root(a.id), root(b.id))) in marked}
@@ -584,9 +588,7 @@ def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> dict[tuple[s
     """
     candidates, on, register = case["candidates"], case["on"], case["register"]
     by_id = {r.id: r for r in candidates}
-
-    def root(rid: str) -> str:
-        return by_id[rid].duplicate_of or rid if rid in by_id else rid
+    root = partial(_root, by_id)
 
     marks = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
     sent_roots = {root(r.id) for r in sent}
