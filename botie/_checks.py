@@ -21,9 +21,11 @@ from botie.errors import AssetsError, BudgetError, InputError, RecordError, Sett
 __all__ = [
     "allowed_set",
     "as_date",
+    "aware_datetime",
     "ceiling_tokens",
     "digest",
     "exact_number",
+    "non_empty_text",
     "unit_fraction",
     "unit_interval",
     "whole_number",
@@ -51,6 +53,58 @@ def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
             f"allowed_assets must be a collection of asset ids such as ['P-2'], got {allowed_assets!r:.80}",
             field="allowed_assets",
         ) from None
+
+
+def non_empty_text(
+    value: Any,
+    *,
+    field: str,
+    error: type[InputError] = InputError,
+    record: str | None = None,
+    where: str | None = None,
+) -> str:
+    """A str with something in it besides white space: an id, an asset, an actor, a version.
+
+    ``"   "`` names nothing, exactly as ``""`` does, so both are refused, and
+    so is anything that is not a str (``None`` is said as "missing"). The
+    value is returned unchanged: ``" P-2"`` stays what the caller wrote, since
+    permission compares exact strings. ``error``, ``record`` and ``where``
+    work as in :func:`whole_number`.
+    """
+    if isinstance(value, str) and value.strip():
+        return value
+    if where is None:
+        where = f"record {record}" if record is not None else ""
+    start = f"{where}: " if where else ""
+    shown = "missing" if value is None else repr(value)
+    raise error(f"{start}{field} must be a non-empty string, got {shown}", field=field, record=record)
+
+
+def aware_datetime(
+    value: Any,
+    *,
+    field: str,
+    error: type[InputError] = InputError,
+    record: str | None = None,
+    parse: bool = False,
+) -> _dt.datetime:
+    """A ``datetime`` that knows its time zone (``utcoffset()`` is not None).
+
+    A naive datetime is refused: compared with an aware one it raises, and
+    read as local time it moves by the machine's offset. With ``parse``, an
+    ISO 8601 string (``Z`` for UTC included) is read first, as fixtures write
+    timestamps; the check that follows is the same.
+    """
+    parsed = value
+    if parse and isinstance(value, str):
+        try:
+            parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass  # still the str, which the check below refuses
+    if isinstance(parsed, _dt.datetime) and parsed.utcoffset() is not None:
+        return parsed
+    start = f"record {record}: " if record is not None else ""
+    raise error(f"{start}{field} must be a datetime with a time zone, got {value!r}", field=field, record=record)
 
 
 def whole_number(

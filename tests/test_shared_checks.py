@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 import botie
-from botie._checks import allowed_set, as_date, ceiling_tokens, digest, unit_interval
+from botie._checks import allowed_set, as_date, aware_datetime, ceiling_tokens, digest, non_empty_text, unit_interval
 from botie.context import routing
 from botie.context.records import Record, unique_records
 from botie.errors import AssetsError, BudgetError, InputError, RecordError, SettingError
@@ -429,3 +429,27 @@ def test_unique_records_names_the_first_problem_met_reading_in_order():
     with pytest.raises(RecordError, match=r"^candidate 0 is not a Record") as bad:
         unique_records(["not a record", A, A])
     assert bad.value.record == "0"
+
+
+@pytest.mark.parametrize("bad", ["", "   ", "\t\n", None, 3, b"P-2"])
+def test_non_empty_text_refuses_blank_and_non_str_naming_the_field_and_record(bad):
+    with pytest.raises(RecordError, match=r"^record r1: asset must be a non-empty string") as caught:
+        non_empty_text(bad, field="asset", record="r1", error=RecordError)
+    assert (caught.value.field, caught.value.record) == ("asset", "r1")
+
+
+def test_non_empty_text_returns_the_value_unchanged():
+    """Permission compares exact strings, so the check never strips what it accepts."""
+    assert non_empty_text(" P-2", field="asset") == " P-2"
+
+
+def test_aware_datetime_refuses_naive_and_non_datetimes_and_parses_only_when_asked():
+    utc = dt.timezone.utc
+    assert aware_datetime(dt.datetime(2026, 3, 1, tzinfo=utc), field="now") == dt.datetime(2026, 3, 1, tzinfo=utc)
+    assert aware_datetime("2026-03-01T00:00Z", field="t", parse=True) == dt.datetime(2026, 3, 1, tzinfo=utc)
+    for bad in (dt.datetime(2026, 3, 1), dt.date(2026, 3, 1), "2026-03-01T00:00Z", None):
+        with pytest.raises(InputError, match="now must be a datetime with a time zone") as caught:
+            aware_datetime(bad, field="now")
+        assert caught.value.field == "now"
+    with pytest.raises(InputError, match="with a time zone"):
+        aware_datetime("2026-03-01T00:00", field="t", parse=True)
