@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeGuard
 
 from botie.errors import AssetsError, BudgetError, InputError, RecordError, SettingError
 
@@ -25,6 +25,7 @@ __all__ = [
     "ceiling_tokens",
     "digest",
     "exact_number",
+    "has_text",
     "non_empty_text",
     "unit_fraction",
     "unit_interval",
@@ -55,6 +56,15 @@ def allowed_set(allowed_assets: Iterable[str]) -> frozenset[str]:
         ) from None
 
 
+def has_text(value: Any) -> TypeGuard[str]:
+    """Whether ``value`` is a str with something in it besides white space (``"   "`` names nothing).
+
+    The predicate behind :func:`non_empty_text`, for a verdict that reports a
+    blank field as a result (a citation's quote) instead of raising.
+    """
+    return isinstance(value, str) and bool(value.strip())
+
+
 def non_empty_text(
     value: Any,
     *,
@@ -71,7 +81,7 @@ def non_empty_text(
     permission compares exact strings. ``error``, ``record`` and ``where``
     work as in :func:`whole_number`.
     """
-    if isinstance(value, str) and value.strip():
+    if has_text(value):
         return value
     if where is None:
         where = f"record {record}" if record is not None else ""
@@ -86,6 +96,7 @@ def aware_datetime(
     field: str,
     error: type[InputError] = InputError,
     record: str | None = None,
+    where: str | None = None,
     parse: bool = False,
 ) -> _dt.datetime:
     """A ``datetime`` that knows its time zone (``utcoffset()`` is not None).
@@ -93,7 +104,8 @@ def aware_datetime(
     A naive datetime is refused: compared with an aware one it raises, and
     read as local time it moves by the machine's offset. With ``parse``, an
     ISO 8601 string (``Z`` for UTC included) is read first, as fixtures write
-    timestamps; the check that follows is the same.
+    timestamps; the check that follows is the same. ``error``, ``record`` and
+    ``where`` work as in :func:`whole_number`.
     """
     parsed = value
     if parse and isinstance(value, str):
@@ -103,7 +115,9 @@ def aware_datetime(
             pass  # still the str, which the check below refuses
     if isinstance(parsed, _dt.datetime) and parsed.utcoffset() is not None:
         return parsed
-    start = f"record {record}: " if record is not None else ""
+    if where is None:
+        where = f"record {record}" if record is not None else ""
+    start = f"{where}: " if where else ""
     raise error(f"{start}{field} must be a datetime with a time zone, got {value!r}", field=field, record=record)
 
 

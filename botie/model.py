@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple, Protocol
 
+from botie._checks import has_text
 from botie._enum import ShortName
 from botie.actions.canonical import canonical_json
 from botie.context.evidence import Message, ModelRequest, RequestKind
@@ -279,7 +280,7 @@ def reply_fault(reply: Any, allowance: int | None = None) -> Fault | None:
         limit = f" of {allowance:,} tokens" if allowance is not None else ""
         why = f"the answer was cut off at the output allowance{limit}; a cut answer can lose its exception"
         return Fault(ReplyFault.TRUNCATED, "stop_reason", why)
-    if not reply.answer.strip():
+    if not has_text(reply.answer):
         return Fault(ReplyFault.EMPTY, "answer", "the model returned an empty answer")
     if not reply.citations and _SAYS_NOT_ANSWERED.search(reply.answer):
         return Fault(ReplyFault.NO_ANSWER, "answer", f"the model says the documents do not answer this: {reply.answer}")

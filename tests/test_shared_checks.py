@@ -7,7 +7,16 @@ import datetime as dt
 import pytest
 
 import botie
-from botie._checks import allowed_set, as_date, aware_datetime, ceiling_tokens, digest, non_empty_text, unit_interval
+from botie._checks import (
+    allowed_set,
+    as_date,
+    aware_datetime,
+    ceiling_tokens,
+    digest,
+    has_text,
+    non_empty_text,
+    unit_interval,
+)
 from botie.context import routing
 from botie.context.records import Record, unique_records
 from botie.errors import AssetsError, BudgetError, InputError, RecordError, SettingError
@@ -441,6 +450,21 @@ def test_non_empty_text_refuses_blank_and_non_str_naming_the_field_and_record(ba
 def test_non_empty_text_returns_the_value_unchanged():
     """Permission compares exact strings, so the check never strips what it accepts."""
     assert non_empty_text(" P-2", field="asset") == " P-2"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("P-2", True), (" P-2 ", True), ("", False), (" \t\n", False), (None, False), (3, False), (b"P-2", False)],
+)
+def test_has_text_is_true_only_for_a_str_with_something_besides_white_space(value, expected):
+    assert has_text(value) is expected
+
+
+def test_aware_datetime_starts_its_message_with_where_when_given():
+    with pytest.raises(InputError) as caught:
+        aware_datetime(dt.datetime(2026, 3, 1), field="written_at", record="k", where="memory entry k")
+    assert str(caught.value).startswith("memory entry k: written_at must be a datetime with a time zone")
+    assert (caught.value.field, caught.value.record) == ("written_at", "k")
 
 
 def test_aware_datetime_refuses_naive_and_non_datetimes_and_parses_only_when_asked():

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from botie._checks import has_text
 from botie._enum import ShortName
 from botie.context.evidence import parse_evidence
 from botie.errors import CitationError
@@ -133,9 +134,9 @@ def _check_one(position: int, citation: Any, texts: Mapping[str, str]) -> Citati
     if missing:
         return fail(CitationProblem.MALFORMED, f"missing {' and '.join(missing)}")
     cid, quote = citation["id"], citation["quote"]
-    if not isinstance(cid, str) or not cid:
+    if not has_text(cid):
         return fail(CitationProblem.MALFORMED, f"id must be a non-empty string, got {cid!r:.40}")
-    if not isinstance(quote, str) or not quote.strip():
+    if not has_text(quote):
         return fail(CitationProblem.MALFORMED, f"quote must be a non-empty string, got {quote!r:.40}", cid)
     if cid not in texts:
         return fail(CitationProblem.UNKNOWN_ID, f"{cid} did not enter the context", cid)

@@ -40,7 +40,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, aware_datetime, non_empty_text
 from botie._enum import ShortName
 from botie.errors import InputError
 
@@ -92,22 +92,16 @@ class MemoryEntry:
     asset: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("owner", "asset"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, str) or not value.strip()):
-                raise InputError(f"memory entry {self.key}: {name} must be non-empty text", field=name, record=self.key)
         for name in ("key", "value"):
-            if not isinstance(getattr(self, name), str) or not getattr(self, name).strip():
-                raise InputError(f"memory entry: {name} must be non-empty text", field=name, record=str(self.key))
+            non_empty_text(getattr(self, name), field=name, record=str(self.key), where="memory entry")
+        where = f"memory entry {self.key}"
+        for name in ("owner", "asset"):
+            if getattr(self, name) is not None:
+                non_empty_text(getattr(self, name), field=name, record=self.key, where=where)
         object.__setattr__(self, "origin", Origin(self.origin))
-        for name in ("written_at", "expires_at"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, _dt.datetime) or value.tzinfo is None):
-                raise InputError(
-                    f"memory entry {self.key}: {name} must be an aware datetime, got {value!r}",
-                    field=name,
-                    record=self.key,
-                )
+        aware_datetime(self.written_at, field="written_at", record=self.key, where=where)
+        if self.expires_at is not None:
+            aware_datetime(self.expires_at, field="expires_at", record=self.key, where=where)
         if self.origin is Origin.DOCUMENT and not self.source_id:
             # A fact that needs checking keeps the link to where it came from.
             raise InputError(
@@ -214,8 +208,7 @@ def carry_forward(
     allowed_assets: Iterable[str] = (),
 ) -> CarriedMemory:
     """Decide what the next turn remembers for ``reader`` (see the module notes for the order of the checks)."""
-    if not isinstance(now, _dt.datetime) or now.tzinfo is None:
-        raise InputError(f"now must be an aware datetime, got {now!r}", field="now")
+    aware_datetime(now, field="now")
     allowed = allowed_set(allowed_assets)
     entries = tuple(entries)
     for e in entries:

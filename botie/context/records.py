@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from botie._checks import as_date, digest, whole_number
+from botie._checks import as_date, aware_datetime, digest, non_empty_text, whole_number
 from botie.errors import RecordError
 
 __all__ = ["Record", "unique_records", "version_hash"]
@@ -22,13 +22,8 @@ __all__ = ["Record", "unique_records", "version_hash"]
 def _need_text(value: Any, name: str, record: str | None, *, optional: bool = False) -> None:
     if value is None and optional:
         return
-    if not isinstance(value, str) or not value.strip():
-        shown = "missing" if value is None else repr(value)
-        raise RecordError(
-            f"record {record or '?'}: {name} must be a non-empty string, got {shown}",
-            field=name,
-            record=record,
-        )
+    # An id that fails is no name to give the record, so its message says "record ?".
+    non_empty_text(value, field=name, error=RecordError, record=record, where=f"record {record or '?'}")
 
 
 def _optional_date(value: Any, record: str) -> _dt.date | None:
@@ -36,21 +31,7 @@ def _optional_date(value: Any, record: str) -> _dt.date | None:
 
 
 def _as_aware_datetime(value: Any, name: str, record: str) -> _dt.datetime | None:
-    if value is None:
-        return None
-    parsed = value
-    if isinstance(value, str):
-        try:
-            parsed = _dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            pass  # parsed is still the str, which the check below refuses
-    if isinstance(parsed, _dt.datetime) and parsed.tzinfo is not None:
-        return parsed
-    raise RecordError(
-        f"record {record}: {name} must be a timestamp with a time zone, got {value!r}",
-        field=name,
-        record=record,
-    )
+    return None if value is None else aware_datetime(value, field=name, error=RecordError, record=record, parse=True)
 
 
 def _as_score(value: Any, record: str) -> float | None:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from botie._checks import as_date
+from botie._checks import as_date, non_empty_text
 from botie.context.records import Record
 from botie.errors import RecordError
 
@@ -34,15 +34,14 @@ class Revision(NamedTuple):
 
 def _revisions(document: Any, entries: Any) -> tuple[Revision, ...]:
     """A document's revisions, oldest first; a repeated label or a shared date leaves no order to read."""
-    if not isinstance(document, str) or not document.strip():
-        raise RecordError(f"register: a document name must be a non-empty string, got {document!r}", field="document")
+    non_empty_text(document, field="document", error=RecordError, where="register")
     out: list[Revision] = []
     for entry in entries if isinstance(entries, (list, tuple)) else ():
         version = entry.get("version") if isinstance(entry, Mapping) else getattr(entry, "version", None)
         when = entry.get("effective_date") if isinstance(entry, Mapping) else getattr(entry, "effective_date", None)
-        if not isinstance(version, str) or not version.strip():
-            why = f"register, {document}: version must be a non-empty string, got {version!r}"
-            raise RecordError(why, field="version", record=document)
+        version = non_empty_text(
+            version, field="version", error=RecordError, record=document, where=f"register, {document}"
+        )
         out.append(Revision(version, as_date(when, field="effective_date", record=document)))
     if not out:
         why = f"register, {document}: a document needs at least one revision"

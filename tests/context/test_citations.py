@@ -95,6 +95,7 @@ def test_an_injected_claim_cannot_be_supported_by_a_real_span():
         ({}, "missing id and quote"),
         ({"id": 7, "quote": "18"}, "id must be a non-empty string, got 7"),
         ({"id": "", "quote": "18"}, "id must be a non-empty string, got ''"),
+        ({"id": "   ", "quote": "18"}, "id must be a non-empty string, got '   '"),
         ({"id": "man-p2-r4-s3.2", "quote": ["18"]}, "quote must be a non-empty string, got ['18']"),
         ({"id": "man-p2-r4-s3.2", "quote": "  "}, "quote must be a non-empty string, got '  '"),
     ],

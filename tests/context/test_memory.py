@@ -140,12 +140,15 @@ def test_explain_gives_every_entry_its_status_value_and_reason_one_line_each():
     ]
 
 
-@pytest.mark.parametrize(("key", "value", "field"), [("", "v", "key"), ("k", "  ", "value"), ("k", None, "value")])
-def test_an_empty_or_missing_key_or_value_names_the_field(key, value, field):
+@pytest.mark.parametrize(
+    ("key", "value", "field", "shown"),
+    [("", "v", "key", "''"), ("k", "  ", "value", "'  '"), ("k", None, "value", "missing")],
+)
+def test_an_empty_or_missing_key_or_value_names_the_field(key, value, field, shown):
     with pytest.raises(InputError) as info:
         MemoryEntry(key, value, Origin.TECHNICIAN, at(1))
     assert (str(info.value), info.value.field, info.value.record) == (
-        f"memory entry: {field} must be non-empty text",
+        f"memory entry: {field} must be a non-empty string, got {shown}",
         field,
         key,
     )
@@ -157,12 +160,12 @@ def test_bad_entries_name_the_field_and_the_entry():
         (
             lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, naive),
             "written_at",
-            "memory entry k: written_at must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)",
+            "memory entry k: written_at must be a datetime with a time zone, got datetime.datetime(2026, 3, 15, 0, 0)",
         ),
         (
             lambda: MemoryEntry("k", "v", Origin.TECHNICIAN, at(1), expires_at="tomorrow"),
             "expires_at",
-            "memory entry k: expires_at must be an aware datetime, got 'tomorrow'",
+            "memory entry k: expires_at must be a datetime with a time zone, got 'tomorrow'",
         ),
         (
             lambda: MemoryEntry("k", "v", Origin.DOCUMENT, at(1)),
@@ -190,7 +193,7 @@ def test_bad_arguments_to_carry_forward_name_the_field():
     with pytest.raises(InputError) as info:
         carry_forward([], now=dt.datetime(2026, 3, 15))
     assert (str(info.value), info.value.field) == (
-        "now must be an aware datetime, got datetime.datetime(2026, 3, 15, 0, 0)",
+        "now must be a datetime with a time zone, got datetime.datetime(2026, 3, 15, 0, 0)",
         "now",
     )
     with pytest.raises(InputError) as info:
