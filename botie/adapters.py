@@ -36,7 +36,7 @@ from typing import Any
 
 from botie.actions.tool import strict_schema
 from botie.context.evidence import ModelRequest, RequestKind
-from botie.errors import BudgetError
+from botie.errors import BudgetError, SettingError
 from botie.model import Failure, Reply, ReplyFault, StopReason, ToolProposal, Usage, arguments_from_json
 
 __all__ = ["ANSWER_FORMAT", "AnthropicModel", "OpenAIModel", "openai_tool", "provider_failure"]
@@ -286,7 +286,7 @@ class OpenAIModel(_Adapter):
 
     def __init__(self, model: str, *, api: str = "chat", client: Any = None) -> None:
         if api not in ("chat", "responses"):
-            raise ValueError(f"api must be 'chat' or 'responses', got {api!r}")
+            raise SettingError(f"api must be 'chat' or 'responses', got {api!r}", field="api")
         if client is None:
             import openai
 

@@ -137,4 +137,4 @@ class CitationError(InputError):
 
 
 class SettingError(InputError):
-    """A numeric or date setting (a relevance floor, a fraction, an observation date) is unusable."""
+    """A setting (a relevance floor, a fraction, an observation date, an adapter's api) is unusable."""

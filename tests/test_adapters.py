@@ -15,11 +15,13 @@ import openai
 import pytest
 from hypothesis import given
 
+import botie
 from botie.actions.decision import Approval
 from botie.actions.tool import inspection_tool
 from botie.adapters import ANSWER_FORMAT, AnthropicModel, OpenAIModel
 from botie.context.budget import Budget
 from botie.context.tokens import count_tokens
+from botie.errors import SettingError
 from botie.lessons.content.adversarial import BUDGET
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import load_scripted_model
@@ -351,9 +353,12 @@ def test_strict_validation_is_on_so_a_body_the_sdk_parses_is_one_the_api_could_s
         client.responses.create(model="m", input="hi")
 
 
-def test_an_unknown_api_is_refused_by_name():
-    with pytest.raises(ValueError, match="'chat' or 'responses'"):
+def test_an_unknown_api_is_refused_by_name_from_the_error_tree():
+    """One ``except botie.BotieError`` catches it, naming the field, as every other bad setting."""
+    with pytest.raises(botie.BotieError, match="'chat' or 'responses'") as caught:
         OpenAIModel("gpt-test", api="assistants", client=object())
+    assert isinstance(caught.value, SettingError)
+    assert caught.value.field == "api"
 
 
 # --- a provider's failure is an outcome of the stage it hit, never an exception -------------------------------

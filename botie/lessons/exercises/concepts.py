@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from botie.errors import SettingError
 from botie.lessons.exercises.questions import Question
 
 __all__ = ["CHECKS", "CONCEPTS", "Concept", "check_name"]
@@ -224,7 +225,10 @@ CONCEPTS: Mapping[str, Concept] = {c.id: c for c in _ALL}
 
 
 def check_name(check: str) -> str:
-    """``check`` itself when it is one of :data:`CHECKS`; a ValueError that names both otherwise."""
+    """``check`` itself when it is one of :data:`CHECKS`; a :class:`SettingError` that names both otherwise.
+
+    A learner types it (``concept_check("befor")``), so it raises from the one error tree.
+    """
     if check not in CHECKS:
-        raise ValueError(f"the concept check is 'before' or 'after', got {check!r}")
+        raise SettingError(f"the concept check is 'before' or 'after', got {check!r}", field="check")
     return check

@@ -2,6 +2,7 @@
 
 import pytest
 
+from botie.errors import BotieError
 from botie.lessons.exercises.concept_check import answer_check, report_from, show_concepts, stored
 from botie.lessons.exercises.concepts import CONCEPTS
 from botie.lessons.learner import progress
@@ -40,7 +41,7 @@ def test_saving_again_keeps_the_first_answers_and_adds_only_the_open_ones(book):
 
 
 def test_an_unknown_check_is_refused_by_name(book):
-    with pytest.raises(ValueError, match="'before' or 'after'"):
+    with pytest.raises(BotieError, match="'before' or 'after'"):
         answer_check("middle", {})
 
 

@@ -15,6 +15,7 @@ from botie import Approval, InspectionService, MemoryStore, Record, count_tokens
 from botie.context.citations import verify_citations
 from botie.context.evidence import render_evidence
 from botie.context.provenance import trust_of
+from botie.errors import BotieError
 from botie.lessons.content.adversarial import run_slice
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.exercises.concepts import CHECKS, CONCEPTS, check_name
@@ -65,8 +66,9 @@ def test_the_section_to_revisit_is_a_heading_of_that_lesson(cid):
 
 def test_a_check_is_before_or_after_and_nothing_else():
     assert CHECKS == ("before", "after") and check_name("after") == "after"
-    with pytest.raises(ValueError, match="'before' or 'after'"):
+    with pytest.raises(BotieError, match="'before' or 'after'") as caught:
         check_name("during")
+    assert caught.value.field == "check"
 
 
 # --- one test per concept -------------------------------------------------------------------
