@@ -16,24 +16,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from botie.lessons.exercises import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06
 from botie.lessons.exercises.engine import Exercise, Report, Verdict, describe_exception, run_exercise
+from botie.lessons.exercises.places import BY_LESSON, PLACES
 from botie.lessons.learner import kept, progress
 
 __all__ = ["BY_LESSON", "EXERCISES", "check", "hint", "run"]
 
-#: Each lesson's exercises, in the order its notebook asks them.
-BY_LESSON: Mapping[str, tuple[Exercise, ...]] = {
-    "00": lesson00.EXERCISES,
-    "01": lesson01.EXERCISES,
-    "02a": lesson02.EXERCISES_02A,
-    "02b": lesson02.EXERCISES_02B,
-    "03": lesson03.EXERCISES,
-    "04": lesson04.EXERCISES,
-    "05a": lesson05.PART_A,
-    "05b": lesson05.PART_B,
-    "06": lesson06.EXERCISES,
-}
 EXERCISES: Mapping[str, Exercise] = {e.name: e for group in BY_LESSON.values() for e in group}
 
 # How many hints each exercise has shown in this kernel, so hint() moves on to the next one.
@@ -82,7 +70,7 @@ def check(target: str | Callable[..., Any], fn: Callable[..., Any] | None = None
             progress.record_check(name, report.passed, hint_shown=shown, stub=stub)
             passing = fn if fn is not None else target
             if report.passed and callable(passing):  # a later lesson (the capstone) runs the learner's own version
-                kept.keep_function(name, passing, progress.PLACES.get(name, ("?", 0))[0])
+                kept.keep_function(name, passing, PLACES.get(name, ("?", 0))[0])
     except Exception as exc:  # a bug in the checker itself: say so plainly, no traceback
         print(
             f"The checker itself failed ({describe_exception(exc)}). This is not your fault; "

@@ -40,7 +40,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -71,28 +71,24 @@ __all__ = [
 FILE_NAME = "botie-progress.json"
 FORMAT = 1
 
-#: Where each exercise sits: (lesson, its number within the lesson). The learner
-#: notebooks are the truth; tests/lessons/learner/test_progress.py checks this table against them.
-PLACES: dict[str, tuple[str, int]] = {
-    "evidence_allowance": ("00", 1),
-    "permitted": ("01", 1),
-    "choose_evidence": ("01", 2),
-    "shortlist": ("02a", 1),
-    "settle_conflict": ("02a", 2),
-    "untraceable": ("02b", 1),
-    "design_pack": ("02b", 2),
-    "route": ("03", 1),
-    "choose_documents": ("03", 2),
-    "coverage_record": ("03", 3),  # homework, after section 6
-    "release": ("04", 1),
-    "span_check": ("04", 2),  # homework, after section 7
-    "valid_minutes": ("05a", 1),
-    "choose_branch": ("05a", 2),
-    "next_request": ("05b", 1),
-    "field_errors": ("05b", 2),
-    "first_lost_stage": ("06", 1),
-    "may_ship": ("06", 2),
-}
+
+def _places() -> Mapping[str, tuple[str, int]]:
+    """Where each exercise sits, (lesson, its number there), read from the exercise catalogue's table.
+
+    Imported on first use: the catalogue's lesson modules cost a tenth of a second, which
+    ``import botie.lessons`` and a progress file's mere reading by the hub should not pay up front.
+    """
+    from botie.lessons.exercises.places import PLACES
+
+    return PLACES
+
+
+def __getattr__(name: str) -> Any:
+    """``progress.PLACES`` (the catalogue's :data:`~botie.lessons.exercises.places.PLACES`), loaded on first use."""
+    if name == "PLACES":
+        return _places()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 PASSED = "passed"
 NOT_YET = "not yet"
@@ -120,7 +116,7 @@ class Entry:
     def from_json(cls, name: str, raw: Any) -> Entry:
         if not isinstance(raw, dict):
             raise ValueError(f"entry {name!r} is not an object")
-        lesson, number = PLACES.get(name, (str(raw.get("lesson", "?")), int(raw.get("exercise", 0))))
+        lesson, number = _places().get(name, (str(raw.get("lesson", "?")), int(raw.get("exercise", 0))))
         status = raw.get("status", NOT_YET)
         attempts, hints, stubs = raw.get("attempts", 0), raw.get("hints", 0), raw.get("stubs", 0)
         if status not in (PASSED, NOT_YET) or any(type(n) is not int for n in (attempts, hints, stubs)):
@@ -406,7 +402,7 @@ def _update_entry(name: str, change: Callable[[Entry], Entry], when: str) -> Non
     """Change one exercise's entry, starting from an empty one the first time; ``when`` is the activity's time."""
 
     def change_file(book: ProgressFile) -> ProgressFile:
-        lesson, number = PLACES.get(name, ("?", 0))
+        lesson, number = _places().get(name, ("?", 0))
         old = book.entries.get(name) or Entry(name, lesson, number, NOT_YET, 0, 0, None, None, None)
         entries = {**book.entries, name: change(old)}
         return dataclasses.replace(book, entries=entries, state="ok", problem="", last_activity=when)
@@ -507,13 +503,14 @@ def _result(e: Entry | None) -> str:
 def table_text(entries: dict[str, Entry], predictions: dict[str, Prediction] | None = None, questions: int = 0) -> str:
     """The learner's table: every exercise of every lesson, in lesson order, then the predictions."""
     lines = [f"{'lesson':<7}{'exercise':<22}{'result':<10}{'tries':>6}{'hints':>6}"]
-    for name, (lesson, number) in sorted(PLACES.items(), key=lambda item: item[1]):
+    places = _places()
+    for name, (lesson, number) in sorted(places.items(), key=lambda item: item[1]):
         e = entries.get(name)
         tries = 0 if e is None else e.attempts
         hints = 0 if e is None else e.hints
         lines.append(f"{lesson:<7}{f'{number}. {name}':<22}{_result(e):<10}{tries:>6}{hints:>6}")
-    done = sum(1 for e in entries.values() if e.passed_at is not None and e.name in PLACES)
-    lines.append(f"{done} of {len(PLACES)} exercises passed.")
+    done = sum(1 for e in entries.values() if e.passed_at is not None and e.name in places)
+    lines.append(f"{done} of {len(places)} exercises passed.")
     if any(_result(e) == "passed*" for e in entries.values()):
         lines.append("* passed earlier; your latest check of it did not pass.")
     answered = predictions or {}
