@@ -53,7 +53,7 @@ from botie.lessons.learner.files import write_atomically
 __all__ = [
     "FILE_NAME",
     "FORMAT",
-    "PLACES",
+    "PLACES",  # noqa: F822 (given by the module's __getattr__, on first use)
     "Entry",
     "ConceptAnswer",
     "ProgressFile",
