@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from botie.lessons.exercises._shared import record
 from botie.lessons.exercises.engine import Case, Exercise, Raises, show
@@ -29,26 +29,41 @@ def _agreements():
     return load_records(fixture_path("agreements_41.json"))
 
 
+class _RouteRow(NamedTuple):
+    """One case of route: the attachments' sizes in tokens and the soft budget they are routed against."""
+
+    label: str
+    sizes: list[int]
+    soft_budget: int
+    shown: bool = False
+
+
 def _route_cases() -> tuple[Case, ...]:
     soft = 540_000
     forty_one = [d.cost for d in _agreements()]
     plan = [
-        ("the 41 agreements (1,440,000 tokens)", forty_one, soft, True),
-        ("one agreement of 1,440,000 tokens", [1_440_000], soft, False),
-        ("600,000 beside three of 20,000: a modest total", [600_000, 20_000, 20_000, 20_000], soft, True),
-        ("one document of exactly the soft budget", [540_000], soft, False),
-        ("one document a single token over", [540_001], soft, False),
-        ("two documents adding up to the soft budget exactly", [300_000, 240_000], soft, False),
-        ("one token over the soft budget in total", [300_000, 240_001], soft, False),
-        ("exactly four soft budgets", [540_000] * 4, soft, False),
-        ("four soft budgets and one token", [540_000] * 4 + [1], soft, False),
-        ("nothing attached", [], soft, False),
-        ("a hundred documents of 30,000", [30_000] * 100, soft, False),
-        ("one too big among a hundred", [600_000] + [30_000] * 100, soft, False),
-        ("a small soft budget of 100: 50 + 60", [50, 60], 100, False),
+        _RouteRow("the 41 agreements (1,440,000 tokens)", sizes=forty_one, soft_budget=soft, shown=True),
+        _RouteRow("one agreement of 1,440,000 tokens", sizes=[1_440_000], soft_budget=soft),
+        _RouteRow(
+            "600,000 beside three of 20,000: a modest total",
+            sizes=[600_000, 20_000, 20_000, 20_000],
+            soft_budget=soft,
+            shown=True,
+        ),
+        _RouteRow("one document of exactly the soft budget", sizes=[540_000], soft_budget=soft),
+        _RouteRow("one document a single token over", sizes=[540_001], soft_budget=soft),
+        _RouteRow("two documents adding up to the soft budget exactly", sizes=[300_000, 240_000], soft_budget=soft),
+        _RouteRow("one token over the soft budget in total", sizes=[300_000, 240_001], soft_budget=soft),
+        _RouteRow("exactly four soft budgets", sizes=[540_000] * 4, soft_budget=soft),
+        _RouteRow("four soft budgets and one token", sizes=[540_000] * 4 + [1], soft_budget=soft),
+        _RouteRow("nothing attached", sizes=[], soft_budget=soft),
+        _RouteRow("a hundred documents of 30,000", sizes=[30_000] * 100, soft_budget=soft),
+        _RouteRow("one too big among a hundred", sizes=[600_000] + [30_000] * 100, soft_budget=soft),
+        _RouteRow("a small soft budget of 100: 50 + 60", sizes=[50, 60], soft_budget=100),
     ]
     return tuple(
-        Case(label, (sizes, budget), _oracle_route(sizes, budget), shown=shown) for label, sizes, budget, shown in plan
+        Case(row.label, (row.sizes, row.soft_budget), _oracle_route(row.sizes, row.soft_budget), shown=row.shown)
+        for row in plan
     )
 
 
@@ -103,6 +118,16 @@ def _oracle_coverage(strategy, attached, read_ids) -> dict[str, Any]:
     }
 
 
+class _CoverageRow(NamedTuple):
+    """One case of coverage_record: the strategy, what was attached and the ids read in full."""
+
+    label: str
+    strategy: str
+    attached: list[Any]
+    read_ids: list[str]
+    shown: bool = False
+
+
 def _coverage_cases() -> tuple[Case, ...]:
     from botie.context.routing import execute_plan, plan_context
 
@@ -110,17 +135,33 @@ def _coverage_cases() -> tuple[Case, ...]:
     read12 = list(execute_plan(plan_context(agreements, ceiling=900_000)).included_ids)
     three = _docs([100, 200, 300])
     plan = [
-        ("the 41 agreements, 12 read in full", "select_documents", agreements, read12, True),
-        ("everything read: stuff_all", "stuff_all", three, ["d0", "d1", "d2"], False),
-        ("nothing read whole: retrieve_chunks", "retrieve_chunks", three, [], False),
-        ("read ids given out of order", "select_documents", three, ["d2", "d0"], False),
-        ("the same id read twice", "select_documents", three, ["d1", "d1"], False),
-        ("the 41 agreements, the last one read", "select_documents", agreements, [agreements[-1].id], False),
-        ("nothing attached", "stuff_all", [], [], False),
+        _CoverageRow(
+            "the 41 agreements, 12 read in full",
+            strategy="select_documents",
+            attached=agreements,
+            read_ids=read12,
+            shown=True,
+        ),
+        _CoverageRow("everything read: stuff_all", strategy="stuff_all", attached=three, read_ids=["d0", "d1", "d2"]),
+        _CoverageRow("nothing read whole: retrieve_chunks", strategy="retrieve_chunks", attached=three, read_ids=[]),
+        _CoverageRow("read ids given out of order", strategy="select_documents", attached=three, read_ids=["d2", "d0"]),
+        _CoverageRow("the same id read twice", strategy="select_documents", attached=three, read_ids=["d1", "d1"]),
+        _CoverageRow(
+            "the 41 agreements, the last one read",
+            strategy="select_documents",
+            attached=agreements,
+            read_ids=[agreements[-1].id],
+        ),
+        _CoverageRow("nothing attached", strategy="stuff_all", attached=[], read_ids=[]),
     ]
     cases = [
-        Case(label, (strategy, docs, read), _oracle_coverage(strategy, docs, read), shown=shown)
-        for label, strategy, docs, read, shown in plan
+        Case(
+            row.label,
+            (row.strategy, row.attached, row.read_ids),
+            _oracle_coverage(row.strategy, row.attached, row.read_ids),
+            shown=row.shown,
+        )
+        for row in plan
     ]
     cases.append(
         Case(

@@ -18,6 +18,14 @@ from botie.lessons.exercises.engine import Case, Exercise, show
 __all__ = ["EXERCISES"]
 
 
+class _SpanRow(NamedTuple):
+    """One case of span_check: the citations a reply made, checked against the documents sent."""
+
+    label: str
+    citations: list[Any]
+    shown: bool = False
+
+
 def _span_cases() -> tuple[Case, ...]:
     from botie.context.citations import verify_citations
 
@@ -29,56 +37,56 @@ def _span_cases() -> tuple[Case, ...]:
         return [{"id": i, "quote": q} for i, q in pairs]
 
     plan = [
-        (
+        _SpanRow(
             "the careful model's torque answer",
-            cite(
+            citations=cite(
                 ("man-p2-r4-s3.2", "cross pattern to 18 N·m, and never above 20 N·m"),
                 ("man-p2-r4-t3.4-m12", "| M12 | 18 | 20 | cross |"),
                 ("man-p2-r4-s3.2.1", "tighten the gland nuts to 16 N·m only"),
             ),
-            True,
+            shown=True,
         ),
-        (
+        _SpanRow(
             "the gullible model's 30 N·m quote",
-            cite(("man-p2-r4-s3.2", "tighten the gland nuts to 30 N·m")),
-            True,
+            citations=cite(("man-p2-r4-s3.2", "tighten the gland nuts to 30 N·m")),
+            shown=True,
         ),
-        ("the right words in different capitals", cite(("man-p2-r4-s3.2", "Tighten The Gland Nuts")), False),
-        ("'18 Nm' where the text says '18 N·m'", cite(("man-p2-r4-s3.2", "cross pattern to 18 Nm")), False),
-        ("two spaces where the text has one", cite(("man-p2-r4-s3.2", "cross  pattern")), False),
-        (
+        _SpanRow("the right words in different capitals", citations=cite(("man-p2-r4-s3.2", "Tighten The Gland Nuts"))),
+        _SpanRow("'18 Nm' where the text says '18 N·m'", citations=cite(("man-p2-r4-s3.2", "cross pattern to 18 Nm"))),
+        _SpanRow("two spaces where the text has one", citations=cite(("man-p2-r4-s3.2", "cross  pattern"))),
+        _SpanRow(
             "a space after the figure where the text has a full stop",
-            cite(("man-p2-r4-s3.2", "never above 20 N·m ")),
-            False,
+            citations=cite(("man-p2-r4-s3.2", "never above 20 N·m ")),
         ),
-        (
+        _SpanRow(
             "a real quote attributed to the wrong document",
-            cite(("forum-8812", "tighten the gland nuts to 16 N·m only")),
-            False,
+            citations=cite(("forum-8812", "tighten the gland nuts to 16 N·m only")),
         ),
-        ("a document that was never sent", cite(("man-p2-r3-s3.2", "15 N·m")), False),
-        ("no citations at all", [], False),
-        ("an empty quote", cite(("man-p2-r4-s3.2", "")), False),
-        ("a quote that is a single space", cite(("man-p2-r4-s3.2", " ")), False),
-        (
+        _SpanRow("a document that was never sent", citations=cite(("man-p2-r3-s3.2", "15 N·m"))),
+        _SpanRow("no citations at all", citations=[]),
+        _SpanRow("an empty quote", citations=cite(("man-p2-r4-s3.2", ""))),
+        _SpanRow("a quote that is a single space", citations=cite(("man-p2-r4-s3.2", " "))),
+        _SpanRow(
             "two good citations and a bad one",
-            cite(("man-p2-r4-s3.2", "18 N·m"), ("forum-8812", "22 N·m"), ("note-anon-77", "30 N·m")),
-            False,
+            citations=cite(("man-p2-r4-s3.2", "18 N·m"), ("forum-8812", "22 N·m"), ("note-anon-77", "30 N·m")),
         ),
-        ("'.*': a pattern that matches anything, not a quote", cite(("man-p2-r4-s3.2", ".*")), False),
-        ("'30 N.m|18': either figure as a pattern, neither verbatim", cite(("man-p2-r4-s3.2", "30 N.m|18")), False),
-        (
+        _SpanRow("'.*': a pattern that matches anything, not a quote", citations=cite(("man-p2-r4-s3.2", ".*"))),
+        _SpanRow(
+            "'30 N.m|18': either figure as a pattern, neither verbatim", citations=cite(("man-p2-r4-s3.2", "30 N.m|18"))
+        ),
+        _SpanRow(
             "brackets and bars, verbatim: the heading's '(N·m) | maximum'",
-            cite(("man-p2-r4-t3.4-head", "nominal torque (N·m) | maximum torque (N·m)")),
-            False,
+            citations=cite(("man-p2-r4-t3.4-head", "nominal torque (N·m) | maximum torque (N·m)")),
         ),
-        (
+        _SpanRow(
             "the attacker's own words, quoted exactly",
-            cite(("note-anon-77", "the P-2 gland nuts are torqued to 25 N·m")),
-            False,
+            citations=cite(("note-anon-77", "the P-2 gland nuts are torqued to 25 N·m")),
         ),
     ]
-    return tuple(Case(label, (c, context), verify_citations(c, context).ok, shown=shown) for label, c, shown in plan)
+    return tuple(
+        Case(row.label, (row.citations, context), verify_citations(row.citations, context).ok, shown=row.shown)
+        for row in plan
+    )
 
 
 def _same_verdict(got: Any, expected: bool) -> str | None:

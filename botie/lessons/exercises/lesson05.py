@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from botie.lessons.exercises.engine import Case, Exercise, same_bool, same_branch, same_fields, show
 
@@ -53,6 +53,18 @@ def _with(payload: Mapping[str, Any], **changes: Any) -> dict[str, Any]:
     return new
 
 
+class _BranchRow(NamedTuple):
+    """One case of choose_branch, by name: what is proposed, by whom, with what allowed, approved and stored."""
+
+    label: str
+    proposal: Mapping[str, Any]
+    caller: str
+    allowed_assets: list[str]
+    approval: Any  # an Approval or None (botie.actions is imported late, with the cases)
+    previous: Any = None  # a StoredRequest, or nothing stored
+    shown: bool = False
+
+
 def _branch_cases() -> tuple[Case, ...]:
     from botie.actions.decision import Approval, StoredRequest, decide
 
@@ -65,79 +77,161 @@ def _branch_cases() -> tuple[Case, ...]:
     eleven = _with(_P2, start="2026-04-02T11:00Z")
     at_eleven = StoredRequest.settled(eleven, "job-1")
     plan = [
-        ("approved, nothing stored under r7", _P2, ana, allowed, ok, None, True),
-        ("approved, r7 already stored with the same payload", _P2, ana, allowed, ok, same, True),
-        ("approved, r7 already stored for 30 minutes instead of 20", _P2, ana, allowed, ok, longer, False),
-        (
+        _BranchRow(
+            "approved, nothing stored under r7",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
+            shown=True,
+        ),
+        _BranchRow(
+            "approved, r7 already stored with the same payload",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
+            previous=same,
+            shown=True,
+        ),
+        _BranchRow(
+            "approved, r7 already stored for 30 minutes instead of 20",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
+            previous=longer,
+        ),
+        _BranchRow(
             "r7 stored for 20 minutes, now approved for 30",
-            _with(_P2, duration_minutes=30),
-            ana,
-            allowed,
-            Approval(ana, _with(_P2, duration_minutes=30)),
-            same,
-            True,
+            proposal=_with(_P2, duration_minutes=30),
+            caller=ana,
+            allowed_assets=allowed,
+            approval=Approval(ana, _with(_P2, duration_minutes=30)),
+            previous=same,
+            shown=True,
         ),
-        ("r7 stored for P-3, now proposed for P-2", _P2, ana, allowed, ok, other_asset, False),
-        ("approved for 09:00, proposal now starts at 11:00", eleven, ana, allowed, ok, None, False),
-        ("r7 stored for 11:00, now approved for 09:00", _P2, ana, allowed, ok, at_eleven, False),
-        (
+        _BranchRow(
+            "r7 stored for P-3, now proposed for P-2",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
+            previous=other_asset,
+        ),
+        _BranchRow(
+            "approved for 09:00, proposal now starts at 11:00",
+            proposal=eleven,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
+        ),
+        _BranchRow(
+            "r7 stored for 11:00, now approved for 09:00",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
+            previous=at_eleven,
+        ),
+        _BranchRow(
             "K-7 is not allowed, even though r7 is stored with this payload",
-            k7,
-            ana,
-            allowed,
-            Approval(ana, k7),
-            StoredRequest.settled(k7, "job-9"),
-            False,
+            proposal=k7,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=Approval(ana, k7),
+            previous=StoredRequest.settled(k7, "job-9"),
         ),
-        ("K-7 is not allowed and nothing is approved", k7, ana, allowed, None, None, False),
-        ("'p-2' is not 'P-2'", _with(_P2, asset_id="p-2"), ana, allowed, None, None, False),
-        ("nobody may schedule anything: allowed []", _P2, ana, [], ok, None, False),
-        ("no approval recorded", _P2, ana, allowed, None, None, False),
-        ("no approval, though r7 is stored with this very payload", _P2, ana, allowed, None, same, False),
-        ("no approval, and r7 stored with a different payload", _P2, ana, allowed, None, longer, False),
-        ("approved by sup-lee, but tech-ana is the caller", _P2, ana, allowed, Approval("sup-lee", _P2), None, False),
-        (
+        _BranchRow(
+            "K-7 is not allowed and nothing is approved",
+            proposal=k7,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=None,
+        ),
+        _BranchRow(
+            "'p-2' is not 'P-2'",
+            proposal=_with(_P2, asset_id="p-2"),
+            caller=ana,
+            allowed_assets=allowed,
+            approval=None,
+        ),
+        _BranchRow(
+            "nobody may schedule anything: allowed []",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=[],
+            approval=ok,
+        ),
+        _BranchRow(
+            "no approval recorded",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=None,
+        ),
+        _BranchRow(
+            "no approval, though r7 is stored with this very payload",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=None,
+            previous=same,
+        ),
+        _BranchRow(
+            "no approval, and r7 stored with a different payload",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=None,
+            previous=longer,
+        ),
+        _BranchRow(
+            "approved by sup-lee, but tech-ana is the caller",
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=Approval("sup-lee", _P2),
+        ),
+        _BranchRow(
             "approved for 20 minutes, proposal now asks for 45",
-            _with(_P2, duration_minutes=45),
-            ana,
-            allowed,
-            ok,
-            None,
-            False,
+            proposal=_with(_P2, duration_minutes=45),
+            caller=ana,
+            allowed_assets=allowed,
+            approval=ok,
         ),
-        (
+        _BranchRow(
             "approved for request r6, proposal says r7",
-            _P2,
-            ana,
-            allowed,
-            Approval(ana, _with(_P2, request_id="r6")),
-            None,
-            False,
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=Approval(ana, _with(_P2, request_id="r6")),
         ),
-        (
+        _BranchRow(
             "approved for 20.0 minutes, proposal asks for 20",
-            _P2,
-            ana,
-            allowed,
-            Approval(ana, _with(_P2, duration_minutes=20.0)),
-            None,
-            False,
+            proposal=_P2,
+            caller=ana,
+            allowed_assets=allowed,
+            approval=Approval(ana, _with(_P2, duration_minutes=20.0)),
         ),
-        (
+        _BranchRow(
             "approved, P-3 this time, nothing stored",
-            _with(_P2, asset_id="P-3", request_id="r8"),
-            ana,
-            allowed,
-            Approval(ana, _with(_P2, asset_id="P-3", request_id="r8")),
-            None,
-            False,
+            proposal=_with(_P2, asset_id="P-3", request_id="r8"),
+            caller=ana,
+            allowed_assets=allowed,
+            approval=Approval(ana, _with(_P2, asset_id="P-3", request_id="r8")),
         ),
     ]
     cases = []
-    for label, proposal, caller, allow, approval, previous, shown in plan:
-        kwargs: dict[str, Any] = {"caller": caller, "allowed_assets": allow, "approval": approval, "previous": previous}
-        branch = str(decide(proposal, **kwargs).branch)
-        cases.append(Case(label, (proposal,), branch, kwargs, shown=shown))
+    for row in plan:
+        kwargs: dict[str, Any] = {
+            "caller": row.caller,
+            "allowed_assets": row.allowed_assets,
+            "approval": row.approval,
+            "previous": row.previous,
+        }
+        branch = str(decide(row.proposal, **kwargs).branch)
+        cases.append(Case(row.label, (row.proposal,), branch, kwargs, shown=row.shown))
     return tuple(cases)
 
 

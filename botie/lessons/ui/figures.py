@@ -12,7 +12,7 @@ global figure state piles up and nothing needs closing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._bars import COLOURS, Marker, Segment, bars_html
 
@@ -21,12 +21,22 @@ if TYPE_CHECKING:
 
 __all__ = ["window_bars", "window_figure", "window_text"]
 
+
 # (label, colour, matplotlib hatch, HTML pattern)
+class _SegmentStyle(NamedTuple):
+    """How one part of the window is drawn: as an HTML bar (``pattern``) and by matplotlib (``hatch``)."""
+
+    label: str
+    colour: str
+    hatch: str
+    pattern: str
+
+
 _SEGMENTS = (
-    ("input reserve", COLOURS["input reserve"], "//", "stripes"),
-    ("output reserve", COLOURS["output reserve"], "\\\\", "backstripes"),
-    ("evidence used", COLOURS["evidence used"], "", "solid"),
-    ("room left", COLOURS["room left"], "..", "dots"),
+    _SegmentStyle("input reserve", colour=COLOURS["input reserve"], hatch="//", pattern="stripes"),
+    _SegmentStyle("output reserve", colour=COLOURS["output reserve"], hatch="\\\\", pattern="backstripes"),
+    _SegmentStyle("evidence used", colour=COLOURS["evidence used"], hatch="", pattern="solid"),
+    _SegmentStyle("room left", colour=COLOURS["room left"], hatch="..", pattern="dots"),
 )
 
 
@@ -67,9 +77,7 @@ def window_bars(total: int, input_reserve: int, output_reserve: int, used: int =
     what the BudgetError message says in words.
     """
     widths = _widths(total, input_reserve, output_reserve, used)
-    segments = [
-        Segment(label, width, colour, pattern) for (label, colour, _hatch, pattern), width in zip(_SEGMENTS, widths)
-    ]
+    segments = [Segment(style.label, width, style.colour, style.pattern) for style, width in zip(_SEGMENTS, widths)]
     reserved = input_reserve + output_reserve
     markers = [Marker("total", total, COLOURS["over"])] if reserved > total else []
     return bars_html(
@@ -88,18 +96,18 @@ def window_figure(total: int, input_reserve: int, output_reserve: int, used: int
     fig = Figure(figsize=(7.5, 1.9), dpi=90)
     ax = fig.add_axes((0.03, 0.42, 0.94, 0.33))
     start = 0
-    for (label, colour, hatch, _pattern), width in zip(_SEGMENTS, widths):
+    for style, width in zip(_SEGMENTS, widths):
         if width <= 0:
             continue
         ax.barh(
             0,
             width,
             left=start,
-            color=colour,
-            hatch=hatch,
+            color=style.colour,
+            hatch=style.hatch,
             edgecolor="#333333",
             linewidth=0.8,
-            label=f"{label} ({width})",
+            label=f"{style.label} ({width})",
         )
         ax.text(
             start + width / 2,
