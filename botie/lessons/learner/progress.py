@@ -39,16 +39,18 @@ import errno
 import json
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botie.lessons.exercises.questions import QUESTIONS
 from botie.lessons.learner.files import write_atomically
+
+if TYPE_CHECKING:
+    import filelock
 
 __all__ = [
     "FILE_NAME",
@@ -287,71 +289,58 @@ def _keep_aside(path: Path, problem: str) -> None:
     )
 
 
-# The lock: the standard library's own primitive on each system, not the filelock package. Both
-# fcntl.flock (Linux, macOS) and msvcrt.locking (Windows) are released by the operating system when
-# the process holding them dies, which is the guarantee a killed kernel needs; the only other thing
-# filelock would add is the polling loop below, and it would be one more package in every learner's
-# install (pip, conda, Binder) for that. The lock is taken on a file of its own beside the progress
-# file, because the progress file is replaced by a rename on every write and a lock on it would be
-# left on the old copy.
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(fd: int) -> None:
-        msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # one byte at offset 0 stands for the whole file
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _try_lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-
-
 #: How long a change waits for another writer before giving up (said once; the check still answers).
 #: A writer holds the lock for milliseconds; only a stopped-but-not-dead process could hold it longer.
 LOCK_WAIT = 10.0
-# "Someone else holds it": EAGAIN/EWOULDBLOCK from flock, EACCES or EDEADLOCK from msvcrt.locking.
-_BUSY = {errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES, getattr(errno, "EDEADLOCK", errno.EDEADLK)}
 
 
 def lock_path(path: Path) -> Path:
-    """The lock file beside a progress file (a dot file: JupyterLab's file browser does not list it)."""
+    """The lock file beside a progress file (a dot file: JupyterLab's file browser does not list it).
+
+    The lock has a file of its own because the progress file is replaced by a rename on every
+    write, and a lock taken on it would be left on the old copy.
+    """
     return path.with_name(f".{path.name}.lock")
 
 
-def _acquire(fd: int, wait: float) -> None:
-    """Take the lock, retrying while another writer holds it, for up to ``wait`` seconds."""
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            return _try_lock(fd)
-        except OSError as exc:
-            if exc.errno not in _BUSY:
-                raise  # locking itself failed (say, a filesystem without locks): said like any write problem
-            if time.monotonic() >= deadline:
-                raise TimeoutError(errno.ETIMEDOUT, f"another notebook kept it locked for {wait:.0f} s") from exc
-        time.sleep(0.005)
+def _lock_for(path: Path) -> filelock.BaseFileLock:
+    """The kind of lock this system can take, chosen by one rule: the operating system's, where it has one.
+
+    ``filelock.FileLock`` is flock (Linux, macOS) or msvcrt (Windows), which the system releases
+    when the process holding it dies: a killed kernel leaves nothing held. Pyodide's ``fcntl`` has
+    no ``flock`` (and Pyodide has no threads), so there the lock is filelock's SoftFileLock, a lock
+    file created exclusively, whose holder a later writer on the same host reclaims once that
+    holder's process is gone. The rule is read at every change, not once at import.
+    """
+    import filelock  # on the first change: it costs tens of milliseconds, which reading the table need not pay
+
+    native = sys.platform == "win32" or hasattr(_fcntl(), "flock")
+    kind = filelock.FileLock if native else filelock.SoftFileLock
+    return kind(str(lock_path(path)), timeout=LOCK_WAIT, mode=0o600)
+
+
+def _fcntl() -> Any:
+    import fcntl  # POSIX only; never reached on Windows
+
+    return fcntl
 
 
 @contextmanager
 def _locked(path: Path) -> Iterator[None]:
     """Hold the progress file's lock for the body; raise TimeoutError (an OSError) after ``LOCK_WAIT`` seconds."""
-    fd = os.open(lock_path(path), os.O_RDWR | os.O_CREAT, 0o600)
+    import filelock
+
+    lock = _lock_for(path)
     try:
-        _acquire(fd, LOCK_WAIT)
-        try:
-            yield
-        finally:
-            _unlock(fd)
+        lock.acquire(poll_interval=0.005)
+    except filelock.Timeout as exc:
+        raise TimeoutError(errno.ETIMEDOUT, f"another notebook kept it locked for {LOCK_WAIT:.0f} s") from exc
+    except NotImplementedError as exc:  # a file system without locks: said like any other write problem
+        raise OSError(errno.ENOLCK, f"this folder cannot be locked ({exc})") from exc
+    try:
+        yield
     finally:
-        os.close(fd)
+        lock.release()
 
 
 def _clear_leftovers(path: Path) -> None:

@@ -53,6 +53,7 @@ PACKAGES: dict[str, str] = {
     "ipywidgets": ">=8,<9",
     "anywidget": ">=0.9",
     "matplotlib": ">=3.7",
+    "filelock": ">=3.12",
 }
 #: Extras whose packages a learner needs (the test extras are for maintainers).
 LEARNER_EXTRAS = ("notebooks",)

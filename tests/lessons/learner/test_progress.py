@@ -375,6 +375,46 @@ def test_a_lock_held_too_long_is_said_once_and_the_check_still_answers(book, cap
     assert _entries(book)["permitted"]["attempts"] == 1  # once it is free, recording goes on
 
 
+@pytest.fixture
+def no_flock(monkeypatch):
+    """A system whose fcntl has no flock, as in Pyodide: the lock must be filelock's SoftFileLock."""
+    fcntl = pytest.importorskip("fcntl")  # POSIX; Windows locks with msvcrt and never reads fcntl
+    monkeypatch.delattr(fcntl, "flock")
+    chosen = []
+    choose = progress._lock_for
+    monkeypatch.setattr(progress, "_lock_for", lambda path: chosen.append(choose(path)) or chosen[-1])
+    return chosen
+
+
+def test_without_flock_progress_is_still_saved_under_a_soft_lock(book, capsys, no_flock):
+    import filelock
+
+    check("permitted", wrong_permitted)
+    check(permitted)
+    entry = _entries(book)["permitted"]
+    assert (entry["status"], entry["attempts"]) == ("passed", 2)
+    assert no_flock and all(type(lock) is filelock.SoftFileLock for lock in no_flock)
+    assert "could not be saved" not in capsys.readouterr().out
+    assert not progress.lock_path(book).exists()  # a soft lock is its file: released, it is gone
+
+
+def test_without_flock_a_held_lock_is_waited_for_and_said_once(book, capsys, monkeypatch, no_flock):
+    check("choose_evidence", wrong_permitted)
+    before = book.read_text()
+    monkeypatch.setattr(progress, "LOCK_WAIT", 0.2)
+    with progress._locked(book):  # another writer that does not let go
+        check(permitted)
+    assert "kept it locked" in capsys.readouterr().out and book.read_text() == before
+    check(permitted)
+    assert _entries(book)["permitted"]["attempts"] == 1
+
+
+def test_with_flock_the_lock_is_the_operating_systems(book):
+    import filelock
+
+    assert type(progress._lock_for(book)) is filelock.FileLock
+
+
 def _die_inside_update(path: str, where: str, ready) -> None:
     """Start an update and stop dead inside it (``where``: after reading, or halfway through writing)."""
     import os
