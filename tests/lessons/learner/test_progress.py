@@ -382,7 +382,12 @@ def no_flock(monkeypatch):
     monkeypatch.delattr(fcntl, "flock")
     chosen = []
     choose = progress._lock_for
-    monkeypatch.setattr(progress, "_lock_for", lambda path: chosen.append(choose(path)) or chosen[-1])
+
+    def spy(path):
+        chosen.append(choose(path))
+        return chosen[-1]
+
+    monkeypatch.setattr(progress, "_lock_for", spy)
     return chosen
 
 
