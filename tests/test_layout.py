@@ -15,6 +15,10 @@ wrong) but not for cycles, since they never run. Each rule fails on a planted im
 from __future__ import annotations
 
 import ast
+import os
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -170,6 +174,16 @@ def test_no_module_imports_the_wrong_way(path):
     assert wrong_way(path) == []
 
 
+def test_the_import_linter_contracts_hold():
+    """pyproject's [tool.importlinter] contracts (the direction rules above, as import-linter states them)."""
+    root = PACKAGE.parent
+    lint = Path(sys.executable).with_name("lint-imports")
+    found = subprocess.run(
+        [str(lint), "--config", str(root / "pyproject.toml")], cwd=root, capture_output=True, text=True
+    )
+    assert found.returncode == 0, found.stdout[-3000:]
+
+
 def test_there_is_no_import_cycle_in_the_package():
     assert cycles(import_graph(all_files())) == []
 
@@ -282,3 +296,51 @@ def test_an_import_cycle_is_caught_even_through_a_late_import_but_not_a_type_onl
     _plant(fake, "lessons/d.py", type_only)
     _plant(fake, "lessons/e.py", "from botie.lessons.d import D\n")
     assert cycles(import_graph(all_files())) == [["botie.lessons.a", "botie.lessons.b", "botie.lessons.c"]]
+
+
+# --- guard the import-linter contracts: each is broken by a planted import in a fake botie ----------------
+
+FAKE_PACKAGES = (
+    "context",
+    "actions",
+    "turn",
+    *(f"lessons/{p}" for p in ("content", "exercises", "learner", "room", "tooling", "ui")),
+)
+FAKE_MODULES = ("model.py", "errors.py", "_checks.py", "_enum.py", "_lazy.py")
+
+
+def _lint_fake(tmp_path: Path, where: str, source: str) -> str:
+    """Run pyproject's contracts over a fake botie on ``tmp_path`` with one planted module; return the report."""
+    root = tmp_path / "botie"
+    for part in ("", "lessons", *FAKE_PACKAGES):
+        (root / part).mkdir(parents=True, exist_ok=True)
+        (root / part / "__init__.py").write_text("")
+    for name in FAKE_MODULES:
+        (root / name).write_text("")
+    (root / where).write_text(source)
+    (tmp_path / "pyproject.toml").write_text((PACKAGE.parent / "pyproject.toml").read_text(encoding="utf-8"))
+    lint = Path(sys.executable).with_name("lint-imports")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    found = subprocess.run([str(lint)], cwd=tmp_path, capture_output=True, text=True, env=env)
+    return found.stdout + found.stderr
+
+
+@pytest.mark.parametrize(
+    ("where", "source", "broken"),
+    [
+        ("context/planted.py", "def f():\n    import botie.lessons.content\n", "the library never imports"),
+        ("turn/planted.py", "import matplotlib\n", "the library never imports"),
+        ("context/planted.py", "import botie.actions\n", "independent halves"),
+        ("actions/planted.py", "from botie.context import planted\n", "independent halves"),
+        ("lessons/learner/planted.py", "from botie.lessons.ui import panel\n", "the UI renders"),
+    ],
+)
+def test_each_import_linter_contract_is_broken_by_a_planted_import(tmp_path, where, source, broken):
+    report = _lint_fake(tmp_path, where, source)
+    assert re.search(rf"{re.escape(broken)}[^\n]* BROKEN", report), report[-2000:]
+    assert "KEPT" in report  # the others were still judged: the fake was read, not refused
+
+
+def test_the_fake_botie_alone_keeps_every_contract(tmp_path):
+    report = _lint_fake(tmp_path, "lessons/ui/planted.py", "from botie.lessons.exercises import x\n")
+    assert "BROKEN" not in report and report.count("KEPT") == 3, report[-2000:]
