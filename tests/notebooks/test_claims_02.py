@@ -260,7 +260,7 @@ def test_the_exercises_teach_the_registers_freshness_rule_not_one_read_from_the_
 def test_with_rev_5_not_retrieved_rev_4_and_its_copies_stay_before_1_april(day):
     """Cell 02-07: freshness does not hang on what retrieval returned; the shortlist's reference agrees with
     the selector, so rev 4's own section is not dropped while its copies are kept."""
-    from botie.lessons.exercises.lesson02 import reference_shortlist
+    from botie.lessons.exercises.lesson02a import reference_shortlist
 
     s = load_evidence_scenario()
     missing = [r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"]
@@ -272,7 +272,7 @@ def test_with_rev_5_not_retrieved_rev_4_and_its_copies_stay_before_1_april(day):
 
 
 def test_with_rev_5_not_retrieved_on_1_june_no_chunk_of_rev_4_is_shortlisted():
-    from botie.lessons.exercises.lesson02 import reference_shortlist
+    from botie.lessons.exercises.lesson02a import reference_shortlist
 
     s = load_evidence_scenario()
     missing = [r for r in s.candidates(0) if r.id != "man-p2-r5-s3.2"]
@@ -317,7 +317,7 @@ def test_the_design_check_runs_twenty_four_cases():
 
 def test_the_design_exercise_names_every_rule_the_check_holds_and_the_check_holds_every_selector_step():
     """Section 2 teaches permission, freshness, duplicates, the floor, completeness and packing as steps."""
-    from botie.lessons.exercises.lesson02 import INVARIANTS
+    from botie.lessons.exercises.lesson02b import INVARIANTS
 
     steps = instructor_cell("02-07")
     for step in ("permission", "freshness", "duplicates", "relevance floor", "completeness", "packing"):
@@ -425,7 +425,7 @@ def test_the_lesson_never_says_version_hash_or_room_for_everything():
 def test_on_1_april_the_shortlist_holds_rev_5_and_no_copy_of_rev_4_beside_it():
     # A learner who keeps to the superseded_by links alone keeps the portal and binder copies of rev 4 (they
     # carry no link) beside rev 5; the register's rule drops every chunk of rev 4, copies included.
-    from botie.lessons.exercises.lesson02 import reference_shortlist
+    from botie.lessons.exercises.lesson02a import reference_shortlist
 
     s = load_evidence_scenario()
     top = reference_shortlist(list(s.candidates(0)), list(s.allowed_assets), dt.date(2026, 4, 1), 3, s.register)

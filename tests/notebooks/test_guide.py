@@ -177,7 +177,7 @@ def test_each_lessons_block_is_headed_with_its_minutes_in_the_day():
 
 def test_the_likeliest_shortlist_mistake_fails_the_case_the_guide_names():
     """Dates alone, no supersession: the guide says the first case catches it, and the message shows rev 3."""
-    import botie.lessons.exercises.lesson02  # noqa: F401  (registers the exercise)
+    import botie.lessons.exercises.lesson02a  # noqa: F401  (registers the exercise)
     from botie.lessons.exercises.catalogue import run
 
     def shortlist(candidates, allowed_assets, observed_on, k, register):

@@ -1,9 +1,11 @@
 """Which candidates are usable evidence: permitted, current, distinct, relevant and complete.
 
-Three modules, one concept each: :mod:`.trust` (source tiers and the
-authority order), :mod:`.select` (the ordered checks, :func:`select_evidence`),
-and :mod:`.completeness` (records that must travel together). Their results
-are the values in :mod:`.outcomes`.
+Four modules, one concept each: :mod:`.trust` (source tiers and the
+authority order), :mod:`.rules` (the evidence predicates, each written once:
+what a copy stands for, the floor, the revision in force, rivals, what a reason
+may name), :mod:`.select` (the ordered checks, :func:`select_evidence`), and
+:mod:`.completeness` (records that must travel together). Their results are
+the values in :mod:`.outcomes`.
 """
 
 from botie.context.provenance.outcomes import (

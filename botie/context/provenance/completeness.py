@@ -31,17 +31,12 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from botie.context.provenance.outcomes import Conflict, EvidenceOutcome, EvidenceStatus
-from botie.context.provenance.trust import HIGH_AUTHORITY, authority, kept_together, trust_of
+from botie.context.provenance.rules import clears_floor, disagreements, may_name, travels_with
+from botie.context.provenance.trust import HIGH_AUTHORITY, kept_together, trust_of
 from botie.context.records import Record
 from botie.context.selection import Selection, Status
 
-__all__ = ["Unit", "clears_floor", "settle", "units"]
-
-
-def clears_floor(r: Record, floor: float) -> bool:
-    """Is r about the question? Its score is at or above the floor (no score clears none). The one test,
-    for check 4 and for a rival of any readability: what the caller may read never makes a record relevant."""
-    return r.score is not None and r.score >= floor
+__all__ = ["Unit", "settle", "units"]
 
 
 class Unit(NamedTuple):
@@ -59,6 +54,7 @@ def _missing_dependency(
     by_id: Mapping[str, Record],
     usable: Mapping[str, str],
     excluded: Mapping[str, EvidenceOutcome],
+    allowed: frozenset[str],
     trail: frozenset[str] = frozenset(),
 ) -> str | None:
     """Why one of ``r``'s dependencies (transitively) cannot come along, or None if all can."""
@@ -66,13 +62,13 @@ def _missing_dependency(
         target = usable.get(dep)  # a copy standing in for a dependency that was not retrieved meets it
         if target is None and dep not in by_id:
             return f"needs {dep}, which was not retrieved"
-        if target is None and excluded[dep].status is EvidenceStatus.NOT_PERMITTED:
+        if target is None and not may_name(dep, by_id, allowed):
             return "needs a record this caller may not read"  # naming it would say what the caller may not see
         if target is None:
             return f"needs {dep}, which is {excluded[dep].status.value.replace('_', ' ')}"
         if target in trail:
             continue  # a cycle: already on the way
-        problem = _missing_dependency(by_id[target], by_id, usable, excluded, trail | {r.id})
+        problem = _missing_dependency(by_id[target], by_id, usable, excluded, allowed, trail | {r.id})
         if problem is not None:
             return problem
     return None
@@ -100,6 +96,7 @@ def units(
     rank: Mapping[str, int],
     known: Mapping[str, EvidenceOutcome],
     floor: float,
+    allowed: frozenset[str],
 ) -> tuple[list[Unit], list[Conflict], dict[str, EvidenceOutcome]]:
     """Group each ranked record with its dependencies and high-authority conflict partners.
 
@@ -107,18 +104,19 @@ def units(
     a table heading shared by two rows is counted once. ``known`` holds the
     earlier checks' outcomes (read, never changed); the outcomes decided here
     (``incomplete``, ``contradicted``) are returned with the groups and conflicts. ``floor`` is the
-    relevance floor, for rivals the earlier checks stopped before it (one the caller may not read).
+    relevance floor, for rivals the earlier checks stopped before it (one the caller may not read);
+    ``allowed``, the caller's assets: a reason names no record outside them.
     """
     eligible = {r.id for r in ranked}
     decided: dict[str, EvidenceOutcome] = {}
     for r in ranked:
-        problem = _missing_dependency(r, by_id, usable, known)
+        problem = _missing_dependency(r, by_id, usable, known, allowed)
         if problem is not None:
             why = f"{problem}; alone it would be misread"
             decided[r.id] = EvidenceOutcome(r.id, EvidenceStatus.INCOMPLETE, "completeness", why, rank[r.id])
     marks = _marks(by_id, usable)
     outcomes = ChainMap(decided, dict(known))
-    decided.update(_block_stranded_rivals(ranked, by_id, usable, marks, rank, outcomes, floor))
+    decided.update(_block_stranded_rivals(ranked, by_id, usable, marks, rank, outcomes, floor, allowed))
     blocked = set(decided)
 
     conflicts: dict[frozenset[str], Conflict] = {}
@@ -159,12 +157,6 @@ def _company_conflicts(
                 conflicts[pair] = Conflict((rid, other), (trust_of(x), trust_of(y)), False, False, company=True)
 
 
-def _travels_with(x: Record, other: Record) -> bool:
-    """Must ``other`` come wherever ``x`` goes? Yes for two high-authority sources, or if ``other`` is as trusted."""
-    both_high = trust_of(x) in HIGH_AUTHORITY and trust_of(other) in HIGH_AUTHORITY
-    return both_high or authority(other) >= authority(x)
-
-
 def _block_stranded_rivals(
     ranked: list[Record],
     by_id: Mapping[str, Record],
@@ -173,6 +165,7 @@ def _block_stranded_rivals(
     rank: Mapping[str, int],
     known: Mapping[str, EvidenceOutcome],
     floor: float,
+    allowed: frozenset[str],
 ) -> dict[str, EvidenceOutcome]:
     """A record whose indispensable rival cannot be sent stays out too: alone it would settle the disagreement.
 
@@ -189,7 +182,7 @@ def _block_stranded_rivals(
             if r.id in outcomes:
                 continue
             blocked = {i for i in eligible if i in outcomes}
-            why = _stranded(r, by_id, usable, marks, eligible - blocked, outcomes, floor)
+            why = _stranded(r, by_id, usable, marks, eligible - blocked, outcomes, floor, allowed)
             if why is not None:
                 why += "; alone it would win by default"
                 contradicted[r.id] = EvidenceOutcome(r.id, EvidenceStatus.CONTRADICTED, "completeness", why, rank[r.id])
@@ -205,6 +198,7 @@ def _stranded(
     open_ids: set[str],
     decided: Mapping[str, EvidenceOutcome],
     floor: float,
+    allowed: frozenset[str],
 ) -> str | None:
     """Which rival r may not be sent without cannot be sent, and why; None if every one can (in r's group).
 
@@ -227,15 +221,15 @@ def _stranded(
         other = by_id[target or named]
         if _beside_the_question(other, by_id, decided, floor):
             continue  # retrieval found the rival irrelevant here: the fact they disagree on is not this question's
-        if not _travels_with(r, other) or _in_force_alongside(r, other, sendable, decided):
+        if not travels_with(r, other) or _in_force_alongside(r, other, sendable, decided):
             continue
-        return _cannot_send(other, decided[other.id].status)
+        return _cannot_send(other, decided[other.id].status, may_name(other.id, by_id, allowed))
     return None
 
 
-def _cannot_send(other: Record, status: EvidenceStatus) -> str:
+def _cannot_send(other: Record, status: EvidenceStatus, named: bool) -> str:
     """Why the rival cannot come, in words the caller may see: a source they may not read stays unnamed."""
-    if status is EvidenceStatus.NOT_PERMITTED:
+    if not named:
         return "disagrees with a source this caller may not read"  # its id and tier would say what it is
     return f"disagrees with {other.id} ({trust_of(other)}), which cannot be sent ({status})"
 
@@ -290,7 +284,7 @@ def _answered_in_force(
         x.document == document and x.id in decided and decided[x.id].status is EvidenceStatus.BELOW_FLOOR
         for x in by_id.values()
     )
-    return below or any(s.document == document and _travels_with(r, s) for s in sendable)
+    return below or any(s.document == document and travels_with(r, s) for s in sendable)
 
 
 def _in_force_alongside(
@@ -303,7 +297,7 @@ def _in_force_alongside(
     """
     if other.document is None or decided[other.id].check != "freshness":
         return False
-    return any(s.document == other.document and _travels_with(r, s) for s in sendable)
+    return any(s.document == other.document and travels_with(r, s) for s in sendable)
 
 
 def _rivals(
@@ -341,7 +335,7 @@ def _rivals(
             if pair not in conflicts:
                 both_ways = kept_together(x, other)
                 conflicts[pair] = Conflict((x.id, other_id), (trust_of(x), trust_of(other)), both_ways, False)
-            if _travels_with(x, other) and other_id not in claimed and other_id not in seen:
+            if travels_with(x, other) and other_id not in claimed and other_id not in seen:
                 seen.add(other_id)
                 partners.append((other, x.id))
                 queue.append(other)
@@ -361,12 +355,8 @@ def _marks(by_id: Mapping[str, Record], usable: Mapping[str, str]) -> dict[str, 
         if other not in named:
             named.append(other)
 
-    for r in by_id.values():
-        for other in r.conflicts_with:
-            note(r.id, other)
-    for r in by_id.values():
-        for other in r.conflicts_with:
-            note(other, r.id)
+    for rid, other in disagreements(by_id.values()):
+        note(rid, other)
     return marks
 
 
@@ -435,7 +425,7 @@ def _company(unit: Unit) -> str:
 def _member_selected(m: Record, unit: Unit, rank: Mapping[str, int]) -> EvidenceOutcome:
     if m.id in unit.partners:
         rival = unit.rivals[unit.partners.index(m.id)]
-        why = _partner_reason(m, rival, unit.lead.id, by_tier=not _travels_with(m, _member(unit, rival)))
+        why = _partner_reason(m, rival, unit.lead.id, by_tier=not travels_with(m, _member(unit, rival)))
         return EvidenceOutcome(m.id, EvidenceStatus.SELECTED, "completeness", why, rank.get(m.id))
     return EvidenceOutcome(
         m.id,

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from botie._checks import allowed_set, as_date, unit_interval
 from botie.context.budget import Budget
-from botie.context.provenance.completeness import clears_floor, settle, units
+from botie.context.provenance.completeness import settle, units
 from botie.context.provenance.outcomes import (
     CHECKS,
     DEFAULT_FLOOR,
@@ -35,16 +35,25 @@ from botie.context.provenance.outcomes import (
     EvidenceSelection,
     EvidenceStatus,
 )
+from botie.context.provenance.rules import (
+    InForce,
+    clears_floor,
+    copy_chain,
+    may_name,
+    not_yet_effective,
+    original_of,
+    register_standing,
+    revisions_in_force,
+    superseded_in,
+)
 from botie.context.provenance.trust import authority, trust_of
 from botie.context.records import Record, unique_records
 from botie.context.register import DocumentRegister
 from botie.context.selection import Coverage, select
-from botie.errors import RecordError
 
 __all__ = ["freshness_of", "select_evidence"]
 
 _Verdict = tuple[EvidenceStatus, str] | None
-_InForce = Mapping[str, tuple[str, _dt.date]]  # document -> (revision in force, since when)
 
 
 # --- the ordered checks ----------------------------------------------------------
@@ -55,7 +64,7 @@ def _freshness(r: Record, fresh: _Freshness) -> _Verdict:
     if fresh.register is not None:
         return _against_register(r, fresh.register, fresh.today, fresh.by_id, fresh.allowed)
     today = fresh.today
-    if r.effective_date is not None and r.effective_date > today:
+    if not_yet_effective(r, today):
         why = f"effective from {r.effective_date}, after the observation date {today}"
         return EvidenceStatus.NOT_YET_EFFECTIVE, why
     return _replaced_by_link(r, fresh, today) or _older_revision(r, fresh.in_force) or _marked_revision(r, fresh)
@@ -69,20 +78,16 @@ def _against_register(
     The reason names the successor chunk when ingestion linked one, it was retrieved and the caller may read
     it, else the revision (the register's, trusted state, not a chunk).
     """
-    own = register.revision_of(r)
-    assert r.document is not None  # revision_of refuses a chunk with no document
-    if own.effective_date > today:
-        why = f"effective from {own.effective_date}, after the observation date {today}"
-        return EvidenceStatus.NOT_YET_EFFECTIVE, why
-    current = register.in_force(r.document, today)
-    assert current is not None  # at least this chunk's own revision is in force by now
-    if current.version == own.version or current.version in r.carried_into:
+    standing = register_standing(r, register, today)
+    if standing is None:
         return None
+    if standing.status is EvidenceStatus.NOT_YET_EFFECTIVE:
+        return standing.status, f"effective from {standing.since}, after the observation date {today}"
     successor = by_id.get(r.superseded_by or "")
-    if successor is not None and successor.version == current.version and successor.asset in allowed:
-        return EvidenceStatus.SUPERSEDED, f"superseded by {successor.id}, in force since {current.effective_date}"
-    why = f"{own.version} of {r.document} was replaced by {current.version}, in force since {current.effective_date}"
-    return EvidenceStatus.SUPERSEDED, why
+    if successor is not None and successor.version == standing.version and may_name(successor.id, by_id, allowed):
+        return standing.status, f"superseded by {successor.id}, in force since {standing.since}"
+    why = f"{r.version} of {r.document} was replaced by {standing.version}, in force since {standing.since}"
+    return standing.status, why
 
 
 def _replaced_by_link(r: Record, fresh: _Freshness, today: _dt.date) -> _Verdict:
@@ -98,13 +103,13 @@ def _replaced_by_link(r: Record, fresh: _Freshness, today: _dt.date) -> _Verdict
     when = successor.effective_date
     if when is not None and when > today:
         return None  # the new revision is not in force yet, so this one still applies
-    if successor.asset not in fresh.allowed:
+    if not may_name(successor_id, fresh.by_id, fresh.allowed):
         return EvidenceStatus.SUPERSEDED, "superseded by a newer source this caller may not read"  # no id, no date
     since = f", in force since {when}" if when is not None else ""
     return EvidenceStatus.SUPERSEDED, f"superseded by {successor_id}{since}"
 
 
-def _older_revision(r: Record, in_force: _InForce) -> _Verdict:
+def _older_revision(r: Record, in_force: InForce) -> _Verdict:
     """A chunk of a revision older than the one in force is superseded, link or no link.
 
     Without this, a section that rev 5's retrieval happened not to return
@@ -112,11 +117,11 @@ def _older_revision(r: Record, in_force: _InForce) -> _Verdict:
     rev 5: two revisions of one manual in one pack. Ingestion can mark a
     section as adopted unchanged by the newer revision (``carried_into``).
     """
-    current = in_force.get(r.document) if r.document is not None else None
-    if current is None or current[0] == r.version or current[0] in r.carried_into:
+    standing = superseded_in(r, in_force)
+    if standing is None:
         return None
-    version, since = current
-    return EvidenceStatus.SUPERSEDED, f"{r.version} of {r.document} was replaced by {version}, in force since {since}"
+    why = f"{r.version} of {r.document} was replaced by {standing.version}, in force since {standing.since}"
+    return standing.status, why
 
 
 def _marked_revision(r: Record, fresh: _Freshness) -> _Verdict:
@@ -128,36 +133,10 @@ def _marked_revision(r: Record, fresh: _Freshness) -> _Verdict:
         same = other.id != r.id and other.document == r.document and other.version == r.version
         if same and other.superseded_by is not None and other.superseded_by not in fresh.by_id:
             why = f"{r.version} of {r.document} was marked replaced at ingestion"
-            if other.asset in fresh.allowed:  # the marked chunk is named only to a caller who may read it
+            if may_name(other.id, fresh.by_id, fresh.allowed):  # named only to a caller who may read it
                 why += f" ({other.id} by {other.superseded_by})"
             return EvidenceStatus.SUPERSEDED, why
     return None
-
-
-def _revisions_in_force(records: Iterable[Record], today: _dt.date) -> _InForce:
-    """For each document, the revision in force on ``today``: the newest effective date not after it.
-
-    A revision with two effective dates, or two revisions sharing one, leave
-    no order to read: bad input, named, rather than a guess.
-    """
-    since: dict[tuple[str, str], _dt.date] = {}
-    on_date: dict[tuple[str, _dt.date], str] = {}
-    for r in records:
-        if r.document is None:
-            continue
-        key, when = (r.document, str(r.version)), r.effective_date
-        assert when is not None  # Record insists on a date when a document is named
-        if since.setdefault(key, when) != when:
-            why = f"{r.version} of {r.document} has two effective dates, {since[key]} and {when}"
-            raise RecordError(f"record {r.id}: {why}", field="effective_date", record=r.id)
-        if on_date.setdefault((r.document, when), key[1]) != key[1]:
-            why = f"{on_date[(r.document, when)]} and {r.version} of {r.document} both take effect on {when}"
-            raise RecordError(f"record {r.id}: {why}", field="effective_date", record=r.id)
-    in_force: dict[str, tuple[str, _dt.date]] = {}
-    for (document, version), when in sorted(since.items(), key=lambda item: item[1]):
-        if when <= today:
-            in_force[document] = (version, when)
-    return in_force
 
 
 def _freshness_of_copy(r: Record, fresh: _Freshness) -> _Verdict:
@@ -167,16 +146,12 @@ def _freshness_of_copy(r: Record, fresh: _Freshness) -> _Verdict:
     (its successor, document, revision and dates): the copy is permitted, its original is not.
     """
     by_id = fresh.by_id
-    seen = {r.id}
-    current = r.duplicate_of
-    while current is not None and current in by_id and current not in seen:
-        seen.add(current)
-        verdict = _freshness(by_id[current], fresh)
-        if verdict is not None and by_id[current].asset not in fresh.allowed:
+    for current in copy_chain(r.id, by_id):
+        verdict = _freshness(by_id[current], fresh) if current in by_id else None  # one not retrieved says nothing
+        if verdict is not None and not may_name(current, by_id, fresh.allowed):
             return verdict[0], f"a copy of a source that is not in force on {fresh.today}"
         if verdict is not None:
             return verdict[0], f"copy of {current}, which is {verdict[0]}: {verdict[1]}"
-        current = by_id[current].duplicate_of
     return None
 
 
@@ -200,26 +175,15 @@ def freshness_of(
     today = as_date(observed_on, field="observed_on")
     if register is not None:
         register.revision_of(record)  # a record the register cannot place is bad input, named
-    in_force = _revisions_in_force(records, today) if register is None else {}
+    in_force = revisions_in_force(records, today) if register is None else {}
     fresh = _Freshness({r.id: r for r in records}, today, in_force, register, allowed)
     return _freshness(record, fresh) or _freshness_of_copy(record, fresh)
-
-
-def _root(r: Record, by_id: Mapping[str, Record]) -> str:
-    """The record at the end of ``r``'s duplicate_of links: the original all its copies repeat (maybe not retrieved)."""
-    seen, current = {r.id}, r.id
-    while (successor := by_id[current].duplicate_of) is not None and successor not in seen:
-        seen.add(successor)
-        current = successor
-        if current not in by_id:
-            break
-    return current
 
 
 def _representative(root: str, members: list[Record], floor: float, width: float) -> Record:
     """The one member of a family of copies that goes on: the original if it clears the floor (or nothing does),
     else the best-ranked copy that does. Ties keep the input order (min() returns the first)."""
-    clears = [m for m in members if m.score is not None and m.score >= floor]
+    clears = [m for m in members if clears_floor(m, floor)]
     own = next((m for m in members if m.id == root), None)
     if own is not None and (own in clears or not clears):
         return own
@@ -303,7 +267,7 @@ def select_evidence(
     band = unit_interval(band, field="band", allow_zero=False)
     by_id = {r.id: r for r in records}
     # With a register, it alone says which revision is in force; without one, the candidates are all there is.
-    in_force = _revisions_in_force(records, today) if register is None else {}
+    in_force = revisions_in_force(records, today) if register is None else {}
     fresh = _Freshness(by_id, today, in_force, register, allowed)
     screened = _screen(records, allowed, fresh, floor, band)  # 1-4: permission and freshness before any score
     if not screened.eligible:
@@ -318,7 +282,7 @@ class _Freshness(NamedTuple):
 
     by_id: Mapping[str, Record]
     today: _dt.date
-    in_force: _InForce
+    in_force: InForce
     register: DocumentRegister | None
     allowed: frozenset[str]
 
@@ -338,7 +302,7 @@ def _screen(
 ) -> _Screened:
     """Checks 1-4, each returning its own decisions; later checks read the earlier ones."""
     live, checked = _permitted_and_current(records, allowed, fresh)  # 1-2: before any score
-    distinct, usable, stand_ins, copies = _distinct(live, fresh.by_id, floor, band, checked)  # 3
+    distinct, usable, stand_ins, copies = _distinct(live, fresh, floor, band, checked)  # 3
     eligible, best, low = _above_floor(distinct, floor)  # 4
     return _Screened(eligible, usable, stand_ins, {**checked, **copies, **low}, best)
 
@@ -355,12 +319,13 @@ def _rank_and_pack(
     """Checks 5-7: rank, group each record with what must travel with it, pack the groups."""
     ranked = sorted(screened.eligible, key=lambda r: _rank_key(r, band))  # 5
     rank = {r.id: n for n, r in enumerate(ranked, start=1)}
-    groups, conflicts, grouped = units(ranked, by_id, screened.usable, rank, screened.decided, floor)  # 6
+    # 6. completeness: each record with what it depends on and the rivals it may not go without
+    groups, conflicts, grouped = units(ranked, by_id, screened.usable, rank, screened.decided, floor, fresh.allowed)
     # 7. packing, by the same rule lesson 1 uses: each group is one synthetic record.
     packed = select([Record(u.lead.id, _UNIT, "", sum(m.cost for m in u.members)) for u in groups], (_UNIT,), budget)
     selected, settled = settle(groups, packed, rank)
     decided = {**screened.decided, **grouped, **settled}
-    decided.update(_credit_stand_ins(screened.stand_ins, by_id, decided))
+    decided.update(_credit_stand_ins(screened.stand_ins, fresh, decided))
     both_in = set(selected)
     outcomes = tuple(decided[r.id] for r in records)
     return EvidenceSelection(
@@ -409,7 +374,7 @@ def _permitted_and_current(
 
 
 def _distinct(
-    live: list[Record], by_id: Mapping[str, Record], floor: float, width: float, known: Mapping[str, EvidenceOutcome]
+    live: list[Record], fresh: _Freshness, floor: float, width: float, known: Mapping[str, EvidenceOutcome]
 ) -> tuple[list[Record], dict[str, str], dict[str, str], dict[str, EvidenceOutcome]]:
     """Check 3: of an original and its copies, one goes on; the others are duplicates, so none crowds anything out.
 
@@ -419,9 +384,10 @@ def _distinct(
     dependency naming a copy is met by the original, and the other way round), each stand-in's
     original, and the duplicates' outcomes (``known``: what checks 1-2 decided, for the reasons).
     """
+    by_id = fresh.by_id
     families: dict[str, list[Record]] = {}
     for r in live:
-        families.setdefault(_root(r, by_id), []).append(r)
+        families.setdefault(original_of(r.id, by_id), []).append(r)
     keep: set[str] = set()
     usable: dict[str, str] = {}
     stand_ins: dict[str, str] = {}
@@ -436,30 +402,31 @@ def _distinct(
             keep.update(m.id for m in members if m.id == root)  # a live original still meets the floor, and fails it
         for m in members:
             if m.id not in keep:
-                why = _copy_reason(root, rep.id, by_id, known)
+                why = _copy_reason(root, rep.id, fresh, known)
                 decided[m.id] = _outcome(m, EvidenceStatus.DUPLICATE, "duplicates", why)
     return [r for r in live if r.id in keep], usable, stand_ins, decided
 
 
-def _copy_reason(root: str, rep: str, by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]) -> str:
-    if _unreadable(root, decided):
+def _copy_reason(root: str, rep: str, fresh: _Freshness, decided: Mapping[str, EvidenceOutcome]) -> str:
+    if not may_name(root, fresh.by_id, fresh.allowed):
         return f"duplicate of a source this caller may not read; {rep} stands in for it"
     if rep == root:
         return f"duplicate of {root}, which stays in its place"
-    return f"duplicate of {root}, which {_whereabouts(root, by_id, decided)}; {rep} stands in for it"
+    return f"duplicate of {root}, which {_whereabouts(root, fresh.by_id, decided)}; {rep} stands in for it"
 
 
 def _credit_stand_ins(
-    stand_ins: Mapping[str, str], by_id: Mapping[str, Record], decided: Mapping[str, EvidenceOutcome]
+    stand_ins: Mapping[str, str], fresh: _Freshness, decided: Mapping[str, EvidenceOutcome]
 ) -> dict[str, EvidenceOutcome]:
     """Say in both reasons that a copy carries an original's content: traceable from either end.
 
     Returns the rewritten outcomes; ``decided`` (every other check's) is only read.
     """
+    by_id = fresh.by_id
     credited: dict[str, EvidenceOutcome] = {}
     for rep, root in stand_ins.items():
         o = decided[rep]
-        if _unreadable(root, decided):
+        if not may_name(root, by_id, fresh.allowed):
             why = f"{o.reason}; it stands in for a source this caller may not read"  # naming it would say what it is
         else:
             why = f"{o.reason}; it stands in for {root}, which {_whereabouts(root, by_id, decided)}"
@@ -468,11 +435,6 @@ def _credit_stand_ins(
             o = decided[root]
             credited[root] = o._replace(reason=f"{o.reason}; its copy {rep} stands in for it")
     return credited
-
-
-def _unreadable(rid: str, decided: Mapping[str, EvidenceOutcome]) -> bool:
-    """Whether ``rid`` is a candidate the caller may not read: a reason must not name it."""
-    return rid in decided and decided[rid].status is EvidenceStatus.NOT_PERMITTED
 
 
 def _above_floor(distinct: list[Record], floor: float) -> tuple[list[Record], float | None, dict[str, EvidenceOutcome]]:

@@ -9,7 +9,16 @@ from botie._enum import ShortName
 from botie.context.records import Record
 from botie.errors import RecordError
 
-__all__ = ["AUTHORITY", "HIGH_AUTHORITY", "TRUST_LABELS", "Trust", "authority", "kept_together", "trust_of"]
+__all__ = [
+    "AUTHORITY",
+    "HIGH_AUTHORITY",
+    "TRUST_LABELS",
+    "Trust",
+    "authority",
+    "both_high",
+    "kept_together",
+    "trust_of",
+]
 
 
 class Trust(ShortName):
@@ -66,8 +75,13 @@ def authority(record: Record) -> int:
     return AUTHORITY[trust_of(record)]
 
 
+def both_high(a: Record, b: Record) -> bool:
+    """Are both sources of high authority (:data:`HIGH_AUTHORITY`)? Then the selector never settles their
+    disagreement (seed 002)."""
+    return trust_of(a) in HIGH_AUTHORITY and trust_of(b) in HIGH_AUTHORITY
+
+
 def kept_together(a: Record, b: Record) -> bool:
     """Do two disagreeing sources go in both or neither? Yes when both are of high authority, or of one tier;
     otherwise the lower goes only alongside the higher (seed 002's rule, with the workshop's same-tier case)."""
-    both_high = trust_of(a) in HIGH_AUTHORITY and trust_of(b) in HIGH_AUTHORITY
-    return both_high or authority(a) == authority(b)
+    return both_high(a, b) or authority(a) == authority(b)

@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 from botie._checks import allowed_set, as_date, unit_interval, whole_number
 from botie._enum import ShortName
 from botie.context.provenance import freshness_of
+from botie.context.provenance.rules import copy_chain
 from botie.context.records import Record, unique_records
 from botie.context.register import DocumentRegister
 from botie.lessons.content.scenarios import EvidenceScenario, load_evidence_scenario
@@ -167,14 +168,13 @@ class DocumentTool:
     def _original(self, record: Record) -> str | None:
         """The nearest original ``record`` copies that this tool would serve, if any: one the caller may read,
         in force, and within the size limit (a copy of an original too large to serve is still served)."""
-        seen = {record.id}
-        current = self._records.get(record.duplicate_of or "")
-        while current is not None and current.id not in seen:
+        for rid in copy_chain(record.id, self._records):  # the selector's chain of copies, nearest first
+            current = self._records.get(rid)
+            if current is None:
+                return None  # the chain ends in an original that was not retrieved
             served = current.asset in self.allowed_assets and current.cost <= self.max_tokens
             if served and self._stale(current) is None:
                 return current.id
-            seen.add(current.id)
-            current = self._records.get(current.duplicate_of or "")
         return None
 
     def __call__(self, doc_id: str) -> LoadResult:

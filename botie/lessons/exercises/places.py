@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from botie.lessons.exercises import lesson00, lesson01, lesson02, lesson03, lesson04, lesson05, lesson06
+from botie.lessons.exercises import lesson00, lesson01, lesson02a, lesson02b, lesson03, lesson04, lesson05, lesson06
 from botie.lessons.exercises.engine import Exercise
 
 __all__ = ["BY_LESSON", "PLACES"]
@@ -18,8 +18,8 @@ __all__ = ["BY_LESSON", "PLACES"]
 BY_LESSON: Mapping[str, tuple[Exercise, ...]] = {
     "00": lesson00.EXERCISES,
     "01": lesson01.EXERCISES,
-    "02a": lesson02.EXERCISES_02A,
-    "02b": lesson02.EXERCISES_02B,
+    "02a": lesson02a.EXERCISES,
+    "02b": lesson02b.EXERCISES,
     "03": lesson03.EXERCISES,
     "04": lesson04.EXERCISES,
     "05a": lesson05.PART_A,

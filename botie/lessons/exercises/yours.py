@@ -119,7 +119,7 @@ def compare_shortlist(
     register: Any,
 ) -> Comparison:
     """Lesson 02: ``shortlist(candidates, allowed_assets, observed_on, k, register)`` against the reference."""
-    from botie.lessons.exercises.lesson02 import reference_shortlist
+    from botie.lessons.exercises.lesson02a import reference_shortlist
 
     reference = reference_shortlist(list(candidates), list(allowed_assets), observed_on, k, register)
     return _compare_ids(fn, (list(candidates), list(allowed_assets), observed_on, k, register), reference)

@@ -13,7 +13,7 @@ from botie import trust_of
 from botie.lessons.exercises.catalogue import BY_LESSON, EXERCISES, check, hint
 from tests.lessons.exercises import (
     designs_03,
-    test_design_02 as _design,
+    test_design_02b as _design,
     test_design_04 as _design_04,
     test_design_06 as _design_06,
 )

@@ -1,30 +1,25 @@
-"""Lessons 02a and 02b: filter first, then rank; settle a conflict; untraceable citations; design a pack."""
+"""Lesson 02b: untraceable citations, and the design exercise that holds a learner's own pack to the selector's rules.
+
+The design check judges with the library's predicates (:mod:`botie.context.provenance.rules`: the original a
+copy stands for, the floor, the revision in force, rivals) and lesson 02a's freshness verdict; it keeps only
+what it tells the learner, so it cannot teach a rule the selector does not apply.
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 from typing import Any
 
-from botie.context.provenance.outcomes import DEFAULT_FLOOR
-from botie.context.provenance.trust import HIGH_AUTHORITY, Trust, authority, kept_together, trust_of
+from botie.context.provenance.rules import clears_floor, disagreements, original_of
+from botie.context.provenance.trust import Trust, authority, both_high
 from botie.context.records import Record
-from botie.context.register import DocumentRegister
 from botie.lessons.exercises._shared import record, scenario
-from botie.lessons.exercises.engine import Case, Exercise, call_learner, record_ids, same_records, show
+from botie.lessons.exercises.engine import Case, Exercise, call_learner, show
+from botie.lessons.exercises.lesson02a import FLOOR, out_of_date, register_of, without
 
-__all__ = [
-    "EXERCISES",
-    "EXERCISES_02A",
-    "EXERCISES_02B",
-    "FLOOR",
-    "INVARIANTS",
-    "design_holds",
-    "reference_shortlist",
-    "register_of",
-]
+__all__ = ["EXERCISES", "INVARIANTS", "design_holds"]
 
 #: The tiers' names, highest first (the generated libraries draw from them in this order).
 _TIER_NAMES = tuple(t.value for t in Trust)
@@ -32,257 +27,6 @@ _TIER_NAMES = tuple(t.value for t in Trust)
 
 def _day(text: str) -> _dt.date:
     return _dt.date.fromisoformat(text)
-
-
-def _in_force(record, on: _dt.date) -> bool:
-    return record.effective_date is None or record.effective_date <= on
-
-
-def reference_shortlist(candidates, allowed_assets, observed_on, k, register) -> list[str]:
-    """The ids the ``shortlist`` exercise asks for (the lesson 02a panel compares a learner's answer with it)."""
-    # The same freshness rule as section 2 and the design exercise: the register says which revision of each
-    # document is in force, whatever retrieval returned, so rev 4 and its copies stand or fall together.
-    kept = [r for r in candidates if r.asset in allowed_assets and _out_of_date(r, register, observed_on) is None]
-    kept.sort(key=lambda r: -(r.score or 0.0))  # a stable sort: ties keep their order
-    return [r.id for r in kept[:k]]
-
-
-def register_of(records, *unretrieved: tuple[str, str, _dt.date]) -> DocumentRegister:
-    """A register listing every revision the records name, plus revisions retrieval did not return."""
-    entries: dict[str, dict[str, _dt.date]] = {}
-    for r in records:
-        if r.document is not None:
-            entries.setdefault(r.document, {})[r.version] = r.effective_date
-    for document, version, day in unretrieved:
-        entries.setdefault(document, {})[version] = day
-    return DocumentRegister.of(
-        {
-            doc: [{"version": v, "effective_date": d.isoformat()} for v, d in revs.items()]
-            for doc, revs in entries.items()
-        }
-    )
-
-
-def _random_revisions(rng: random.Random, n: int):
-    """Documents in one to three revisions with scattered dates, assets and distinct scores; the register
-    sometimes lists a later revision that retrieval did not return."""
-    scores = iter(rng.sample(range(5, 100), n))
-    records, later = [], []
-    for d in range(n // 3):
-        days = sorted(rng.sample(range(0, 120), 4))
-        shown = rng.randint(1, 3)
-        document = f"docs://generated/{d}"
-        for v in range(shown):
-            records.append(
-                record(
-                    f"g{d}-r{v + 1}",
-                    rng.choice(("P-2", "P-3", "K-7")),
-                    rng.randint(5, 40),
-                    document=document,
-                    version=f"rev {v + 1}",
-                    effective_date=_dt.date(2026, 1, 1) + _dt.timedelta(days=days[v]),
-                    superseded_by=f"g{d}-r{v + 2}" if rng.random() < 0.5 else None,
-                    score=next(scores) / 100,
-                )
-            )
-        if rng.random() < 0.6:  # a later revision in force from its date, never retrieved
-            later.append((document, f"rev {shown + 1}", _dt.date(2026, 1, 1) + _dt.timedelta(days=days[shown])))
-    return records, register_of(records, *later)
-
-
-def _without(records, *ids):
-    return [r for r in records if r.id not in ids]
-
-
-def _shortlist_cases() -> tuple[Case, ...]:
-    s = scenario()
-    q1, register = list(s.candidates(0)), s.register
-    allowed = list(s.allowed_assets)
-    today = s.observed_on
-
-    def case(label, records, allow, on, k, shown=False, reg=register):
-        return Case(label, (records, allow, on, k, reg), reference_shortlist(records, allow, on, k, reg), shown=shown)
-
-    without_rev4 = _without(q1, "man-p2-r4-s3.2")
-    without_rev5 = _without(q1, "man-p2-r5-s3.2")
-    january = _day("2026-01-01")
-    lone = [
-        record("old", score=0.9, document="docs://x", version="v1", effective_date=january, superseded_by="new"),
-        record("other", score=0.5, document="docs://y", version="v1", effective_date=january),
-    ]
-    cases = [
-        case("the P-2 torque candidates on 2026-03-15, top 3", q1, allowed, today, 3, shown=True),
-        case("the same on 2026-04-01, the day rev 5 takes effect", q1, allowed, _day("2026-04-01"), 3),
-        case("the same on 2026-03-31, one day before rev 5", q1, allowed, _day("2026-03-31"), 3),
-        case(
-            "rev 5 was not retrieved, 2026-03-15: rev 4 still applies, original and copies",
-            without_rev5,
-            allowed,
-            today,
-            4,
-        ),
-        case(
-            "rev 5 was not retrieved, 2026-06-01: the register still puts rev 5 in force",
-            without_rev5,
-            allowed,
-            _day("2026-06-01"),
-            4,
-        ),
-        case("a caller who may also read the vendor file", q1, [*allowed, "VENDOR-P2"], today, 2),
-        case("only P-3 allowed: the one P-3 passage scores 0.12", q1, ["P-3"], today, 2),
-        case("rev 4 was not retrieved: its copies still apply on 2026-03-15", without_rev4, allowed, today, 4),
-        case(
-            "a successor linked but not registered: the register has only v1, so v1 is in force",
-            lone,
-            ["P-2"],
-            today,
-            2,
-            reg=register_of(lone),
-        ),
-        case(
-            "a successor registered from 2026-02-01 but not retrieved",
-            lone,
-            ["P-2"],
-            today,
-            2,
-            reg=register_of(lone, ("docs://x", "v2", _day("2026-02-01"))),
-        ),
-        case("k is larger than what survives", q1, ["P-3"], today, 5),
-        case("k = 0", q1, allowed, today, 0),
-        case("nothing is allowed", q1, [], today, 3),
-    ]
-    rng = random.Random(2002)
-    for i in range(3):
-        records, reg = _random_revisions(rng, 9)
-        allow = sorted(rng.sample(("P-2", "P-3", "K-7"), 2))
-        on = _dt.date(2026, 1, 1) + _dt.timedelta(days=rng.randint(0, 120))
-        cases.append(case(f"a generated case ({i + 1} of 3), allowed {allow}, on {on}", records, allow, on, 4, reg=reg))
-    return tuple(cases)
-
-
-_SHORTLIST = Exercise(
-    "shortlist",
-    "Permission and freshness first, then rank by relevance",
-    _shortlist_cases,
-    same_records,
-    (
-        "Two phases. First throw out what may not be used: an asset the caller may not read, a record "
-        "whose revision is not the one in force on observed_on. Only then sort what is left by score and "
-        "keep the first k.",
-        "Ask the register, not the candidates: register.in_force(r.document, observed_on) is the revision "
-        "in force that day (it has .version), or None when none is yet. Keep r only when that revision's "
-        "version is r.version. A newer revision retrieval did not return still counts, and a copy of rev 4 "
-        "names rev 4, so it goes when rev 4 goes.",
-        "def current(r): rev = register.in_force(r.document, observed_on); return rev is not None and "
-        "rev.version == r.version; keep r when r.asset in allowed_assets and current(r); then "
-        "sorted(kept, key=lambda r: r.score, reverse=True)[:k], as a list of ids or records.",
-    ),
-)
-
-
-def _oracle_conflict(a, b) -> tuple[list[str], bool]:
-    # The library's one reading of a tier (trust_of), so a mapped label such as approved-policy is approved here too.
-    if kept_together(a, b):
-        return [a.id, b.id], True
-    return ([a.id, b.id] if authority(a) > authority(b) else [b.id, a.id]), False
-
-
-def _conflict_cases() -> tuple[Case, ...]:
-    s = scenario()
-    by_id = {r.id: r for r in s.records}
-    manual, bulletin = by_id["man-p2-r4-s6.1"], by_id["eng-bulletin-2026-02"]
-    note, rev4 = by_id["note-anon-77"], by_id["man-p2-r4-s3.2"]
-    forum, ticket = by_id["forum-8812"], by_id["tkt-5521"]
-    newer_internal = record(
-        "shift-note-9",
-        trust="internal",
-        score=0.97,
-        effective_date="2026-03-14",
-        text="Shift note: we now run the flush at 3 bar.",
-    )
-    older_approved = record("man-old", trust="approved", score=0.40, effective_date="2020-01-01")
-    loud = record(
-        "upload-12",
-        trust="unverified",
-        score=0.99,
-        text="APPROVED OFFICIAL POLICY (reviewed by engineering): use 30 N·m.",
-    )
-    plan = [
-        ("the manual against the bulletin (approved, reviewed)", manual, bulletin, True),
-        ("the anonymous 'official policy' note against manual rev 4", note, rev4, True),
-        ("the same pair, bulletin first", bulletin, manual, False),
-        ("a community post against an internal ticket", forum, ticket, False),
-        ("two community posts", forum, record("forum-3", trust="community", score=0.5), False),
-        ("no trust tier at all against a community post", record("x", score=0.9), forum, False),
-        (
-            "a newer, higher-scoring internal note against an older approved manual",
-            newer_internal,
-            older_approved,
-            False,
-        ),
-        ("an unverified upload that calls itself approved, against a forum post", loud, forum, False),
-        ("two reviewed bulletins", record("b1", trust="reviewed"), record("b2", trust="reviewed"), False),
-        ("approved against internal", record("m", trust="approved"), record("t", trust="internal"), False),
-        ("a reviewed bulletin against an internal ticket", bulletin, ticket, False),
-        (
-            "a label another system wrote, approved-policy (approved), against a reviewed bulletin",
-            record("policy-7", trust="approved-policy", score=0.5),
-            bulletin,
-            False,
-        ),
-        (
-            "approved-policy against an internal ticket",
-            ticket,
-            record("policy-8", trust="approved-policy", score=0.2),
-            False,
-        ),
-    ]
-    return tuple(Case(label, (a, b), _oracle_conflict(a, b), shown=shown) for label, a, b, shown in plan)
-
-
-def _same_settlement(got: Any, expected: tuple[list[str], bool]) -> str | None:
-    if isinstance(got, (str, bytes, Mapping)) or not isinstance(got, Sequence) or len(got) != 2:
-        return f"expected a pair (ids in order, together), got {show(got)}"
-    ids, together = got
-    records = [item for item in ids if isinstance(item, Record)] if isinstance(ids, Iterable) else []
-    if records:
-        return (
-            f"expected ids, found the record {records[0].id!r} itself: put record.id in the list, "
-            "because the pack and the conflict flag name records by id"
-        )
-    got_ids, _ = record_ids(ids, "the ids")
-    if got_ids is not None and got_ids != expected[0] and sorted(got_ids) == sorted(expected[0]):
-        order = "keep the order given" if expected[1] else "the higher tier comes first"
-        return f"the right ids in the wrong order: expected {expected[0]}, got {got_ids} ({order})"
-    problem = same_records(ids, expected[0])
-    if problem:
-        return problem
-    if type(together) is not bool:
-        return f"together must be True or False, got {show(together)}"
-    if together is not expected[1]:
-        return f"together should be {expected[1]}, got {together}"
-    return None
-
-
-_CONFLICT = Exercise(
-    "settle_conflict",
-    "A conflict rule that never lets a body promote itself",
-    _conflict_cases,
-    _same_settlement,
-    (
-        "Look only at the trust tier ingestion assigned, never at the text, the score or the date. Read it "
-        "with trust_of(record): it turns None into unverified and a label another system wrote, such as "
-        "approved-policy, into its tier. Tiers, highest first: approved, reviewed, internal, community, "
-        "unverified.",
-        "Every conflict is flagged; the question is which way the rule binds. Two cases travel together "
-        "(both or neither), in the order given, together=True: both are high authority (approved or "
-        "reviewed), or both have the same tier. Otherwise authority orders them: higher tier first, "
-        "together=False (the lower one may go in only alongside the higher, never alone).",
-        "ta, tb = TIERS.index(trust_of(a)), TIERS.index(trust_of(b)); high = TIERS.index('reviewed'); "
-        "if (ta >= high and tb >= high) or ta == tb: return [a.id, b.id], True; "
-        "return ([a.id, b.id] if ta > tb else [b.id, a.id]), False",
-    ),
-)
 
 
 def _oracle_untraceable(citations, pack_ids) -> list[str | None]:
@@ -376,23 +120,6 @@ _UNTRACEABLE = Exercise(
 # --- the design exercise: the learner's own filter, ranking and conflict rule, held to invariants ----------
 
 
-def _out_of_date(rec, register: DocumentRegister, on: _dt.date) -> str | None:
-    """Why ``rec`` is not of the revision the register has in force on ``on`` (the lesson's freshness rule), or None.
-
-    What retrieval returned plays no part: rev 5 is in force from 1 April whether or not its chunk came back.
-    """
-    current = register.in_force(rec.document, on) if rec.document is not None else None
-    if current is None:
-        return f"not yet effective: no revision of {rec.document} is in force on {on}"
-    if current.version == rec.version:
-        return None
-    if current.effective_date < (rec.effective_date or on):
-        return f"not yet effective: {rec.version} takes effect on {rec.effective_date}, after {on}"
-    return (
-        f"{rec.version} is superseded: {current.version} of {rec.document} is in force since {current.effective_date}"
-    )
-
-
 def _ids_of(value: Any, what: str) -> tuple[list[str] | None, str | None]:
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
         return None, f"expected {what} as a list, got {show(value)}"
@@ -428,9 +155,6 @@ def _read_design(got: Any, by_id: Mapping[str, Any]) -> tuple[list[str], set[fro
     return send, flags
 
 
-#: Lesson 02a's relevance floor: below it a passage is not about the question (02a, section 2, step 4).
-FLOOR = DEFAULT_FLOOR
-
 #: What the design check holds, in the order of the lesson's selector steps; each message starts with one.
 INVARIANTS = (
     "permission",
@@ -455,7 +179,7 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
         if r.asset not in case["allowed"]
     ]
     for r in sent:
-        why = _out_of_date(r, case["register"], case["on"])
+        why = out_of_date(r, case["register"], case["on"])
         if why:
             problems.append(f"freshness: sends {r.id}, {why}")
     problems += _copies_sent(sent, case) + _below_floor(sent) + _incomplete(sent, set(send))
@@ -472,25 +196,31 @@ def _broken_invariants(send: list[str], flags: set[frozenset[str]], case: Mappin
     return problems + _untraced(set(send), case, by_id)
 
 
-def _root(by_id: Mapping[str, Any], rid: str) -> str:
-    """The original a copy stands for (a copy carries its original's disagreements); any other id itself."""
-    return by_id[rid].duplicate_of or rid if rid in by_id else rid
+def _marked_originals(candidates: list[Any]) -> set[frozenset[str]]:
+    """The marked disagreements between originals: a copy, however many links from it, carries its original's."""
+    by_id = {r.id: r for r in candidates}
+    return {frozenset((original_of(a, by_id), original_of(b, by_id))) for a, b in disagreements(candidates)}
 
 
 def _marked_pairs(sent: list[Any], candidates: list[Any]) -> set[frozenset[str]]:
     """Sent pairs that ingestion marked as disagreeing; a copy carries its original's disagreements."""
     by_id = {r.id: r for r in candidates}
-    root = partial(_root, by_id)
-
-    marked = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
-    return {frozenset((a.id, b.id)) for a in sent for b in sent if frozenset((root(a.id), root(b.id))) in marked}
+    marked = _marked_originals(candidates)
+    return {
+        frozenset((a.id, b.id))
+        for a in sent
+        for b in sent
+        if frozenset((original_of(a.id, by_id), original_of(b.id, by_id))) in marked
+    }
 
 
 def _copies_sent(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
     """Step 3: a marked copy gives way to its original; of copies whose original is missing, one goes.
 
     "Missing" means the original could not go in the copy's place: not retrieved, not permitted, not in force,
-    or too large for the room the copy leaves. Otherwise sending the copy instead is a duplicate too.
+    below the floor where the copy clears it, or too large for the room the copy leaves. Otherwise sending the
+    copy instead is a duplicate too. The original is the one at the end of the chain of copies, as the selector
+    reads it.
     """
     by_id = {r.id: r for r in case["candidates"]}
     sent_ids = {r.id for r in sent}
@@ -498,17 +228,18 @@ def _copies_sent(sent: list[Any], case: Mapping[str, Any]) -> list[str]:
     first: dict[str, str] = {}
     problems = []
     for r in sent:
-        section = r.duplicate_of or r.id
+        section = original_of(r.id, by_id)
         if section in first:
             problems.append(f"duplicates: sends {r.id} and {first[section]}, two copies of {section}: send one")
             continue
         first[section] = r.id
-        original = by_id.get(r.duplicate_of) if r.duplicate_of else None
+        original = by_id.get(section) if section != r.id else None
         if (
             original is not None
             and original.id not in sent_ids
             and original.asset in case["allowed"]
-            and _out_of_date(original, case["register"], case["on"]) is None
+            and out_of_date(original, case["register"], case["on"]) is None
+            and (clears_floor(original, FLOOR) or not clears_floor(r, FLOOR))  # the selector's stand-in rule
             and used - r.cost + original.cost <= case["budget"]
         ):
             problems.append(
@@ -525,7 +256,7 @@ def _below_floor(sent: list[Any]) -> list[str]:
         f"floor: sends {r.id}, whose score {r.score or 0.0:.2f} is below the {FLOOR} floor: "
         "it is not about this question"
         for r in sent
-        if (r.score or 0.0) < FLOOR and r.id not in needed
+        if not clears_floor(r, FLOOR) and r.id not in needed
     ]
 
 
@@ -560,17 +291,15 @@ def _stranded_rivals(sent: list[Any], case: Mapping[str, Any]) -> dict[tuple[str
     """
     candidates = case["candidates"]
     current = {
-        r.id: r
-        for r in candidates
-        if _out_of_date(r, case["register"], case["on"]) is None and (r.score or 0.0) >= FLOOR
+        r.id: r for r in candidates if out_of_date(r, case["register"], case["on"]) is None and clears_floor(r, FLOOR)
     }
     sent_ids = {r.id for r in sent}
     problems = {}
     for r in sent:
-        rivals = set(r.conflicts_with) | {o.id for o in candidates if r.id in o.conflicts_with}
+        rivals = {other for rid, other in disagreements(candidates) if rid == r.id}
         for other in sorted(rivals & set(current) - sent_ids):
             o = current[other]
-            if trust_of(r) in HIGH_AUTHORITY and trust_of(o) in HIGH_AUTHORITY:
+            if both_high(r, o):
                 why = "" if o.asset in case["allowed"] else f"; this caller may not read {other}, so {r.id} stays out"
                 problems[(r.id, other)] = (
                     f"together: sends {r.id} without {other}; both are high authority ({r.trust}, {o.trust}) and "
@@ -588,9 +317,11 @@ def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> dict[tuple[s
     """
     candidates, on, register = case["candidates"], case["on"], case["register"]
     by_id = {r.id: r for r in candidates}
-    root = partial(_root, by_id)
 
-    marks = {frozenset((root(r.id), root(o))) for r in candidates for o in r.conflicts_with}
+    def root(rid: str) -> str:
+        return original_of(rid, by_id)
+
+    marks = _marked_originals(candidates)
     sent_roots = {root(r.id) for r in sent}
     problems = {}
     for r in sent:
@@ -598,13 +329,13 @@ def _lower_tiers_alone(sent: list[Any], case: Mapping[str, Any]) -> dict[tuple[s
         for o in sorted(rivals - sent_roots):
             family = [x for x in candidates if root(x.id) == o]
             higher = [x for x in family if authority(x) > authority(r)]
-            if not higher or all((x.score or 0.0) < FLOOR for x in family):
+            if not higher or not any(clears_floor(x, FLOOR) for x in family):
                 continue
-            if all(_out_of_date(x, register, on) for x in family) and any(
+            if all(out_of_date(x, register, on) for x in family) and any(
                 x.document == higher[0].document and root(x.id) in rivals for x in sent
             ):
                 continue  # answered by the revision in force, sent beside it
-            if trust_of(r) in HIGH_AUTHORITY:  # both high: the pair's own rule, not the lower tier's
+            if both_high(r, higher[0]):  # the pair's own rule, not the lower tier's
                 rule = "two high-authority records that disagree go in both or neither"
             else:
                 rule = "a lower tier goes in only alongside the higher source it contradicts, else it stays out"
@@ -688,7 +419,7 @@ def _design_cases() -> tuple[Case, ...]:
         for r in flush
         if r.id in {"man-p2-r4-s6.1", "man-p2-r3-s3.2", "vendor-p2-seal-design", "eng-bulletin-2026-02"}
     ]
-    without_rev4, without_rev5 = _without(torque, "man-p2-r4-s3.2"), _without(torque, "man-p2-r5-s3.2")
+    without_rev4, without_rev5 = without(torque, "man-p2-r4-s3.2"), without(torque, "man-p2-r5-s3.2")
     june, rule, exception = _day("2026-06-01"), ("man-p2-r4-s3.2",), ("man-p2-r4-s3.2.1",)
     rev5 = ("man-p2-r5-s3.2",)
     plan = [
@@ -771,7 +502,7 @@ def _design_cases() -> tuple[Case, ...]:
         ),
         (
             "neither rev 4 nor rev 5 was retrieved: a copy stands in and carries rev 4's disagreements",
-            _without(torque, "man-p2-r4-s3.2", "man-p2-r5-s3.2"),
+            without(torque, "man-p2-r4-s3.2", "man-p2-r5-s3.2"),
             allowed,
             today,
             250,
@@ -935,14 +666,8 @@ _DESIGN = Exercise(
 )
 
 
-#: Lesson 02a's exercises, then lesson 02b's, each in the order its notebook asks them. The lesson was split in
-#: two to fit the hour; its exercises stay in one module because 02b's design exercise checks 02a's rules.
-EXERCISES_02A = (
-    _SHORTLIST,
-    _CONFLICT,
-)
-EXERCISES_02B = (
+#: Lesson 02b's exercises, in the order its notebook asks them.
+EXERCISES = (
     _UNTRACEABLE,
     _DESIGN,
 )
-EXERCISES = EXERCISES_02A + EXERCISES_02B

@@ -13,7 +13,8 @@ from hypothesis import given
 from botie import trust_of
 from botie.context.provenance import select_evidence
 from botie.lessons.exercises.catalogue import EXERCISES, run
-from botie.lessons.exercises.lesson02 import FLOOR, INVARIANTS, design_holds
+from botie.lessons.exercises.lesson02a import FLOOR
+from botie.lessons.exercises.lesson02b import INVARIANTS, design_holds
 from tests.lessons.exercises.instructor import instructor_solution
 from tests.strategies import design_seeds, examples
 
@@ -630,3 +631,41 @@ def test_a_design_that_sends_copies_in_place_of_usable_originals_fails_the_dupli
     assert any("gives way to its original" in line for line in lines)
     # the generated libraries catch it too, not only the torque cases' trace
     assert any("generated library" in r.case.label and "duplicates" in r.message for r in failed), report.text()
+
+
+# --- a copy of a copy: the check reads the chain as the selector does ------------------------------------------
+
+
+def _copy_of_a_copy_case():
+    """rev 4's section was not retrieved; c1 copies it and c2 copies c1; an approved rival x disagrees with it."""
+    from botie.lessons.exercises._shared import record
+    from botie.lessons.exercises.lesson02a import register_of
+
+    def rec(rid, **meta):
+        day = "2026-01-05"
+        return record(rid, trust="approved", document=f"docs://{rid}", version="rev 1", effective_date=day, **meta)
+
+    candidates = [
+        rec("c1", duplicate_of="man-s3.2", score=0.5),
+        rec("c2", duplicate_of="c1", score=0.9),
+        rec("x", conflicts_with=("man-s3.2",), score=0.8),
+    ]
+    on = candidates[0].effective_date
+    register = register_of(candidates)
+    args = (candidates, ["P-2"], on, 100, register)
+    return args, dict(zip(("candidates", "allowed", "on", "budget", "register"), args), needed=())
+
+
+def test_the_check_agrees_with_the_selector_on_a_copy_of_a_copy():
+    """The check once followed one duplicate_of link: c2's original was c1, so sending c1 and c2 was two sections,
+    and c2 beside x needed no flag. The selector follows the chain to man-s3.2: one section, one copy of it sent,
+    and the copy carries the original's disagreement with x. The check now says what the selector does."""
+    check = EXERCISES["design_pack"].compare
+    args, expected = _copy_of_a_copy_case()
+    sent, flags = the_library(*args)
+    assert sent == ["c2", "x"] and {frozenset(f) for f in flags} == {frozenset(("c2", "x"))}
+    assert check((sent, flags), expected) is None
+    both_copies = check((["c1", "c2", "x"], [("c2", "x"), ("c1", "x")]), expected)
+    assert both_copies is not None and both_copies.startswith("duplicates: sends c2 and c1, two copies of man-s3.2")
+    unflagged = check((["c2", "x"], []), expected)
+    assert unflagged == "conflict: sends c2 and x, which ingestion marked as disagreeing, without flagging the pair"
