@@ -6,7 +6,8 @@ approved, what is already stored under the request id and, when given, the
 asset register and the maintenance calendar) and returns a
 :class:`Decision`. It performs nothing: the service in :mod:`botie.actions.service`
 acts on the decision. The checks run in a fixed order, and each one that
-fails ends the walk:
+fails ends the walk (the first three, which read nothing stored, are also
+:func:`screen`, which a service runs before it opens its store):
 
 1. **validation**: is the proposal well formed? (:func:`botie.actions.tool.validate_inspection`)
 2. **permission**: is the asset in the caller's allowed list? The list comes
@@ -86,7 +87,7 @@ class Branch(ShortName):
     ``unavailable`` (the store or the downstream service could not be reached or
     did not answer; the outcome is unknown: no job is confirmed, though the
     downstream may have booked one, which a retry under the same request id
-    gets back), which only the service returns.
+    gets back), which only the service returns (each decided in :mod:`botie.actions.outcomes`).
     """
 
     INVALID = "invalid"
