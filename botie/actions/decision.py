@@ -6,7 +6,8 @@ approved, what is already stored under the request id and, when given, the
 asset register and the maintenance calendar) and returns a
 :class:`Decision`. It performs nothing: the service in :mod:`botie.actions.service`
 acts on the decision. The checks run in a fixed order, and each one that
-fails ends the walk:
+fails ends the walk (the first three, which read nothing stored, are also
+:func:`screen`, which a service runs before it opens its store):
 
 1. **validation**: is the proposal well formed? (:func:`botie.actions.tool.validate_inspection`)
 2. **permission**: is the asset in the caller's allowed list? The list comes
@@ -49,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set
+from botie._checks import allowed_set, aware_datetime, has_text, non_empty_text
 from botie._enum import ShortName
 from botie.actions.canonical import canonical_json
 from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
@@ -62,12 +63,15 @@ __all__ = [
     "Check",
     "CheckName",
     "Decision",
+    "ExpiredKey",
     "KeyState",
     "Receipt",
+    "Screened",
     "StoredRequest",
     "Verdict",
     "allowed_set",
     "decide",
+    "screen",
 ]
 
 
@@ -83,7 +87,7 @@ class Branch(ShortName):
     ``unavailable`` (the store or the downstream service could not be reached or
     did not answer; the outcome is unknown: no job is confirmed, though the
     downstream may have booked one, which a retry under the same request id
-    gets back), which only the service returns.
+    gets back), which only the service returns (each decided in :mod:`botie.actions.outcomes`).
     """
 
     INVALID = "invalid"
@@ -153,16 +157,13 @@ class KeyState(ShortName):
     DONE = "done"
 
 
-def _need_text(value: Any, name: str) -> None:
-    if type(value) is not str or not value:
-        raise DecisionError(f"{name} must be a non-empty string, got {value!r}", field=name)
+def _need_text(value: Any, name: str) -> str:
+    return non_empty_text(value, field=name, error=DecisionError)
 
 
-def _need_aware(value: Any, name: str) -> None:
-    if value is None:
-        return
-    if not isinstance(value, _dt.datetime) or value.utcoffset() is None:
-        raise DecisionError(f"{name} must be a datetime with a time zone, got {value!r}", field=name)
+def _need_aware(value: Any, name: str) -> _dt.datetime | None:
+    """``value`` if it is None (not known) or an aware datetime."""
+    return None if value is None else aware_datetime(value, field=name, error=DecisionError)
 
 
 def _frozen_payload(payload: Any, name: str) -> tuple[Mapping[str, Any], str]:
@@ -270,6 +271,22 @@ class StoredRequest:
         get: Callable[[str], Any] = payload.get
         receipt = Receipt(job_id, get("request_id"), get("asset_id"), get("duration_minutes"), created_at)
         return cls(payload, receipt, stored_at=created_at)
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredKey:
+    """What the store held under a key whose retention has passed: when it was last used, and the retention.
+
+    The service has forgotten it, so the request is new; :func:`decide`, given it as ``previous``, says so.
+    """
+
+    last_used: _dt.datetime
+    retention: _dt.timedelta
+
+    def __post_init__(self) -> None:
+        aware_datetime(self.last_used, field="previous.last_used", error=DecisionError)
+        if not isinstance(self.retention, _dt.timedelta):
+            raise DecisionError(f"retention must be a timedelta, got {self.retention!r}", field="retention")
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +423,7 @@ class _Rules:
             assert start is not None  # validation passed, so start parses
             why = self.calendar.unavailable(asset, start, minutes)
             if why is not None:
-                if type(why) is not str or not why:
+                if not has_text(why):
                     raise DecisionError(f"the calendar must give a reason or None, got {why!r:.60}", field="calendar")
                 return Decision(Branch.WINDOW_UNAVAILABLE, (*path, Check(CheckName.CALENDAR, Verdict.FAILED, why)))
             when = f"{minutes} minutes from {start:%Y-%m-%d %H:%M} UTC"
@@ -499,8 +516,7 @@ def _approvers_for(approvers: Mapping[str, Iterable[str]] | None, caller: str) -
         )
     named = tuple(named)
     for person in named:
-        if type(person) is not str or not person:
-            raise DecisionError(f"approvers for {caller} must be non-empty strings, got {person!r}", field="approvers")
+        non_empty_text(person, field="approvers", error=DecisionError, where=f"approvers for {caller}")
     return named
 
 
@@ -514,6 +530,13 @@ def _idempotency(
     """The last check: compare the proposal with what is stored under its request id."""
     if previous is None:
         reason = f"nothing is stored under {rid} for {caller}: this is a new booking"
+        return Branch.CREATE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), None
+    if isinstance(previous, ExpiredKey):
+        used = previous.last_used.astimezone(_dt.timezone.utc)
+        reason = (
+            f"{rid} was last used at {used:%Y-%m-%d %H:%M} UTC, beyond the "
+            f"{previous.retention} retention: its key has expired, so this is a new request"
+        )
         return Branch.CREATE, Check(CheckName.IDEMPOTENCY, Verdict.PASSED, reason), None
     if not isinstance(previous, StoredRequest):
         raise DecisionError(f"previous must be None or a StoredRequest, got {previous!r}", field="previous")
@@ -539,10 +562,83 @@ def _idempotency(
 
 
 def _need_caller(caller: Any) -> None:
-    if type(caller) is not str or not caller:
+    if not has_text(caller):  # (the shared rule, said as who the caller is)
         raise DecisionError(
             f"caller must be the signed-in user's id (a non-empty string), got {caller!r}", field="caller"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Screened:
+    """The first three checks, which read nothing stored: a refusal, or the path a bookable proposal walked.
+
+    ``refusal`` is the ``invalid``, ``denied`` or ``needs_approval`` decision, or None when validation,
+    permission and approval passed; then ``path`` holds those three passed checks and ``payload`` the
+    proposal's fields. :func:`decide` goes on from here with the stored request; a service that could
+    not read the store at all asks :meth:`store_unread` for its answer.
+    """
+
+    refusal: Decision | None
+    path: tuple[Check, ...] = ()
+    payload: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    _rules: _Rules = field(default=_Rules(None, None), repr=False, compare=False)
+    _canonical: str = field(default="", repr=False, compare=False)
+
+    def store_unread(self, reason: str) -> Decision:
+        """``unavailable``: the stored request could not be read (``reason`` says why), so nothing after it ran."""
+        if self.refusal is not None:
+            raise DecisionError(f"a {self.refusal.branch} proposal never reads the store", field="screened")
+        failed = Check(CheckName.IDEMPOTENCY, Verdict.FAILED, reason)
+        unread = self._rules.not_reached("not reached: the store could not be read")
+        return Decision(Branch.UNAVAILABLE, (*self.path, failed, *unread))
+
+
+def screen(
+    proposal: Any,
+    *,
+    caller: str,
+    allowed_assets: Iterable[str],
+    approval: Approval | None,
+    approvers: Mapping[str, Iterable[str]] | None = None,
+    asset_register: AssetRegister | None = None,
+    calendar: MaintenanceCalendar | None = None,
+) -> Screened:
+    """Validation, permission and approval: what :func:`decide` checks before it reads ``previous``.
+
+    Trusted state is checked here as in :func:`decide` (malformed state raises
+    :class:`~botie.errors.DecisionError`). A service screens before it opens the store, so a refused
+    caller's request never reads anything stored.
+    """
+    _need_caller(caller)
+    allowed = allowed_set(allowed_assets)
+    others = _approvers_for(approvers, caller)
+    rules = _Rules(need_register(asset_register), need_calendar(calendar))
+    if approval is not None and not isinstance(approval, Approval):
+        raise DecisionError(f"approval must be None or an Approval, got {approval!r}", field="approval")
+
+    errors = validate_inspection(proposal)
+    if errors:
+        problems = "; ".join(e.message for e in errors)
+        count = f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to repair"
+        failed = Check(CheckName.VALIDATION, Verdict.FAILED, f"{count}: {problems}")
+        repair = rules.not_reached("not reached: the proposal must be repaired first")
+        return Screened(Decision(Branch.INVALID, (failed, *_AFTER_INVALID, *repair), errors))
+
+    asset = proposal["asset_id"]
+    if asset not in allowed:
+        denied = Check(CheckName.PERMISSION, Verdict.FAILED, f"{asset} is not in the assets {caller} may schedule")
+        unasked = rules.not_reached("not reached: permission was denied")
+        return Screened(Decision(Branch.DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED, *unasked)))
+    permitted = Check(CheckName.PERMISSION, Verdict.PASSED, f"{asset} is in the assets {caller} may schedule")
+
+    payload = {name: proposal[name] for name in FIELDS}
+    text = canonical_json(payload)
+    approved = _approval_check(approval, caller, proposal, text, others)
+    if approved.verdict is Verdict.FAILED:
+        unasked = rules.not_reached("not reached: approval is needed first")
+        path = (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL, *unasked)
+        return Screened(Decision(Branch.NEEDS_APPROVAL, path))
+    return Screened(None, (_WELL_FORMED, permitted, approved), MappingProxyType(payload), rules, text)
 
 
 def decide(
@@ -551,7 +647,7 @@ def decide(
     caller: str,
     allowed_assets: Iterable[str],
     approval: Approval | None,
-    previous: StoredRequest | None,
+    previous: StoredRequest | ExpiredKey | None,
     approvers: Mapping[str, Iterable[str]] | None = None,
     asset_register: AssetRegister | None = None,
     calendar: MaintenanceCalendar | None = None,
@@ -568,43 +664,29 @@ def decide(
     may approve their requests (default: nobody, so the caller alone).
     ``asset_register`` and ``calendar`` (see :mod:`botie.actions.rules`) are asked
     only about a booking that would be new; without one, its check is left
-    out of the path, since nothing was checked.
+    out of the path, since nothing was checked. ``previous`` may also be an
+    :class:`ExpiredKey`: the key's retention passed, so the request is new.
 
     ``previous`` is only read once validation, permission and approval have
-    passed: a caller who is refused learns nothing about stored requests.
+    passed (:func:`screen`): a caller who is refused learns nothing about stored requests.
     """
-    _need_caller(caller)
-    allowed = allowed_set(allowed_assets)
-    others = _approvers_for(approvers, caller)
-    rules = _Rules(need_register(asset_register), need_calendar(calendar))
-    if approval is not None and not isinstance(approval, Approval):
-        raise DecisionError(f"approval must be None or an Approval, got {approval!r}", field="approval")
-
-    errors = validate_inspection(proposal)
-    if errors:
-        problems = "; ".join(e.message for e in errors)
-        count = f"{len(errors)} problem{'s' if len(errors) > 1 else ''} to repair"
-        failed = Check(CheckName.VALIDATION, Verdict.FAILED, f"{count}: {problems}")
-        repair = rules.not_reached("not reached: the proposal must be repaired first")
-        return Decision(Branch.INVALID, (failed, *_AFTER_INVALID, *repair), errors)
-
-    asset, rid = proposal["asset_id"], proposal["request_id"]
-    if asset not in allowed:
-        denied = Check(CheckName.PERMISSION, Verdict.FAILED, f"{asset} is not in the assets {caller} may schedule")
-        unasked = rules.not_reached("not reached: permission was denied")
-        return Decision(Branch.DENIED, (_WELL_FORMED, denied, *_AFTER_DENIED, *unasked))
-    permitted = Check(CheckName.PERMISSION, Verdict.PASSED, f"{asset} is in the assets {caller} may schedule")
-
-    text = canonical_json({name: proposal[name] for name in FIELDS})
-    approved = _approval_check(approval, caller, proposal, text, others)
-    if approved.verdict is Verdict.FAILED:
-        unasked = rules.not_reached("not reached: approval is needed first")
-        return Decision(Branch.NEEDS_APPROVAL, (_WELL_FORMED, permitted, approved, _AFTER_NO_APPROVAL, *unasked))
-
-    branch, stored, receipt = _idempotency(previous, caller, proposal, rid, text)
-    path = (_WELL_FORMED, permitted, approved, stored)
+    screened = screen(
+        proposal,
+        caller=caller,
+        allowed_assets=allowed_assets,
+        approval=approval,
+        approvers=approvers,
+        asset_register=asset_register,
+        calendar=calendar,
+    )
+    if screened.refusal is not None:
+        return screened.refusal
+    payload, rules = screened.payload, screened._rules
+    rid = payload["request_id"]
+    branch, stored, receipt = _idempotency(previous, caller, payload, rid, screened._canonical)
+    path = (*screened.path, stored)
     if branch is not Branch.CREATE:
         return Decision(branch, (*path, *rules.not_reached(_NOTHING_NEW[branch])), (), receipt)
-    if previous is not None:  # (a failed attempt with this payload): the same booking, tried again under its key
+    if isinstance(previous, StoredRequest):  # (a failed attempt with this payload): the same booking, tried again
         return Decision(branch, (*path, *rules.not_reached(_RETRY_NOT_NEW)))
-    return rules.check(path, proposal)
+    return rules.check(path, payload)

@@ -3,15 +3,17 @@
 :func:`botie.actions.decision.decide` says which branch a supplied state should take.
 :class:`InspectionService` supplies the state and acts on the answer:
 
-* It screens first, without touching the store: a malformed, refused or
-  unapproved proposal never reads anything stored, so it cannot leak it.
+* It screens first (:func:`~botie.actions.decision.screen`), without touching
+  the store: a malformed, refused or unapproved proposal never reads anything
+  stored, so it cannot leak it.
 * Business rules (``asset_register``, ``calendar``: see :mod:`botie.actions.rules`)
   are checked inside the transaction, after the stored request: a retry of
   a booking already made reuses it, a retry of an attempt whose outcome is
   unknown tries again under its key, and only a new booking must name an
   asset in the register and fit a free maintenance window.
 * Then, in one store transaction, it looks up the key (caller, request id),
-  decides again with what is stored, and either creates the job together
+  decides with what is stored (the one call to :func:`decide`; an expired key
+  is handed over as an :class:`~botie.actions.decision.ExpiredKey`), and either creates the job together
   with its receipt, or returns the earlier receipt, or reports a conflict.
   Keys are scoped to the caller: two callers may both use ``r7``.
 * Keys expire after ``retention`` (default 24 hours, the window Stripe
@@ -35,7 +37,9 @@ told ``in_progress`` (the IETF Idempotency-Key draft answers 409 Conflict
 here). :meth:`InspectionService.recover` settles reservations left behind by
 a crash. This is a documented protocol, not a distributed transaction: it
 relies on the downstream honouring the token, so that a repeated call books
-nothing twice.
+nothing twice. What only the service learns after deciding (a busy store, a
+failed downstream call, a booking too busy to record) is decided in
+:mod:`botie.actions.outcomes`; the service stores and calls, and rewrites no decision.
 """
 
 from __future__ import annotations
@@ -45,24 +49,24 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from botie._checks import whole_number
+from botie._checks import aware_datetime, has_text, whole_number
 from botie._enum import ShortName
+from botie.actions import outcomes
 from botie.actions.canonical import fingerprint
 from botie.actions.decision import (
     Approval,
     Branch,
-    Check,
-    CheckName,
     Decision,
+    ExpiredKey,
     KeyState,
     Receipt,
     StoredRequest,
-    Verdict,
     allowed_set,
     decide,
+    screen,
 )
 from botie.actions.rules import (
     AssetRegister,
@@ -73,7 +77,7 @@ from botie.actions.rules import (
     note_booking,
 )
 from botie.actions.stores.base import AuditRecord, Reservation, Store, Transaction
-from botie.actions.tool import FIELDS, parse_start
+from botie.actions.tool import parse_start
 from botie.errors import ClockError, SettingError, StoreBusyError
 
 __all__ = [
@@ -144,34 +148,6 @@ def _need_duration(value: Any, name: str, *, allow_zero: bool) -> _dt.timedelta:
         least = "zero or more" if allow_zero else "more than zero"
         raise ClockError(f"{name} must be a timedelta of {least}, got {value!r}", field=name)
     return value
-
-
-_IDEMPOTENCY = CheckName.IDEMPOTENCY
-#: Screened without the store, these may still end otherwise once it is read: the stored request comes before
-#: the business rules, so a retry of a booking already made reuses it whatever the register and calendar say now.
-_READ_STORE = (Branch.CREATE, Branch.UNKNOWN_ASSET, Branch.WINDOW_UNAVAILABLE)
-
-
-def _with_idempotency(
-    decision: Decision,
-    branch: Branch,
-    verdict: Verdict,
-    reason: str,
-    receipt: Receipt | None = None,
-    *,
-    unread: str | None = None,
-) -> Decision:
-    """The same path with its idempotency check replaced: for outcomes only the service can know.
-
-    The business-rule checks after it stay as they were (they were asked before the booking was
-    tried), unless ``unread`` says why they were not reached (the store could not be read at all).
-    """
-    at = next(i for i, c in enumerate(decision.checks) if c.name is _IDEMPOTENCY)
-    later = decision.checks[at + 1 :]
-    if unread is not None:
-        later = tuple(Check(c.name, Verdict.NOT_REACHED, unread) for c in later)
-    checks = (*decision.checks[:at], Check(_IDEMPOTENCY, verdict, reason), *later)
-    return Decision(branch, checks, (), receipt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,9 +229,10 @@ class InspectionService:
 
     def _now(self) -> _dt.datetime:
         now = self.clock()
-        if not isinstance(now, _dt.datetime) or now.utcoffset() is None:
-            raise ClockError(f"the clock must return a datetime with a time zone, got {now!r}", field="clock")
-        return now
+        try:
+            return aware_datetime(now, field="clock", error=ClockError)
+        except ClockError:  # the shared rule, said as what the clock should have returned
+            raise ClockError(f"the clock must return a datetime with a time zone, got {now!r}", field="clock") from None
 
     def _retrying(self, work: Callable[[], _T]) -> _T:
         """Run ``work`` (one whole transaction), trying a busy store ``attempts`` times in all."""
@@ -270,16 +247,6 @@ class InspectionService:
         rid = request_id if type(request_id) is str else None
         job = decision.receipt.job_id if decision.receipt is not None else None
         tx.audit(AuditRecord(now, caller, rid, decision.branch.value, job))
-
-    def _busy(self, screened: Decision) -> Decision:
-        return _with_idempotency(
-            screened,
-            Branch.UNAVAILABLE,
-            Verdict.FAILED,
-            f"the store stayed busy through {self.attempts} attempts, so nothing was written; "
-            "retry later with the same request id",
-            unread="not reached: the store could not be read",
-        )
 
     # -- submit --------------------------------------------------------------------------
 
@@ -299,21 +266,14 @@ class InspectionService:
         """
         allowed = allowed_set(allowed_assets)
         now = self._now()
-        screened = decide(
-            proposal,
-            caller=caller,
-            allowed_assets=allowed,
-            approval=approval,
-            previous=None,
-            **self._policy(now),
-        )
-        if screened.branch not in _READ_STORE:
-            return self._refuse(screened, caller, proposal, now)
-        payload = {name: proposal[name] for name in FIELDS}
+        screened = screen(proposal, caller=caller, allowed_assets=allowed, approval=approval, **self._policy(now))
+        if screened.refusal is not None:  # decided without the store, so nothing stored is read
+            return self._refuse(screened.refusal, caller, proposal, now)
+        payload = dict(screened.payload)
         try:
             decision, token = self._retrying(lambda: self._settle(payload, caller, allowed, approval, now))
         except StoreBusyError:
-            return self._busy(screened)
+            return outcomes.store_busy(screened, self.attempts)
         if token is None:
             return decision
         return self._book_downstream(decision, payload, caller, token)
@@ -376,20 +336,14 @@ class InspectionService:
         rid = payload["request_id"]
         with self.store.transaction() as tx:
             previous = tx.lookup(caller, rid)
+            stored: StoredRequest | ExpiredKey | None = previous
             last_used = self._expired_use(previous, now)
             if last_used is not None:  # past its retention: the key is free again, and the decision says so
                 tx.forget(caller, rid)
-                previous = None
+                previous, stored = None, ExpiredKey(last_used, self.retention)
             decision = decide(
-                payload,
-                caller=caller,
-                allowed_assets=allowed,
-                approval=approval,
-                previous=previous,
-                **self._policy(now),
+                payload, caller=caller, allowed_assets=allowed, approval=approval, previous=stored, **self._policy(now)
             )
-            if last_used is not None:
-                decision = self._note_expiry(decision, rid, last_used)
             token = None
             if decision.branch is Branch.CREATE:
                 decision, token = self._create(tx, decision, previous, payload, caller, now, told)
@@ -435,17 +389,6 @@ class InspectionService:
             return None
         return previous.stored_at if previous.stored_at <= now - self.retention else None
 
-    def _note_expiry(self, decision: Decision, rid: str, last_used: _dt.datetime) -> Decision:
-        if decision.branch not in _READ_STORE:  # (with previous forgotten, only these can follow)
-            return decision
-        used = last_used.astimezone(_dt.timezone.utc)
-        reason = (
-            f"{rid} was last used at {used:%Y-%m-%d %H:%M} UTC, beyond the "
-            f"{self.retention} retention: its key has expired, so this is a new request"
-        )
-        expired = Check(_IDEMPOTENCY, Verdict.PASSED, reason)
-        return replace(decision, checks=tuple(expired if c.name is _IDEMPOTENCY else c for c in decision.checks))
-
     # -- the downstream protocol -----------------------------------------------------------
 
     def _book_downstream(self, decision: Decision, payload: dict[str, Any], caller: str, token: str) -> Decision:
@@ -454,13 +397,7 @@ class InspectionService:
         try:
             external_ref = self._call(order)
         except Exception as exc:  # any failure downstream: the outcome there is unknown
-            failed = _with_idempotency(
-                decision,
-                Branch.UNAVAILABLE,
-                Verdict.FAILED,
-                f"the scheduling service failed ({type(exc).__name__}), so no job is confirmed; retry with the "
-                f"same request id: the same key goes downstream, and a scheduler that honours it books once",
-            )
+            failed = outcomes.downstream_failed(decision, exc)
             self._finish(lambda tx: tx.mark_failed(caller, rid, token), caller, rid, failed)
             return failed
         return self._complete(decision, payload, caller, rid, token, external_ref)
@@ -469,7 +406,7 @@ class InspectionService:
         # Only a reservation leads here, and the service reserves a key only when it has a downstream.
         assert self.downstream is not None
         external_ref = self.downstream(order)
-        if type(external_ref) is not str or not external_ref:
+        if not has_text(external_ref):
             raise TypeError(f"the downstream must return the booking's id as a non-empty str, got {external_ref!r}")
         return external_ref
 
@@ -484,7 +421,7 @@ class InspectionService:
                     done = decision.with_receipt(receipt)
                 else:  # recovery settled this key while the downstream was answering us
                     stored = tx.lookup(caller, rid)
-                    done = self._settled_meanwhile(decision, stored)
+                    done = outcomes.settled_meanwhile(decision, stored)
                 self._audit(tx, now, caller, rid, done)
                 return done
 
@@ -492,30 +429,7 @@ class InspectionService:
             return self._retrying(work)
         except StoreBusyError:
             # The key stays pending with its token; recover() will complete it (the downstream deduplicates).
-            return _with_idempotency(
-                decision,
-                Branch.IN_PROGRESS,
-                Verdict.FAILED,
-                "the booking was made but the store was too busy to record it; "
-                "ask again with the same request id shortly",
-            )
-
-    def _settled_meanwhile(self, decision: Decision, stored: StoredRequest | None) -> Decision:
-        if stored is not None and stored.receipt is not None:
-            job = stored.receipt.job_id
-            return _with_idempotency(
-                decision,
-                Branch.REUSE,
-                Verdict.PASSED,
-                f"recovery recorded {job} for this key while the booking was confirmed: returning {job}",
-                stored.receipt,
-            )
-        return _with_idempotency(
-            decision,
-            Branch.UNAVAILABLE,
-            Verdict.FAILED,
-            "this key was settled elsewhere while the booking was confirmed; retry with the same request id",
-        )
+            return outcomes.unrecorded(decision)
 
     def _finish(self, write: Callable[[Transaction], None], caller: str, rid: str, decision: Decision) -> None:
         def work() -> None:

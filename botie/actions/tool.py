@@ -35,6 +35,7 @@ from functools import partial
 from typing import Any
 
 from botie._enum import ShortName
+from botie.errors import SettingError
 
 __all__ = [
     "ARGUMENTS",
@@ -174,7 +175,7 @@ def inspection_tool(shape: str = "anthropic", *, strict: bool = False) -> dict[s
     and drops :data:`STRICT_REFUSES` from the schema.
     """
     if shape not in SHAPES:
-        raise ValueError(f"shape must be one of {', '.join(SHAPES)}; got {shape!r}")
+        raise SettingError(f"shape must be one of {', '.join(SHAPES)}; got {shape!r}", field="shape")
     schema = _thawed(INSPECTION_TOOL["input_schema"])
     if strict:
         schema = strict_schema(schema)

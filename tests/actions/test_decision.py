@@ -385,7 +385,7 @@ def test_decide_matches_the_plain_reference_model(inputs):
 # --- trusted inputs that cannot be interpreted raise ---------------------------------
 
 
-@pytest.mark.parametrize("caller", ["", None, 7])
+@pytest.mark.parametrize("caller", ["", "   ", None, 7])
 def test_caller_must_be_a_non_empty_string(caller):
     with pytest.raises(DecisionError) as info:
         decide(P2, caller=caller, allowed_assets=ALLOWED, approval=None, previous=None)
@@ -399,6 +399,7 @@ NAIVE = dt.datetime(2026, 1, 1)  # no time zone
     ("make", "field", "message"),
     [
         (lambda: Approval("", P2), "approval.actor", "approval.actor must be a non-empty string, got ''"),
+        (lambda: Approval("   ", P2), "approval.actor", "approval.actor must be a non-empty string, got '   '"),
         (
             lambda: Approval(ANA, ["P-2"]),
             "approval.payload",

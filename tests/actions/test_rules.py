@@ -370,3 +370,63 @@ def test_a_booking_rolled_back_by_a_busy_store_leaves_the_calendar_as_it_was(poi
     assert [j.job_id for j in store.jobs()] == [d.receipt.job_id]
     nine = dt.datetime(2026, 4, 2, 9, 0, tzinfo=dt.timezone.utc)
     assert rules.calendar.made == {"P-2": [(nine, nine + dt.timedelta(minutes=20))]}
+
+
+# --- a calendar that books offers book and unbook, checked when the service is built ----------------------------
+
+
+class _Free:
+    """A read-only calendar with room for everything: it is asked, never told."""
+
+    def unavailable(self, asset_id, start, minutes):
+        return None
+
+
+class _BookOnly(_Free):
+    def book(self, asset_id, start, minutes):
+        raise AssertionError("a service refused at construction never books")
+
+
+class _UnbookOnly(_Free):
+    def unbook(self, asset_id, start, minutes):
+        raise AssertionError("a service refused at construction never unbooks")
+
+
+@pytest.mark.parametrize(("calendar", "missing"), [(_BookOnly(), "unbook"), (_UnbookOnly(), "book")])
+def test_a_calendar_offering_book_without_unbook_or_the_reverse_is_refused_when_the_service_is_built(calendar, missing):
+    """With book alone, a rolled-back booking would keep a visit no job stands for; the service refuses it up front."""
+    with pytest.raises(DecisionError, match=rf"no {missing}\(asset_id, start, minutes\)") as info:
+        InspectionService(MemoryStore(), clock=_nine, calendar=calendar)
+    assert info.value.field == "calendar"
+
+
+class _Ledger(_Free):
+    """A booking calendar that writes down each call it gets, in order."""
+
+    def __init__(self):
+        self.calls = []
+
+    def book(self, asset_id, start, minutes):
+        self.calls.append(("book", asset_id, minutes))
+
+    def unbook(self, asset_id, start, minutes):
+        self.calls.append(("unbook", asset_id, minutes))
+
+
+def test_a_booking_rolled_back_by_a_busy_store_is_unbooked_before_the_retry_books_it_again():
+    calendar = _Ledger()
+    store = _BusyOnce("commit")
+    service = InspectionService(store, clock=_nine, backoff=0, calendar=calendar)
+    d = _submit(service)
+    assert store.refused == 1 and d.branch is Branch.CREATE, d.reason
+    assert calendar.calls == [("book", "P-2", 20), ("unbook", "P-2", 20), ("book", "P-2", 20)]
+
+
+def test_a_read_only_calendar_is_asked_and_never_told_and_the_service_still_books():
+    store = _BusyOnce("commit")  # a rollback too: nothing to take back from a calendar that was never told
+    service = InspectionService(store, clock=_nine, backoff=0, calendar=Full())
+    assert _submit(service).branch is Branch.WINDOW_UNAVAILABLE
+    service = InspectionService(MemoryStore(), clock=_nine, calendar=_Free())
+    d = _submit(service)
+    assert d.branch is Branch.CREATE and [j.job_id for j in service.store.jobs()] == [d.receipt.job_id]
+    assert [c.name for c in d.checks][-1] is CheckName.CALENDAR

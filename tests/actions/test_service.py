@@ -99,6 +99,47 @@ def test_r7_with_a_different_payload_is_a_conflict_and_the_old_job_is_intact(ser
     assert submit(service).receipt == first.receipt  # the original request still reuses its job
 
 
+class _Told:
+    """A calendar with room for every visit that writes down each booking it is told of (and each taken back)."""
+
+    def __init__(self):
+        self.told = []
+
+    def unavailable(self, asset_id, start, minutes):
+        return None
+
+    def book(self, asset_id, start, minutes):
+        self.told.append(("book", asset_id, start, minutes))
+
+    def unbook(self, asset_id, start, minutes):
+        self.told.append(("unbook", asset_id, start, minutes))
+
+
+def _stored(store, caller, request_id):
+    with store.transaction() as tx:
+        return tx.lookup(caller, request_id)
+
+
+@pytest.mark.parametrize("change", [{"duration_minutes": 30}, {"asset_id": "P-3"}, {"start": "2026-04-02T11:00Z"}])
+def test_the_same_request_id_with_a_different_payload_is_a_conflict_through_the_service_and_the_first_request_stands(
+    store, clock, change
+):
+    """Seed row 69, through the service and its store: the changed r7 books nothing (no job, no visit told to the
+    calendar, no audit line with a job), and the store still holds r7's first payload and its job."""
+    calendar = _Told()
+    service = InspectionService(store, clock=clock, calendar=calendar)
+    first = submit(service)
+    before = _stored(store, ANA, "r7")
+    clock.advance(minutes=5)
+    d = submit(service, _with(**change))
+    assert d.branch is Branch.CONFLICT and d.receipt is None, d.reason
+    assert "the first request stands" in d.reason
+    assert [j.job_id for j in store.jobs()] == [first.receipt.job_id]  # nothing new is booked
+    assert calendar.told == [("book", "P-2", dt.datetime(2026, 4, 2, 9, 0, tzinfo=dt.timezone.utc), 20)]
+    assert _stored(store, ANA, "r7") == before and dict(before.payload) == P2  # the first request stands
+    assert store.audit_log()[-1].outcome == "conflict" and store.audit_log()[-1].job_id is None
+
+
 def test_a_new_request_id_with_the_same_payload_is_a_second_legitimate_job(service, store):
     first = submit(service)
     second = submit(service, _with(request_id="r8"))
