@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -15,6 +16,7 @@ from botie.context.budget import Budget
 from botie.context.conversation import Conversation
 from botie.context.records import Record
 from botie.context.tokens import count_tokens
+from botie.errors import BotieError
 from botie.lessons.content.fixtures import fixture_path, load_records
 from botie.lessons.content.scenarios import load_evidence_scenario
 from botie.lessons.content.scripted import ActionScript, AnswerScript, ScriptedModel, ToolProposal, load_scripted_model
@@ -307,6 +309,46 @@ def test_setup_refuses_a_bare_string_and_candidates_must_be_records(scenario, se
 
     with pytest.raises(RecordError):
         run_turn("q", ["not a record"], setup, model)
+
+
+_BAD_SETTINGS = [
+    ("budget", -5),
+    ("budget", True),
+    ("budget", 2.5),
+    ("ceiling", 0),
+    ("ceiling", "1200"),
+    ("floor", 1.5),
+    ("caller", "   "),
+    ("observed_on", "soon"),
+    ("tools", "inspection"),
+    ("tools", ("",)),
+    ("register", "the register"),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), _BAD_SETTINGS, ids=[f"{f}={v!r}" for f, v in _BAD_SETTINGS])
+def test_a_setup_refuses_each_bad_setting_when_built_naming_its_field(field, value):
+    """Refused at construction, as a BotieError naming the field, not later inside a turn."""
+    good = {"caller": "tech-ana", "allowed_assets": ("P-2",), "observed_on": "2026-03-15", "budget": 250}
+    with pytest.raises(BotieError) as raised:
+        TurnSetup(**{**good, field: value})
+    assert raised.value.field == field
+    assert field in str(raised.value)
+
+
+def test_a_setup_accepts_the_edges_of_each_setting():
+    """The refusals above stop at the boundary: a zero budget, a ceiling of one, floors 0 and 1, a Budget."""
+    good = {"caller": "tech-ana", "allowed_assets": ("P-2",), "observed_on": datetime.date(2026, 3, 15), "budget": 250}
+    edges: list[dict[str, Any]] = [
+        {"budget": 0},
+        {"budget": Budget(400, 100, 150)},
+        {"ceiling": 1},
+        {"floor": 0.0},
+        {"floor": 1.0},
+    ]
+    for changes in edges:
+        setup = TurnSetup(**{**good, **changes})
+        assert all(getattr(setup, k) == v for k, v in changes.items()), changes
 
 
 # --- a small world of our own: every stage's words, written out by hand ----------------------------------

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
-from botie._checks import allowed_set, whole_number
+from botie._checks import allowed_set, as_date, ceiling_tokens, non_empty_text, unit_interval, whole_number
 from botie._enum import ShortName
 from botie.actions.decision import Approval, Decision, StoredRequest
 from botie.actions.rules import AssetRegister, MaintenanceCalendar, need_calendar, need_register
@@ -23,7 +23,7 @@ from botie.context.provenance import DEFAULT_FLOOR, EvidenceSelection
 from botie.context.register import DocumentRegister
 from botie.context.routing import DocumentCoverage
 from botie.context.tokens import Counter, token_counter
-from botie.errors import BudgetError
+from botie.errors import BudgetError, SettingError
 from botie.model import Reply, ToolProposal
 from botie.turn.gate import Gate
 
@@ -169,6 +169,10 @@ class TurnSetup:
     ``counter`` counts tokens: an offline encoding's name or a callable (see
     :func:`botie.context.tokens.count_tokens`); a count under a tokenizer that is
     not the model's own is an estimate.
+
+    Every field is checked when the setup is built, and a bad one raises a
+    :class:`~botie.errors.BotieError` naming it (``budget=-5``, ``ceiling=0``,
+    ``floor=1.5``, a blank caller, ``tools="inspection"``), not deep inside a turn.
     """
 
     caller: str
@@ -186,6 +190,7 @@ class TurnSetup:
     calendar: MaintenanceCalendar | None = None
 
     def __post_init__(self) -> None:
+        self._check_scalars()
         allowed_set(self.allowed_assets)  # the shared rule: a bare string is refused
         token_counter(self.counter)  # an unknown encoding fails here, not at the first count
         if self.answer_allowance is not None:
@@ -198,6 +203,23 @@ class TurnSetup:
         need_register(self.asset_register)
         need_calendar(self.calendar)
         object.__setattr__(self, "tools", tuple(self.tools))
+
+    def _check_scalars(self) -> None:
+        """Each setting refused here, naming its field, rather than deep in a turn (``budget=-5``, ``ceiling=0``)."""
+        non_empty_text(self.caller, field="caller", error=SettingError)
+        as_date(self.observed_on, field="observed_on")
+        if not isinstance(self.budget, Budget):
+            whole_number(self.budget, field="budget", what="a Budget or a whole number of tokens", error=BudgetError)
+        unit_interval(self.floor, field="floor")
+        ceiling_tokens(self.ceiling)
+        if isinstance(self.tools, str):  # tuple("name") would offer one tool per letter
+            raise SettingError(f"tools must be a list of tool names, got the string {self.tools!r}", field="tools")
+        for name in self.tools:
+            non_empty_text(name, field="tools", error=SettingError)
+        if self.register is not None and not isinstance(self.register, DocumentRegister):
+            raise SettingError(
+                f"register must be a DocumentRegister or None, got {self.register!r:.60}", field="register"
+            )
 
     def check_allowance(self, allowance: int, whose: str = "the answer allowance") -> None:
         """An allowance above the budget's output reserve is an error naming both: the request would claim
