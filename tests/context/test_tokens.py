@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
+from botie.context.evidence import build_request
+from botie.context.records import Record
 from botie.context.tokens import (
     OFFLINE_ENCODINGS,
     TokenCache,
@@ -232,10 +234,18 @@ def test_dense_part_numbers_pack_fewer_characters_into_each_token_than_prose():
 
 
 def test_the_same_character_limit_admits_very_different_token_counts():
-    """2,000 characters of part numbers cost far more tokens than 2,000 characters of prose."""
+    """2,000 characters of part numbers cost far more tokens than 2,000 characters of prose, and a request
+    carrying each is counted the same way: two requests of about one length differ by the tokens, not alike."""
     prose = (PROSE * 20)[:2000]
     parts = (PART_NUMBERS * 40)[:2000]
     assert count_tokens(parts) > 1.5 * count_tokens(prose)
+    sent = [
+        build_request("Which parts?", [Record(f"r{i}", "P-2", text, count_tokens(text))], ceiling=10_000)
+        for i, text in enumerate((prose, parts))
+    ]
+    assert abs(len(sent[1].text) - len(sent[0].text)) < 50  # the same character limit, near enough
+    assert all(r.tokens == count_tokens(r.text) for r in sent)
+    assert sent[1].tokens > sent[0].tokens + count_tokens(prose) // 2
 
 
 def test_compare_density_lists_the_densest_sample_first():
