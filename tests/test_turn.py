@@ -585,22 +585,27 @@ def test_two_verified_quotes_are_counted_in_the_plural():
 
 
 def test_each_needed_or_cited_document_is_traced_to_the_stage_that_lost_it():
-    """A malformed citation (no id) names no document; the ones after it are still traced."""
+    """Every stage the seed lists: retrieved, authorised, current, relevant, fitted, sent, cited. A malformed
+    citation (no id) names no document; the ones after it are still traced."""
     cites = Reply("x", ({"id": "", "quote": "x"}, {"id": "vendor", "quote": "x"}, {"id": "seal", "quote": "18 N·m"}))
-    r = run_turn("What torque?", WORLD, _setup(budget=46), Desk(cites), needed=["ghost", "vendor", "draft", "gland"])
+    needed = ["ghost", "vendor", "draft", "faint", "gland"]
+    r = run_turn("What torque?", WORLD, _setup(budget=46), Desk(cites), needed=needed)
     assert r.explain_losses() == "\n".join(
         [
             "ghost: lost at candidates (missing candidate): retrieval never returned it",
             "vendor: lost at permitted (not authorised): not_permitted: K-7 is not in your allowed assets",
             "draft: lost at fresh (not current): not_yet_effective: effective from 2026-09-01, "
             "after the observation date 2026-06-01",
+            "faint: lost at relevant (below the relevance floor): below_floor: score 0.20 is below the 0.35 floor",
             "gland: lost at fit (did not fit): over_budget: rank 2 (score 0.60, unverified): 42 + 39 = 81 exceeds "
             "the 46-token allowance; stopped here",
             "seal: lost at citations (fact not in the text): the quote '18 N·m' does not appear verbatim in seal, "
             "and neither does 18",
         ]
     )
-    assert [x.record_id for x in r.losses] == ["ghost", "vendor", "draft", "gland", "seal"]
+    assert [x.record_id for x in r.losses] == ["ghost", "vendor", "draft", "faint", "gland", "seal"]
+    unsent = run_turn("What torque?", WORLD, _setup(ceiling=100), Desk(), needed=["seal"])
+    assert unsent.losses == (Loss("seal", Stage.REQUEST, "never sent", "selected, but the request was not sent"),)
 
 
 def test_a_cited_document_that_was_never_sent_is_traced_to_where_it_went():
