@@ -192,3 +192,38 @@ def test_without_a_register_a_missing_successor_still_keeps_the_lower_rivals_out
     for rid in RIVALS_OF_BOTH:
         assert bare.outcome(rid).status is EvidenceStatus.CONTRADICTED, rid
     assert bare.outcome("man-p2-r4-s3.2").status is EvidenceStatus.SUPERSEDED
+
+
+# --- row 78 of the seed-rule table, whole ----------------------------------------------------------
+
+
+def _unplaceable(scenario):
+    """One chunk per way the register cannot place it, each with the field its refusal must name."""
+    good = scenario.candidates(0)[1]
+    stray = Record("stray-1", "P-2", "Gland nuts: 18 N·m.", 5, version="rev 4", score=0.9, trust="approved")
+    return [
+        (stray, "document"),
+        (dataclasses.replace(good, id="bad-doc", document="docs://nowhere"), "document"),
+        (dataclasses.replace(good, id="bad-rev", version="rev 9"), "version"),
+        (dataclasses.replace(good, id="bad-date", effective_date=dt.date(2026, 2, 2)), "effective_date"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("day", "in_force"),
+    [("2026-01-10", "rev 4"), ("2026-03-31", "rev 4"), ("2026-04-01", "rev 5"), ("2026-09-30", "rev 5")],
+)
+def test_the_register_says_what_is_in_force_whatever_was_retrieved_and_refuses_what_it_cannot_place(
+    scenario, day, in_force
+):
+    """Seed 002's controlled ingestion: on each day (a revision's first day and the day before the next
+    included) the register's revision is the one sent, whether or not retrieval returned its chunks, and
+    every chunk it cannot place is refused where it comes in, naming the chunk and the field."""
+    for candidates in (scenario.candidates(0), _without_rev5(scenario)):
+        sent = {r.id: r for r in candidates if r.id in _pick(scenario, candidates, day).selected_ids}
+        assert {r.version for r in sent.values() if r.document == MANUAL} <= {in_force}, (day, sorted(sent))
+        assert scenario.register.in_force(MANUAL, dt.date.fromisoformat(day)).version == in_force
+    for bad, field in _unplaceable(scenario):
+        with pytest.raises(RecordError) as err:
+            _pick(scenario, (*scenario.candidates(0), bad), day)
+        assert (err.value.field, err.value.record) == (field, bad.id)
