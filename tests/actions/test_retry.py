@@ -116,3 +116,19 @@ def test_explain_numbers_every_attempt_from_one_and_ends_with_why_it_stopped():
     assert run.explain() == (
         "attempt 1: unavailable (retryable)\nattempt 2: create (not retryable)\nstopped: create: done"
     )
+
+
+@pytest.mark.parametrize(("failures", "limit"), [(0, 3), (1, 1), (1, 2), (2, 3), (3, 3), (5, 4)])
+def test_only_a_fixable_error_is_retried_within_the_limit_under_one_request_id(failures, limit):
+    """Seed 004's retry rule whole: an unavailable service is tried again, under one key, until it books or
+    the limit is reached (never one attempt more or fewer); a branch a retry cannot fix is tried once."""
+    svc, calls = service(failures)
+    run = submit_with_retries(send(svc), limit=limit)
+    tried = min(failures + 1, limit)
+    booked = failures < limit
+    assert [str(d.branch) for d in run.attempts] == ["unavailable"] * (tried - booked) + ["create"] * booked
+    assert len(calls) == tried and len(set(calls)) == 1
+    assert ("job_id" in run.tool_result()) is booked
+    if booked:  # the same request id with another payload: a conflict, which no retry fixes
+        changed = submit_with_retries(send(svc, {**R7, "duration_minutes": 30}), limit=limit)
+        assert [str(d.branch) for d in changed.attempts] == ["conflict"] and len(calls) == tried
